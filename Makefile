@@ -1,0 +1,36 @@
+# Production Orchestrator. `make demo` and `make test` set themselves up on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export PYTHONPATH := $(CURDIR)/functions
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+.PHONY: setup demo test lint typecheck unit evidence clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) scripts/demo.py
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check functions infra tests scripts app.py
+	$(VENV)/bin/ruff format --check functions infra tests scripts app.py
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint typecheck
+	$(PY) -m pytest -n 2 tests
+
+evidence: $(STAMP)
+	$(PY) scripts/evidence_local.py
+
+clean:
+	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache

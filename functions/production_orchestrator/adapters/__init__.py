@@ -1,0 +1,1 @@
+"""Adapters: the storage ports implemented on the local disk and on AWS."""

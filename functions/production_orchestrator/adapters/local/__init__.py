@@ -1,0 +1,1 @@
+"""The embedded local store: SQLite for the shop, Strands FileSessionManager for sessions."""

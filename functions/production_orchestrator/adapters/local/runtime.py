@@ -1,0 +1,55 @@
+"""Composition root for the local mode: one data dir holds one shop, its sessions and its logs."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ...domain.errors import ValidationError
+from ...service import Runtime
+from .file_sessions import FileSessionStore
+from .sqlite_store import SqliteShopStore
+
+DB_NAME = "shop.sqlite3"
+SESSIONS_DIR = "sessions"
+REFUSALS_LOG = "refusals.jsonl"
+
+
+def utc_now() -> datetime:
+    """The wall clock, in UTC."""
+    return datetime.now(UTC)
+
+
+def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
+    """Adapters for ``data_dir``. Only ``start`` may create it; every other command needs a shop."""
+    db = data_dir / DB_NAME
+    if create:
+        try:
+            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValidationError(f"cannot create data dir {data_dir}: {exc.strerror}") from None
+    elif not db.is_file():
+        raise ValidationError(f"no shop in data dir {data_dir} (run start first, or pass --data-dir)")
+    if not os.access(data_dir, os.R_OK | os.W_OK | os.X_OK):
+        raise ValidationError(f"data dir {data_dir} is not readable and writable")
+    try:
+        store = SqliteShopStore(db)
+    except Exception as exc:  # sqlite3.DatabaseError on a file that is not a database
+        raise ValidationError(f"data dir {data_dir} does not hold a readable shop: {exc}") from None
+    return Runtime(
+        store=store,
+        sessions=FileSessionStore(data_dir / SESSIONS_DIR),
+        clock=utc_now,
+        pid=os.getpid(),
+    )
+
+
+def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
+    """Append one refusal to ``refusals.jsonl``: outside the shop's store, which a refusal never touches."""
+    if not data_dir.is_dir():
+        return
+    with (data_dir / REFUSALS_LOG).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, sort_keys=True) + "\n")

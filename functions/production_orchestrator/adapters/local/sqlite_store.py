@@ -1,0 +1,233 @@
+"""SQLite implementation of :class:`ShopStore`.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction, so two processes racing on one data dir serialize on
+the database lock: the decision claim is a conditional insert on the checkpoint id and the apply is a
+conditional update keyed by the proposal hash.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ...domain.errors import (
+    DecisionAlreadyClaimedError,
+    IntakeError,
+    IntegrityError,
+    ShopError,
+    StaleStateError,
+)
+from ...domain.records import AuditEvent, DecisionRecord
+from ...domain.shop import Order, ShopState
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS shop (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    revision INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS proposals (proposal_hash TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    checkpoint_id TEXT NOT NULL UNIQUE,
+    raw TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decisions (checkpoint_id TEXT PRIMARY KEY, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS applications (
+    proposal_hash TEXT PRIMARY KEY,
+    checkpoint_id TEXT NOT NULL,
+    revision INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, raw TEXT NOT NULL);
+"""
+
+
+class SqliteShopStore:
+    """One shop in one SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=FULL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _insert_audit(self, event: AuditEvent) -> None:
+        self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (event.model_dump_json(),))
+
+    def _state_row(self) -> tuple[int, str, str] | None:
+        row = self._conn.execute("SELECT revision, digest, state FROM shop WHERE id = 1").fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+    def _replace_state(self, state: ShopState) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO shop (id, revision, digest, state) VALUES (1, ?, ?, ?)",
+            (state.revision, state.digest(), state.model_dump_json()),
+        )
+
+    def load_state(self) -> ShopState | None:
+        """The current shop state, or None before it was seeded."""
+        row = self._state_row()
+        return None if row is None else ShopState.model_validate_json(row[2])
+
+    def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
+        """Store ``state`` if the shop is empty; a shop seeded with another scenario is an error."""
+        with self._write():
+            row = self._state_row()
+            if row is not None:
+                existing = ShopState.model_validate_json(row[2])
+                if existing.scenario != state.scenario:
+                    raise ShopError(
+                        f"this data dir holds the {existing.scenario!r} shop; "
+                        f"use another --data-dir for {state.scenario!r}"
+                    )
+                return existing
+            self._replace_state(state)
+            self._insert_audit(event)
+            return state
+
+    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
+        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
+        with self._write():
+            state = self.load_state()
+            if state is None:
+                raise ShopError("the shop has not been seeded")
+            existing = state.order(order.order_id)
+            if existing is not None:
+                comparable = existing.model_copy(update={"scheduled_day": None})
+                if comparable != order:
+                    raise IntakeError(f"order {order.order_id} was already taken in with different details")
+                return existing
+            self._replace_state(state.with_order(order))
+            self._insert_audit(event)
+            return order
+
+    def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
+        """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""
+        with self._write():
+            state = self.load_state()
+            if state is None:
+                raise ShopError("the shop has not been seeded")
+            updated = state.with_inventory(material_id, quantity)
+            self._replace_state(updated)
+            self._insert_audit(event)
+            return updated
+
+    def put_proposal(self, proposal_hash: str, data: bytes) -> None:
+        """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
+        with self._write() as conn:
+            row = conn.execute("SELECT data FROM proposals WHERE proposal_hash = ?", (proposal_hash,)).fetchone()
+            if row is not None:
+                if bytes(row[0]) != data:
+                    raise IntegrityError(f"proposal {proposal_hash} exists with different bytes")
+                return
+            conn.execute("INSERT INTO proposals (proposal_hash, data) VALUES (?, ?)", (proposal_hash, data))
+
+    def get_proposal(self, proposal_hash: str) -> bytes | None:
+        """The stored proposal bytes."""
+        row = self._conn.execute("SELECT data FROM proposals WHERE proposal_hash = ?", (proposal_hash,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
+        """Create the checkpoint (never overwrite) together with its audit event."""
+        with self._write() as conn:
+            try:
+                conn.execute("INSERT INTO checkpoints (checkpoint_id, raw) VALUES (?, ?)", (checkpoint_id, raw))
+            except sqlite3.IntegrityError:
+                raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+            self._insert_audit(event)
+
+    def get_checkpoint(self, checkpoint_id: str) -> str | None:
+        """The checkpoint's stored JSON text."""
+        row = self._conn.execute("SELECT raw FROM checkpoints WHERE checkpoint_id = ?", (checkpoint_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def list_checkpoints(self) -> list[str]:
+        """Every checkpoint's JSON text, oldest first."""
+        return [str(r[0]) for r in self._conn.execute("SELECT raw FROM checkpoints ORDER BY seq")]
+
+    def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
+        """The claimed decision for a checkpoint, if any."""
+        row = self._conn.execute("SELECT raw FROM decisions WHERE checkpoint_id = ?", (checkpoint_id,)).fetchone()
+        return None if row is None else DecisionRecord.model_validate_json(row[0])
+
+    def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
+        """Insert the decision unless one exists, with its audit event, in one transaction."""
+        with self._write() as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO decisions (checkpoint_id, raw) VALUES (?, ?)",
+                    (record.checkpoint_id, record.model_dump_json()),
+                )
+            except sqlite3.IntegrityError:
+                raise DecisionAlreadyClaimedError(
+                    f"a decision for checkpoint {record.checkpoint_id} was already recorded"
+                ) from None
+            self._insert_audit(event)
+
+    def apply_plan(
+        self,
+        *,
+        proposal_hash: str,
+        checkpoint_id: str,
+        new_state: ShopState,
+        expected_revision: int,
+        expected_digest: str,
+        event: AuditEvent,
+    ) -> bool:
+        """State update + application record + ``plan_applied`` event, conditioned on revision and digest."""
+        with self._write() as conn:
+            applied = conn.execute("SELECT 1 FROM applications WHERE proposal_hash = ?", (proposal_hash,)).fetchone()
+            if applied is not None:
+                return False
+            row = self._state_row()
+            if row is None or row[0] != expected_revision or row[1] != expected_digest:
+                found = None if row is None else {"revision": row[0], "digest": row[1]}
+                raise StaleStateError(
+                    "the shop changed since the plan was verified",
+                    expected={"revision": expected_revision, "digest": expected_digest},
+                    found=found,
+                )
+            self._replace_state(new_state)
+            conn.execute(
+                "INSERT INTO applications (proposal_hash, checkpoint_id, revision) VALUES (?, ?, ?)",
+                (proposal_hash, checkpoint_id, new_state.revision),
+            )
+            self._insert_audit(event)
+            return True
+
+    def application_count(self, proposal_hash: str | None = None) -> int:
+        """How many plans applied (for one proposal, or in all)."""
+        if proposal_hash is None:
+            row = self._conn.execute("SELECT COUNT(*) FROM applications").fetchone()
+        else:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM applications WHERE proposal_hash = ?", (proposal_hash,)
+            ).fetchone()
+        return int(row[0])
+
+    def append_audit(self, event: AuditEvent) -> None:
+        """Append one audit event."""
+        with self._write():
+            self._insert_audit(event)
+
+    def audit_events(self) -> list[AuditEvent]:
+        """The audit trail, oldest first."""
+        return [AuditEvent.model_validate_json(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]

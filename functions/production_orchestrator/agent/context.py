@@ -1,0 +1,35 @@
+"""What one agent run (a start, or a resume) shares with its tools and hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..domain.ports import ShopStore
+from ..domain.records import AuditEvent, Checkpoint, Decision, utc_iso
+
+
+@dataclass
+class RunContext:
+    """Per-process run state. ``approval`` is set only after the resume gate passed and the claim won."""
+
+    store: ShopStore
+    session_id: str
+    checkpoint_id: str
+    clock: Callable[[], datetime]
+    approved_checkpoint: Checkpoint | None = None
+    decision: Decision | None = None
+    apply_result: dict[str, Any] = field(default_factory=dict)
+
+    def event(self, event_type: str, proposal_hash: str = "", **detail: Any) -> AuditEvent:
+        """An audit event stamped with this run's ids and the current time."""
+        return AuditEvent(
+            event_type=event_type,
+            at=utc_iso(self.clock()),
+            session_id=self.session_id,
+            checkpoint_id=self.checkpoint_id,
+            proposal_hash=proposal_hash,
+            detail=detail,
+        )

@@ -1,0 +1,36 @@
+"""The one agent factory used by start and by resume.
+
+Process B must rebuild the agent with the same agent id, tools, conversation manager class and the
+approval hook (without the hook a rejection would still run the tool); the session manager is new each
+time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strands import Agent
+from strands.agent.conversation_manager import NullConversationManager
+
+from ..domain.records import ProviderBinding, agent_identity
+from .context import RunContext
+from .hooks import ApprovalHook, AuditHook
+from .prompts import SYSTEM_PROMPT
+from .providers import build_model
+from .tools import build_tools
+
+
+def build_agent(binding: ProviderBinding, scenario: str, ctx: RunContext, session_manager: Any) -> Agent:
+    """A planning agent bound to ``binding`` whose every call goes through the approval and audit hooks."""
+    return Agent(
+        model=build_model(binding),
+        tools=list(build_tools(ctx)),
+        system_prompt=SYSTEM_PROMPT,
+        agent_id=agent_identity(binding, scenario),
+        name="production-planner",
+        # Never trim: the conversation is the planner's memory across processes.
+        conversation_manager=NullConversationManager(),
+        hooks=[ApprovalHook(ctx), AuditHook(ctx)],
+        session_manager=session_manager,
+        callback_handler=None,
+    )

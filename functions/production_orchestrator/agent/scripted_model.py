@@ -1,0 +1,131 @@
+"""A deterministic, offline model that drives the real Strands loop through the eight tools.
+
+It keeps no state of its own: every turn derives the next step from the conversation, so a fresh
+process that restores the session continues exactly where the previous one stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from strands.models.model import Model
+from strands.types.content import Messages
+from strands.types.streaming import StreamEvent
+from strands.types.tools import ToolSpec
+
+from .prompts import extract_customer_email
+from .tools import APPLY_TOOL, INTAKE_TOOL, TOOL_SEQUENCE
+
+SCRIPTED_MODEL_ID = "scripted-planner-v1"
+T = TypeVar("T", bound=BaseModel)
+
+
+def _tool_history(messages: Messages) -> list[tuple[str, str, str]]:
+    """(tool name, status, result text) for each tool result, in conversation order."""
+    names: dict[str, str] = {}
+    history: list[tuple[str, str, str]] = []
+    for message in messages:
+        for block in message["content"]:
+            if "toolUse" in block:
+                names[block["toolUse"]["toolUseId"]] = block["toolUse"]["name"]
+            if "toolResult" in block:
+                result = block["toolResult"]
+                text = " ".join(str(c.get("text", "")) for c in result.get("content", []))
+                history.append((names.get(result["toolUseId"], "?"), str(result.get("status", "")), text))
+    return history
+
+
+def _first_user_text(messages: Messages) -> str:
+    for message in messages:
+        if message["role"] == "user":
+            return " ".join(str(b["text"]) for b in message["content"] if "text" in b)
+    return ""
+
+
+def next_step(messages: Messages) -> tuple[str, dict[str, Any]] | str:
+    """The next tool call ``(name, input)`` or the final answer text."""
+    history = _tool_history(messages)
+    if not history:
+        return INTAKE_TOOL, {"email": extract_customer_email(_first_user_text(messages))}
+    last_name, last_status, last_text = history[-1]
+    if last_status != "success":
+        if last_name == APPLY_TOOL:
+            return f"The plan was not applied. {last_text}"
+        return f"I stopped because {last_name} failed: {last_text}"
+    if last_name == APPLY_TOOL:
+        return f"The approved plan was applied. {last_text}"
+    results = {name: text for name, status, text in history if status == "success"}
+    order_id = json.loads(results[INTAKE_TOOL])["order_id"]
+    proposal_hash = json.loads(results["propose_schedule"])["proposal_hash"] if "propose_schedule" in results else ""
+    following = TOOL_SEQUENCE[TOOL_SEQUENCE.index(last_name) + 1]
+    inputs: dict[str, dict[str, Any]] = {
+        "analyze_blockers": {"order_id": order_id},
+        "propose_schedule": {"order_id": order_id},
+        "draft_communications": {"proposal_hash": proposal_hash},
+        APPLY_TOOL: {"proposal_hash": proposal_hash},
+    }
+    return following, inputs.get(following, {})
+
+
+class ScriptedModel(Model):
+    """The default provider: same conversation in, same tool calls out."""
+
+    def __init__(self, model_id: str = SCRIPTED_MODEL_ID) -> None:
+        self._config: dict[str, Any] = {"model_id": model_id}
+
+    def update_config(self, **model_config: Any) -> None:
+        """Merge configuration."""
+        self._config.update(model_config)
+
+    def get_config(self) -> dict[str, Any]:
+        """The configuration."""
+        return dict(self._config)
+
+    async def structured_output(
+        self, output_model: type[T], prompt: Messages, system_prompt: str | None = None, **kwargs: Any
+    ) -> AsyncGenerator[dict[str, T | Any], None]:
+        """Not used by this agent."""
+        raise NotImplementedError("the scripted planner does not produce structured output")
+        yield {}  # pragma: no cover
+
+    async def stream(  # type: ignore[override]
+        self,
+        messages: Messages,
+        tool_specs: list[ToolSpec] | None = None,
+        system_prompt: str | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterable[StreamEvent]:
+        """One Converse-shaped turn: a tool call or the final text, with usage figures."""
+        step = next_step(messages)
+        seen = json.dumps(messages, sort_keys=True, default=str)
+        yield {"messageStart": {"role": "assistant"}}
+        if isinstance(step, str):
+            yield {"contentBlockDelta": {"delta": {"text": step}}}
+            yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "end_turn"}}
+            output = step
+        else:
+            name, tool_input = step
+            turn = sum(1 for m in messages if m["role"] == "assistant")
+            anchor = hashlib.sha256(_first_user_text(messages).encode()).hexdigest()[:12]
+            tool_use_id = f"tooluse-{anchor}-{turn:02d}"
+            output = json.dumps(tool_input, sort_keys=True)
+            yield {"contentBlockStart": {"start": {"toolUse": {"toolUseId": tool_use_id, "name": name}}}}
+            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": output}}}}
+            yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "tool_use"}}
+        input_tokens, output_tokens = len(seen) // 4, max(1, len(output) // 4)
+        yield {
+            "metadata": {
+                "usage": {
+                    "inputTokens": input_tokens,
+                    "outputTokens": output_tokens,
+                    "totalTokens": input_tokens + output_tokens,
+                },
+                "metrics": {"latencyMs": 0},
+            }
+        }

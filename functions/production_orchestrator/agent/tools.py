@@ -1,0 +1,200 @@
+"""The agent's eight tools. Seven read or propose; only ``apply_production_plan`` writes the schedule.
+
+Tools compute the plan (pure domain functions); the model only orchestrates them. Each call is
+audited by the :class:`AuditHook`, so the trail shows what the agent looked at before it proposed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from strands import tool
+from strands.types.tools import AgentTool
+
+from ..domain.errors import IntegrityError, NotFoundError, PlanningError, ShopError
+from ..domain.intake import parse_customer_email
+from ..domain.planning import ProposalContent, analyze_blockers, apply_proposal, build_proposal, load_proposal
+from ..domain.records import require_hash
+from ..domain.scenarios import CATALOG
+from ..domain.shop import ShopState, hours
+from .context import RunContext
+
+INTAKE_TOOL = "intake_customer_request"
+APPLY_TOOL = "apply_production_plan"
+TOOL_SEQUENCE = (
+    INTAKE_TOOL,
+    "list_active_orders",
+    "get_inventory",
+    "get_machine_capacity",
+    "analyze_blockers",
+    "propose_schedule",
+    "draft_communications",
+    APPLY_TOOL,
+)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _state(ctx: RunContext) -> ShopState:
+    state = ctx.store.load_state()
+    if state is None:
+        raise ShopError("the shop has not been seeded")
+    return state
+
+
+def stored_proposal(ctx: RunContext, proposal_hash: str) -> ProposalContent:
+    """The proposal stored under ``proposal_hash``, re-hashed on read."""
+    require_hash(proposal_hash, "proposal_hash")
+    data = ctx.store.get_proposal(proposal_hash)
+    if data is None:
+        raise NotFoundError(f"no proposal {proposal_hash}; call propose_schedule first and use the hash it returns")
+    return load_proposal(data, proposal_hash)
+
+
+def build_tools(ctx: RunContext) -> list[AgentTool]:
+    """The eight tools bound to one run's context. Start and resume build the same names."""
+
+    @tool(name=INTAKE_TOOL)
+    def intake_customer_request(email: str) -> str:
+        """Take in the customer's e-mail request as an order (validated against the catalog).
+
+        Pass the customer's e-mail text exactly as received. Returns the order, including its order_id.
+        Re-submitting the same request returns the order already taken in.
+
+        Args:
+            email: the full text of the customer's e-mail.
+        """
+        order = parse_customer_email(email, CATALOG, _state(ctx).days)
+        stored = ctx.store.take_in_order(order, ctx.event("order_taken_in", order_id=order.order_id))
+        return _json(stored.model_dump(mode="json"))
+
+    @tool
+    def list_active_orders() -> str:
+        """List every order in the shop with priority, machine time, material use and scheduled day."""
+        state = _state(ctx)
+        return _json(
+            [
+                {
+                    "order_id": o.order_id,
+                    "customer": o.customer,
+                    "priority": o.priority,
+                    "requested_day": o.requested_day,
+                    "scheduled_day": o.scheduled_day,
+                    "machine_id": o.machine_id,
+                    "machine_hours": hours(o.machine_minutes),
+                    "materials": {m.material_id: m.quantity for m in o.materials},
+                }
+                for o in state.orders
+            ]
+        )
+
+    @tool
+    def get_inventory() -> str:
+        """Show the thread inventory on hand and procurement already requested."""
+        state = _state(ctx)
+        return _json(
+            {
+                "on_hand": state.inventory,
+                "requested": [p.model_dump(mode="json") for p in state.procurement],
+            }
+        )
+
+    @tool
+    def get_machine_capacity() -> str:
+        """Show each machine's capacity, booked and free machine-hours for each day in the window."""
+        state = _state(ctx)
+        return _json(
+            {
+                m.machine_id: {
+                    day: {
+                        "capacity": hours(m.minutes_per_day),
+                        "booked": hours(state.booked_minutes(m.machine_id, day)),
+                        "free": hours(max(0, m.minutes_per_day - state.booked_minutes(m.machine_id, day))),
+                    }
+                    for day in state.days
+                }
+                for m in state.machines
+            }
+        )
+
+    @tool(name="analyze_blockers")
+    def analyze(order_id: str) -> str:
+        """Find what blocks an order on its requested day: inventory shortages and capacity conflicts.
+
+        Args:
+            order_id: the order returned by intake_customer_request.
+        """
+        return _json([b.model_dump(mode="json") for b in analyze_blockers(_state(ctx), order_id)])
+
+    @tool
+    def propose_schedule(order_id: str) -> str:
+        """Build the production plan for an order and store it as an immutable proposal.
+
+        Returns the proposal_hash that names exactly this plan; apply_production_plan needs it.
+
+        Args:
+            order_id: the order returned by intake_customer_request.
+        """
+        proposal = build_proposal(_state(ctx), order_id)
+        proposal_hash = proposal.proposal_hash()
+        ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
+        ctx.store.append_audit(ctx.event("proposal_created", proposal_hash, order_id=order_id))
+        return _json({"proposal_hash": proposal_hash, "summary": proposal.summary()})
+
+    @tool
+    def draft_communications(proposal_hash: str) -> str:
+        """Return the drafted messages (customer, operator, supplier) of a stored proposal. Sends nothing.
+
+        Args:
+            proposal_hash: the hash returned by propose_schedule.
+        """
+        proposal = stored_proposal(ctx, proposal_hash)
+        return _json([d.model_dump(mode="json") for d in proposal.communication_drafts])
+
+    @tool(name=APPLY_TOOL)
+    def apply_production_plan(proposal_hash: str) -> str:
+        """Apply a stored proposal to the shop. Requires a human's approval of exactly this proposal_hash.
+
+        Args:
+            proposal_hash: the hash returned by propose_schedule, unchanged.
+        """
+        checkpoint = ctx.approved_checkpoint
+        decision = ctx.decision
+        # Defence in depth: the hook already gated this call; the tool still refuses without a
+        # verified, approved decision for exactly this hash.
+        if checkpoint is None or decision is None or not decision.approved:
+            raise PlanningError("no verified human approval is present for this run")
+        if proposal_hash != checkpoint.proposal_hash or decision.reviewed_hash != proposal_hash:
+            raise IntegrityError("the approved proposal is not the one this call names")
+        proposal = stored_proposal(ctx, proposal_hash)
+        state = _state(ctx)
+        new_state = apply_proposal(state, proposal, proposal_hash)
+        applied_now = ctx.store.apply_plan(
+            proposal_hash=proposal_hash,
+            checkpoint_id=checkpoint.checkpoint_id,
+            new_state=new_state,
+            expected_revision=proposal.base_revision,
+            expected_digest=checkpoint.domain_digest,
+            event=ctx.event(
+                "plan_applied",
+                proposal_hash,
+                revision=new_state.revision,
+                approver=decision.approver,
+            ),
+        )
+        ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}
+        return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
+
+    return [
+        intake_customer_request,
+        list_active_orders,
+        get_inventory,
+        get_machine_capacity,
+        analyze,
+        propose_schedule,
+        draft_communications,
+        apply_production_plan,
+    ]

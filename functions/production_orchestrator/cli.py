@@ -1,0 +1,217 @@
+"""The local entry point: ``python -m production_orchestrator start|resume|status|show|shop``.
+
+Exit codes: 0 done, 2 bad input or a state that forbids the command, 3 resume refused (REFUSED=<CODE>),
+4 the decision was recorded but the plan could not be applied, 1 an unexpected internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from .adapters.local.runtime import local_runtime, log_refusal, utc_now
+from .agent.providers import PROVIDERS, build_binding
+from .domain.durations import parse_duration
+from .domain.errors import OrchestratorError, ResumeRefusedError, ValidationError
+from .domain.records import ProviderBinding, require_hash, utc_iso
+from .domain.scenarios import SCENARIOS
+from .domain.verification import ResumeRequest
+from .presentation import render_review, render_shop
+from .service import resume_run, review, start_run, status
+
+DEFAULT_DATA_DIR = ".production-orchestrator"
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_REFUSED, EXIT_NOT_APPLIED = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One clear line, not a usage dump.
+        self.exit(EXIT_USAGE, f"error: {message} (see --help)\n")
+
+
+def _provider_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", default="deterministic", choices=PROVIDERS)
+    parser.add_argument("--model", default=None, help="model id (each provider has a default)")
+    parser.add_argument("--region", default=None)
+    parser.add_argument("--profile", default=None, help="AWS profile name (bedrock)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m production_orchestrator", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def data_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", type=Path, default=Path(DEFAULT_DATA_DIR))
+
+    start = sub.add_parser("start", help="run the agent until it asks for approval, then exit")
+    data_dir(start)
+    start.add_argument("--scenario", default="rush-order", choices=sorted(SCENARIOS))
+    _provider_flags(start)
+    start.add_argument("--approval-window", default="7d", help="e.g. 90s, 30m, 7d (default 7d)")
+
+    resume = sub.add_parser("resume", help="verify a checkpoint and submit the human decision")
+    data_dir(resume)
+    resume.add_argument("--checkpoint", required=True)
+    resume.add_argument("--decision", required=True, choices=("approve", "reject"))
+    resume.add_argument("--reviewed-hash", required=True, help="the full 64-hex proposal hash you reviewed")
+    resume.add_argument("--reason", default="")
+    resume.add_argument("--approver", default=None, help="who decides (default: the OS user)")
+    resume.add_argument("--interrupt-id", default=None)
+    resume.add_argument("--session-id", default=None)
+    _provider_flags(resume)
+
+    stat = sub.add_parser("status", help="revision, applications and every approval")
+    data_dir(stat)
+    stat.add_argument("--json", action="store_true")
+
+    show = sub.add_parser("show", help="the plan a human reviews")
+    data_dir(show)
+    show.add_argument("--checkpoint", required=True)
+
+    shop = sub.add_parser("shop", help="look at the shop or record an out-of-band change")
+    data_dir(shop)
+    shop_sub = shop.add_subparsers(dest="shop_command", required=True, parser_class=_Parser)
+    shop_sub.add_parser("show")
+    inv = shop_sub.add_parser("set-inventory", help="record a counted or delivered quantity")
+    inv.add_argument("material")
+    inv.add_argument("quantity", type=int)
+    return parser
+
+
+def _binding(args: argparse.Namespace) -> ProviderBinding:
+    return build_binding(args.provider, args.model, args.region, args.profile)
+
+
+def _start(args: argparse.Namespace) -> int:
+    window = parse_duration(args.approval_window)
+    binding = _binding(args)
+    rt = local_runtime(args.data_dir, create=True)
+    result = start_run(rt, args.scenario, binding, window)
+    cp = result.checkpoint
+    print(f"SESSION_ID={cp.session_id}")
+    print(f"CHECKPOINT_ID={cp.checkpoint_id}")
+    print(f"INTERRUPT_ID={cp.interrupt_id}")
+    print(f"PROPOSAL_HASH={cp.proposal_hash}")
+    print(f"EXPIRES_AT={cp.expires_at}")
+    print(f"START_PID={cp.start_pid}")
+    return EXIT_OK
+
+
+def _resume(args: argparse.Namespace) -> int:
+    try:
+        require_hash(args.reviewed_hash, "--reviewed-hash")
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    binding = _binding(args)
+    rt = local_runtime(args.data_dir, create=False)
+    request = ResumeRequest(
+        checkpoint_id=args.checkpoint,
+        approved=args.decision == "approve",
+        reviewed_hash=args.reviewed_hash,
+        interrupt_id=args.interrupt_id,
+        session_id=args.session_id,
+    )
+    approver = args.approver or os.environ.get("USER") or "operator"
+    try:
+        result = resume_run(rt, request, binding, approver=approver, reason=args.reason)
+    except ResumeRefusedError as refusal:
+        print(f"REFUSED={refusal.code.value}")
+        print(f"refused: {refusal.human_message}", file=sys.stderr)
+        log_refusal(
+            args.data_dir,
+            {
+                "at": utc_iso(utc_now()),
+                "code": refusal.code.value,
+                "message": refusal.human_message,
+                "checkpoint_id": args.checkpoint,
+                "pid": os.getpid(),
+            },
+        )
+        return EXIT_REFUSED
+    print(f"DECISION={'approved' if result.decision.approved else 'rejected'}")
+    print(f"STATE_REVISION={result.revision}")
+    print(f"PLAN_APPLIED_COUNT={result.plan_applied_count}")
+    print(f"START_PID={result.checkpoint.start_pid}")
+    print(f"RESUME_PID={result.resume_pid}")
+    print(f"FINAL_STOP_REASON={result.stop_reason}")
+    if result.outcome == "not_applied":
+        print(
+            f"error: the approval was recorded but the plan did not apply: {result.final_text}",
+            file=sys.stderr,
+        )
+        return EXIT_NOT_APPLIED
+    return EXIT_OK
+
+
+def _status(args: argparse.Namespace) -> int:
+    report = status(local_runtime(args.data_dir, create=False))
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+        return EXIT_OK
+    print(f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}")
+    for a in report["approvals"]:
+        who = f" by {a['approver']}" if a["approver"] else ""
+        print(f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}")
+    if not report["approvals"]:
+        print("  no approvals yet")
+    return EXIT_OK
+
+
+def _show(args: argparse.Namespace) -> int:
+    checkpoint, proposal = review(local_runtime(args.data_dir, create=False), args.checkpoint)
+    print(render_review(checkpoint, proposal))
+    return EXIT_OK
+
+
+def _shop(args: argparse.Namespace) -> int:
+    rt = local_runtime(args.data_dir, create=False)
+    if args.shop_command == "set-inventory":
+        from .agent.context import RunContext
+
+        ctx = RunContext(store=rt.store, session_id="", checkpoint_id="", clock=rt.clock)
+        try:
+            state = rt.store.set_inventory(
+                args.material,
+                args.quantity,
+                ctx.event("inventory_set", material_id=args.material, quantity=args.quantity),
+            )
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+        print(f"{args.material} set to {args.quantity}; revision {state.revision}, digest {state.digest()[:12]}")
+        return EXIT_OK
+    current = rt.store.load_state()
+    if current is None:
+        raise ValidationError("no shop yet; run start first")
+    print(render_shop(current))
+    return EXIT_OK
+
+
+COMMANDS = {"start": _start, "resume": _resume, "status": _status, "show": _show, "shop": _shop}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; never a traceback for an expected failure."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ResumeRefusedError as refusal:  # show/status on an invalid checkpoint
+        print(f"error: {refusal.code.value}: {refusal.human_message}", file=sys.stderr)
+        return EXIT_USAGE
+    except OrchestratorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # pragma: no cover - the last line of defence
+        if os.environ.get("PO_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL

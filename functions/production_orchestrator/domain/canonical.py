@@ -1,0 +1,41 @@
+"""Canonical JSON and the one hash every contract uses (DESIGN.md section 4)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def _reject_floats(value: Any, path: str = "$") -> None:
+    if isinstance(value, float):
+        raise TypeError(f"floats are not allowed in hashed content (at {path}); use integers or decimal strings")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"object keys must be strings (at {path})")
+            _reject_floats(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _reject_floats(item, f"{path}[{index}]")
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize ``value`` as canonical JSON: sorted keys, compact separators, UTF-8, no floats."""
+    _reject_floats(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of :func:`canonical_json`."""
+    return canonical_json(value).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_hash(value: Any) -> str:
+    """``sha256(canonical(value))``: the address of proposals, digests and identities."""
+    return sha256_hex(canonical_bytes(value))

@@ -1,0 +1,82 @@
+"""Every error the system raises on purpose, in one module.
+
+Step Functions catches on the class name, so infrastructure code takes names from these classes
+(``ResumeRefusedError.__name__``), never from retyped strings.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class RefusalCode(StrEnum):
+    """Stable, machine-readable reasons a resume is refused before any write path exists."""
+
+    CHECKPOINT_INVALID = "CHECKPOINT_INVALID"
+    INTERRUPT_MISMATCH = "INTERRUPT_MISMATCH"
+    SESSION_MISMATCH = "SESSION_MISMATCH"
+    PROVIDER_MISMATCH = "PROVIDER_MISMATCH"
+    PROPOSAL_INTEGRITY = "PROPOSAL_INTEGRITY"
+    REVIEWED_HASH_MISMATCH = "REVIEWED_HASH_MISMATCH"
+    STALE_DOMAIN_STATE = "STALE_DOMAIN_STATE"
+    ALREADY_DECIDED = "ALREADY_DECIDED"
+    EXPIRED = "EXPIRED"
+
+
+class OrchestratorError(Exception):
+    """Base class: an expected failure with a human message."""
+
+
+class ValidationError(OrchestratorError):
+    """Bad input (an argument, an id, an e-mail field). Nothing was written."""
+
+
+class IntakeError(ValidationError):
+    """A customer request failed fail-closed validation against the catalog."""
+
+
+class ConfigurationError(OrchestratorError):
+    """The runtime is configured wrongly (missing or malformed setting)."""
+
+
+class ShopError(OrchestratorError):
+    """The shop cannot do what was asked (seeded with another scenario, unknown material...)."""
+
+
+class PlanningError(OrchestratorError):
+    """No plan can be built from the current state (already scheduled, no capacity left...)."""
+
+
+class NotFoundError(OrchestratorError):
+    """An addressed record does not exist."""
+
+
+class IntegrityError(OrchestratorError):
+    """Stored bytes do not match their address (a proposal re-hash differs, a rewrite was attempted)."""
+
+
+class StaleStateError(OrchestratorError):
+    """A conditional write found a different revision or digest than the one it was conditioned on."""
+
+    def __init__(self, message: str, *, expected: Any = None, found: Any = None) -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.found = found
+
+
+class DecisionAlreadyClaimedError(OrchestratorError):
+    """The decision for a checkpoint was already claimed (replay, double click, race)."""
+
+
+class StartError(OrchestratorError):
+    """The agent did not reach the approval interrupt."""
+
+
+class ResumeRefusedError(OrchestratorError):
+    """The resume gate refused; ``code`` is one of :class:`RefusalCode`."""
+
+    def __init__(self, code: RefusalCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message

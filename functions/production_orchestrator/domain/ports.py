@@ -1,0 +1,102 @@
+"""Ports: what the services need from storage, as Protocols. Adapters (local, AWS) implement them."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .records import AuditEvent, DecisionRecord
+from .shop import Order, ShopState
+from .verification import SessionFacts
+
+
+class ShopStore(Protocol):
+    """Domain state, proposals, checkpoints, decisions and audit events of one shop.
+
+    Every state change is a conditional write; a failed condition raises a typed domain error.
+    """
+
+    def load_state(self) -> ShopState | None:
+        """The current shop state, or None before it was seeded."""
+        ...
+
+    def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
+        """Store ``state`` if the shop is empty and return the stored state (seeded or existing)."""
+        ...
+
+    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
+        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
+        ...
+
+    def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
+        """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""
+        ...
+
+    def put_proposal(self, proposal_hash: str, data: bytes) -> None:
+        """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
+        ...
+
+    def get_proposal(self, proposal_hash: str) -> bytes | None:
+        """The stored proposal bytes (not re-hashed here: callers verify)."""
+        ...
+
+    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
+        """Create the checkpoint (never overwrite) together with its audit event."""
+        ...
+
+    def get_checkpoint(self, checkpoint_id: str) -> str | None:
+        """The checkpoint's stored JSON text, unparsed."""
+        ...
+
+    def list_checkpoints(self) -> list[str]:
+        """Every stored checkpoint's JSON text, oldest first."""
+        ...
+
+    def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
+        """The claimed decision for a checkpoint, if any."""
+        ...
+
+    def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
+        """Record the decision exactly once; raises ``DecisionAlreadyClaimedError`` when one exists."""
+        ...
+
+    def apply_plan(
+        self,
+        *,
+        proposal_hash: str,
+        checkpoint_id: str,
+        new_state: ShopState,
+        expected_revision: int,
+        expected_digest: str,
+        event: AuditEvent,
+    ) -> bool:
+        """Atomically replace the state, record the application and append ``plan_applied``.
+
+        Conditioned on revision and digest; keyed by ``proposal_hash`` so it happens at most once.
+        Returns True when this call applied, False when the same proposal had already applied.
+        Raises ``StaleStateError`` when the state moved on.
+        """
+        ...
+
+    def application_count(self, proposal_hash: str | None = None) -> int:
+        """How many plans applied (for one proposal, or in all)."""
+        ...
+
+    def append_audit(self, event: AuditEvent) -> None:
+        """Append one audit event."""
+        ...
+
+    def audit_events(self) -> list[AuditEvent]:
+        """The audit trail, oldest first."""
+        ...
+
+
+class SessionStore(Protocol):
+    """Where agent sessions live (files locally, S3 in AWS)."""
+
+    def session_manager(self, session_id: str) -> Any:
+        """A new Strands session manager for ``session_id`` (one per Agent)."""
+        ...
+
+    def read_facts(self, session_id: str, agent_id: str) -> SessionFacts:
+        """What the stored session holds, read without creating or changing anything."""
+        ...

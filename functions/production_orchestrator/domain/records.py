@@ -1,0 +1,183 @@
+"""Persisted and exchanged records with schema versions: provider binding, checkpoint, decision, audit.
+
+Reading a record of an unknown schema version fails clearly; every id is validated before it can become
+a file path, an S3 key or a SQL parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .canonical import content_hash
+
+HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}$")
+SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}$")
+AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}$")
+INTERRUPT_NAME = "production_orchestrator.approve_plan"
+CHECKPOINT_SCHEMA_VERSION: Literal[1] = 1
+DECISION_SCHEMA_VERSION: Literal[1] = 1
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def utc_iso(moment: datetime) -> str:
+    """ISO 8601 in UTC with seconds precision and a Z suffix."""
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def parse_utc(text: str) -> datetime:
+    """Parse a timestamp written by :func:`utc_iso` (or any ISO 8601 with an offset)."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        raise ValueError(f"timestamp {text!r} has no time zone")
+    return moment
+
+
+def require_hash(value: str, label: str = "hash") -> str:
+    """``value`` if it is a full 64-hex SHA-256, else ``ValueError``."""
+    if not isinstance(value, str) or not HASH_PATTERN.match(value):
+        raise ValueError(f"{label} must be the full 64-character lower-case hex SHA-256")
+    return value
+
+
+def require_id(value: str, pattern: re.Pattern[str], label: str) -> str:
+    """``value`` if it matches ``pattern``, else ``ValueError`` (ids become keys and paths)."""
+    if not isinstance(value, str) or not pattern.match(value):
+        raise ValueError(f"{label} {value!r} is malformed")
+    return value
+
+
+class ProviderBinding(_Frozen):
+    """Everything that selects the model backend. Built by one function for start, resume and identity."""
+
+    provider: Literal["deterministic", "bedrock", "ollama"]
+    model_id: str = Field(min_length=1, max_length=200)
+    region: str = Field(default="", max_length=40)
+    profile: str = Field(default="", max_length=120)
+    endpoint: str = Field(default="", max_length=300)
+
+    def describe(self) -> str:
+        """A human line naming provider and model, never a credential."""
+        where = f" in {self.region}" if self.region else ""
+        return f"{self.provider} / {self.model_id}{where}"
+
+    def differences(self, other: ProviderBinding) -> list[str]:
+        """Names of the fields that differ (not their values: a profile name can be sensitive)."""
+        return [name for name in type(self).model_fields if getattr(self, name) != getattr(other, name)]
+
+
+def agent_identity(binding: ProviderBinding, scenario: str) -> str:
+    """The Strands agent id: a hash of the provider binding and the scenario."""
+    digest = content_hash({"provider_binding": binding.model_dump(mode="json"), "scenario": scenario})
+    return f"agent-{digest[:24]}"
+
+
+class Checkpoint(_Frozen):
+    """What process A leaves behind for process B. ``integrity`` seals every other field."""
+
+    schema_version: Literal[1] = CHECKPOINT_SCHEMA_VERSION
+    checkpoint_id: str
+    interrupt_id: str = Field(min_length=1, max_length=300)
+    interrupt_name: str
+    session_id: str
+    agent_id: str
+    proposal_hash: str
+    domain_digest: str
+    provider_binding: ProviderBinding
+    scenario: str
+    target_order_id: str
+    start_pid: int = Field(gt=0)
+    created_at: str
+    expires_at: str
+    integrity: str = ""
+
+    @field_validator("checkpoint_id")
+    @classmethod
+    def _checkpoint_id(cls, value: str) -> str:
+        return require_id(value, CHECKPOINT_ID_PATTERN, "checkpoint id")
+
+    @field_validator("session_id")
+    @classmethod
+    def _session_id(cls, value: str) -> str:
+        return require_id(value, SESSION_ID_PATTERN, "session id")
+
+    @field_validator("agent_id")
+    @classmethod
+    def _agent_id(cls, value: str) -> str:
+        return require_id(value, AGENT_ID_PATTERN, "agent id")
+
+    @field_validator("proposal_hash", "domain_digest")
+    @classmethod
+    def _hashes(cls, value: str) -> str:
+        return require_hash(value)
+
+    @field_validator("created_at", "expires_at")
+    @classmethod
+    def _timestamps(cls, value: str) -> str:
+        parse_utc(value)
+        return value
+
+    def computed_integrity(self) -> str:
+        """Hash of every field but ``integrity``."""
+        return content_hash(self.model_dump(mode="json", exclude={"integrity"}))
+
+    def sealed(self) -> Checkpoint:
+        """A copy whose ``integrity`` seals its fields."""
+        return self.model_copy(update={"integrity": self.computed_integrity()})
+
+    def is_intact(self) -> bool:
+        """True when no field was changed after sealing."""
+        return self.integrity == self.computed_integrity()
+
+
+class Decision(_Frozen):
+    """The ``interruptResponse`` payload: always an object, never a bare string or null."""
+
+    approved: bool
+    reviewed_hash: str
+    approver: str = Field(min_length=1, max_length=120)
+    reason: str = Field(default="", max_length=2000)
+    decided_at: str
+
+    @field_validator("reviewed_hash")
+    @classmethod
+    def _hash(cls, value: str) -> str:
+        return require_hash(value, "reviewed hash")
+
+    @field_validator("decided_at")
+    @classmethod
+    def _decided_at(cls, value: str) -> str:
+        parse_utc(value)
+        return value
+
+    def as_response(self) -> dict[str, Any]:
+        """The dict submitted as the interrupt response."""
+        return self.model_dump(mode="json")
+
+
+class DecisionRecord(_Frozen):
+    """A claimed decision; at most one per checkpoint."""
+
+    schema_version: Literal[1] = DECISION_SCHEMA_VERSION
+    checkpoint_id: str
+    decision: Decision
+    resume_pid: int
+    claimed_at: str
+
+
+class AuditEvent(_Frozen):
+    """One line of the audit trail: what happened, to which ids, when."""
+
+    event_type: str
+    at: str
+    session_id: str = ""
+    checkpoint_id: str = ""
+    proposal_hash: str = ""
+    detail: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,149 @@
+"""The resume gate: a pure function from persisted evidence to "go" or a refusal with a stable code.
+
+It runs before the decision is claimed and before any agent, tool or write path is built:
+
+    checkpoint raw --read_checkpoint--> Checkpoint --verify_resume(evidence, runtime, now)--> Go | Refusal
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import ValidationError as PydanticValidationError
+
+from .canonical import sha256_hex
+from .errors import IntegrityError, RefusalCode
+from .planning import ProposalContent, load_proposal
+from .records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """What the caller asks for: which checkpoint, which decision, on which reviewed hash."""
+
+    checkpoint_id: str
+    approved: bool
+    reviewed_hash: str
+    interrupt_id: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What the stored agent session says, read without restoring an agent."""
+
+    session_exists: bool
+    agent_exists: bool
+    interrupt_activated: bool
+    pending_interrupt_ids: frozenset[str]
+    interrupt_proposal_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refusal: stable code plus a message a person can act on."""
+
+    code: RefusalCode
+    message: str
+
+
+@dataclass(frozen=True)
+class Go:
+    """Everything checked; the verified checkpoint and proposal to resume with."""
+
+    checkpoint: Checkpoint
+    proposal: ProposalContent
+
+
+def read_checkpoint(raw: str | None, checkpoint_id: str) -> Checkpoint | Refusal:
+    """Parse and check the seal of a stored checkpoint."""
+    if raw is None:
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint {checkpoint_id} does not exist")
+    try:
+        checkpoint = Checkpoint.model_validate_json(raw)
+    except (PydanticValidationError, ValueError) as exc:
+        first = exc.errors()[0]["msg"] if isinstance(exc, PydanticValidationError) else str(exc)
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint {checkpoint_id} is malformed: {first}")
+    if checkpoint.checkpoint_id != checkpoint_id:
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint stored as {checkpoint_id} names another id")
+    if not checkpoint.is_intact():
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint {checkpoint_id} was altered after it was sealed")
+    if checkpoint.interrupt_name != INTERRUPT_NAME:
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint {checkpoint_id} is not an approval checkpoint")
+    return checkpoint
+
+
+def verify_resume(
+    checkpoint: Checkpoint,
+    request: ResumeRequest,
+    *,
+    decided: bool,
+    session: SessionFacts,
+    proposal_bytes: bytes | None,
+    current_digest: str,
+    runtime_binding: ProviderBinding,
+    now: datetime,
+) -> Go | Refusal:
+    """Check every fact a resume depends on, in a fixed order; the first failure is the answer.
+
+    A claimed decision is reported before anything else changes the verdict, so a replay is always
+    ALREADY_DECIDED even after the apply moved the domain digest on.
+    """
+    cid = checkpoint.checkpoint_id
+    if decided:
+        return Refusal(RefusalCode.ALREADY_DECIDED, f"a decision for checkpoint {cid} was already recorded")
+    if now >= parse_utc(checkpoint.expires_at):
+        return Refusal(
+            RefusalCode.EXPIRED, f"the approval window of checkpoint {cid} closed at {checkpoint.expires_at}"
+        )
+    if request.interrupt_id is not None and request.interrupt_id != checkpoint.interrupt_id:
+        return Refusal(RefusalCode.INTERRUPT_MISMATCH, f"interrupt id given is not the one checkpoint {cid} waits on")
+    if request.session_id is not None and request.session_id != checkpoint.session_id:
+        return Refusal(RefusalCode.SESSION_MISMATCH, f"session id given is not the session of checkpoint {cid}")
+    if not session.session_exists or not session.agent_exists:
+        return Refusal(
+            RefusalCode.SESSION_MISMATCH,
+            f"stored session {checkpoint.session_id} does not hold the agent of {cid}",
+        )
+    if not session.interrupt_activated or checkpoint.interrupt_id not in session.pending_interrupt_ids:
+        return Refusal(
+            RefusalCode.INTERRUPT_MISMATCH,
+            f"interrupt of checkpoint {cid} is not pending in the restored session",
+        )
+    differing = checkpoint.provider_binding.differences(runtime_binding)
+    if differing:
+        return Refusal(
+            RefusalCode.PROVIDER_MISMATCH,
+            f"this runtime's {', '.join(differing)} differ from checkpoint {cid} "
+            f"(it was started on {checkpoint.provider_binding.provider})",
+        )
+    if agent_identity(runtime_binding, checkpoint.scenario) != checkpoint.agent_id:
+        return Refusal(RefusalCode.CHECKPOINT_INVALID, f"agent id of checkpoint {cid} does not match its binding")
+    if proposal_bytes is None:
+        return Refusal(RefusalCode.PROPOSAL_INTEGRITY, f"proposal {checkpoint.proposal_hash} is missing")
+    if sha256_hex(proposal_bytes) != checkpoint.proposal_hash:
+        return Refusal(
+            RefusalCode.PROPOSAL_INTEGRITY, f"stored proposal does not re-hash to {checkpoint.proposal_hash}"
+        )
+    if session.interrupt_proposal_hash != checkpoint.proposal_hash:
+        return Refusal(
+            RefusalCode.PROPOSAL_INTEGRITY,
+            "the pending interrupt and the checkpoint name different proposals",
+        )
+    try:
+        proposal = load_proposal(proposal_bytes, checkpoint.proposal_hash)
+    except IntegrityError as exc:
+        return Refusal(RefusalCode.PROPOSAL_INTEGRITY, str(exc))
+    if request.reviewed_hash != checkpoint.proposal_hash:
+        return Refusal(
+            RefusalCode.REVIEWED_HASH_MISMATCH,
+            f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
+            f"{checkpoint.proposal_hash[:12]}...",
+        )
+    if current_digest != checkpoint.domain_digest:
+        return Refusal(
+            RefusalCode.STALE_DOMAIN_STATE,
+            "the shop changed since this plan was proposed; propose again on the current state",
+        )
+    return Go(checkpoint=checkpoint, proposal=proposal)

@@ -1,0 +1,299 @@
+"""Use cases over the ports: start a planning run, resume it with a human decision, report status.
+
+start:  seed shop -> agent runs tools 1..7 -> hook interrupts before apply -> session durable
+        -> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return
+resume: read checkpoint -> verify every fact (no write path exists yet) -> claim decision once
+        -> rebuild agent (same id, tools, hooks) -> interruptResponse -> apply once or cancel
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from .agent.context import RunContext
+from .agent.factory import build_agent
+from .agent.prompts import first_message
+from .domain.errors import (
+    DecisionAlreadyClaimedError,
+    RefusalCode,
+    ResumeRefusedError,
+    ShopError,
+    StartError,
+    ValidationError,
+)
+from .domain.planning import ProposalContent, load_proposal
+from .domain.ports import SessionStore, ShopStore
+from .domain.records import (
+    CHECKPOINT_ID_PATTERN,
+    INTERRUPT_NAME,
+    Checkpoint,
+    Decision,
+    DecisionRecord,
+    ProviderBinding,
+    agent_identity,
+    parse_utc,
+    require_hash,
+    require_id,
+    utc_iso,
+)
+from .domain.scenarios import scenario as find_scenario
+from .domain.shop import ShopState
+from .domain.verification import Go, Refusal, ResumeRequest, read_checkpoint, verify_resume
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The composition root's output: adapters, a clock and this process's id."""
+
+    store: ShopStore
+    sessions: SessionStore
+    clock: Callable[[], datetime]
+    pid: int
+
+
+@dataclass(frozen=True)
+class StartResult:
+    """What a start leaves for the human and for the resume."""
+
+    checkpoint: Checkpoint
+    proposal: ProposalContent
+    stop_reason: str
+    revision: int
+
+
+@dataclass(frozen=True)
+class ResumeResult:
+    """How a resume ended."""
+
+    checkpoint: Checkpoint
+    decision: Decision
+    outcome: str  # "applied" | "rejected" | "not_applied"
+    revision: int
+    plan_applied_count: int
+    stop_reason: str
+    final_text: str
+    resume_pid: int
+
+
+def _state(store: ShopStore) -> ShopState:
+    state = store.load_state()
+    if state is None:
+        raise ShopError("this data dir holds no shop yet; run start first")
+    return state
+
+
+def _run_ctx(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
+    return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
+
+
+def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window: timedelta) -> StartResult:
+    """Run the agent until it asks for approval, persist everything, and return the checkpoint."""
+    chosen = find_scenario(scenario_name)
+    session_id = f"sess-{secrets.token_hex(16)}"
+    checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
+    ctx = _run_ctx(rt, session_id, checkpoint_id)
+    rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
+    agent_id = agent_identity(binding, chosen.name)
+    agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id))
+    result = agent(first_message(chosen.customer_email))
+    if result.stop_reason != "interrupt":
+        raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
+    interrupts = [i for i in result.interrupts or () if i.name == INTERRUPT_NAME]
+    if len(interrupts) != 1 or not isinstance(interrupts[0].reason, dict):
+        raise StartError("the agent stopped without exactly one approval request")
+    interrupt = interrupts[0]
+    proposal_hash = require_hash(str(interrupt.reason.get("proposal_hash")), "proposal hash")
+
+    # The checkpoint is written last, after the session and the proposal are durable: a checkpoint
+    # that exists always points at evidence that exists.
+    facts = rt.sessions.read_facts(session_id, agent_id)
+    if interrupt.id not in facts.pending_interrupt_ids:
+        raise StartError(f"session {session_id} did not persist the pending approval")
+    stored = rt.store.get_proposal(proposal_hash)
+    if stored is None:
+        raise StartError(f"proposal {proposal_hash} was not persisted")
+    proposal = load_proposal(stored, proposal_hash)
+    state = _state(rt.store)
+    now = rt.clock()
+    checkpoint = Checkpoint(
+        checkpoint_id=checkpoint_id,
+        interrupt_id=interrupt.id,
+        interrupt_name=interrupt.name,
+        session_id=session_id,
+        agent_id=agent_id,
+        proposal_hash=proposal_hash,
+        domain_digest=state.digest(),
+        provider_binding=binding,
+        scenario=chosen.name,
+        target_order_id=proposal.target_order.order_id,
+        start_pid=rt.pid,
+        created_at=utc_iso(now),
+        expires_at=utc_iso(now + window),
+    ).sealed()
+    rt.store.put_checkpoint(
+        checkpoint_id,
+        checkpoint.model_dump_json(),
+        ctx.event(
+            "approval_requested",
+            proposal_hash,
+            interrupt_id=interrupt.id,
+            expires_at=checkpoint.expires_at,
+            provider=binding.describe(),
+        ),
+    )
+    return StartResult(
+        checkpoint=checkpoint, proposal=proposal, stop_reason=str(result.stop_reason), revision=state.revision
+    )
+
+
+def verify(rt: Runtime, request: ResumeRequest, runtime_binding: ProviderBinding) -> Go:
+    """Run the resume gate against persisted evidence; raise :class:`ResumeRefusedError` on any mismatch.
+
+    Reads only: nothing here can write to the store or the session.
+    """
+    require_id(request.checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+    checkpoint = read_checkpoint(rt.store.get_checkpoint(request.checkpoint_id), request.checkpoint_id)
+    if isinstance(checkpoint, Refusal):
+        raise ResumeRefusedError(checkpoint.code, checkpoint.message)
+    verdict = verify_resume(
+        checkpoint,
+        request,
+        decided=rt.store.get_decision(checkpoint.checkpoint_id) is not None,
+        session=rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
+        proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
+        current_digest=_state(rt.store).digest(),
+        runtime_binding=runtime_binding,
+        now=rt.clock(),
+    )
+    if isinstance(verdict, Refusal):
+        raise ResumeRefusedError(verdict.code, verdict.message)
+    return verdict
+
+
+def resume_run(
+    rt: Runtime,
+    request: ResumeRequest,
+    runtime_binding: ProviderBinding,
+    *,
+    approver: str,
+    reason: str,
+) -> ResumeResult:
+    """Verify, claim the decision exactly once, then resume the agent with the decision object."""
+    try:
+        decision = Decision(
+            approved=request.approved,
+            reviewed_hash=request.reviewed_hash,
+            approver=approver,
+            reason=reason,
+            decided_at=utc_iso(rt.clock()),
+        )
+    except ValueError as exc:
+        raise ValidationError(f"invalid decision: {exc}") from None
+    go = verify(rt, request, runtime_binding)
+    checkpoint = go.checkpoint
+    ctx = _run_ctx(rt, checkpoint.session_id, checkpoint.checkpoint_id)
+    try:
+        rt.store.claim_decision(
+            DecisionRecord(
+                checkpoint_id=checkpoint.checkpoint_id,
+                decision=decision,
+                resume_pid=rt.pid,
+                claimed_at=decision.decided_at,
+            ),
+            ctx.event(
+                "decision_recorded",
+                checkpoint.proposal_hash,
+                approved=decision.approved,
+                approver=decision.approver,
+                reason=decision.reason,
+            ),
+        )
+    except DecisionAlreadyClaimedError as exc:
+        # Lost a race that verification could not see: another resume claimed between read and claim.
+        raise ResumeRefusedError(RefusalCode.ALREADY_DECIDED, str(exc)) from None
+
+    ctx.approved_checkpoint = checkpoint
+    ctx.decision = decision
+    agent = build_agent(runtime_binding, checkpoint.scenario, ctx, rt.sessions.session_manager(checkpoint.session_id))
+    response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
+    result = agent(response)  # type: ignore[arg-type]
+    applied = rt.store.application_count(checkpoint.proposal_hash)
+    if not decision.approved:
+        rt.store.append_audit(ctx.event("plan_rejected", checkpoint.proposal_hash, reason=decision.reason))
+    outcome = "applied" if decision.approved and applied else "rejected" if not decision.approved else "not_applied"
+    return ResumeResult(
+        checkpoint=checkpoint,
+        decision=decision,
+        outcome=outcome,
+        revision=_state(rt.store).revision,
+        plan_applied_count=applied,
+        stop_reason=str(result.stop_reason),
+        final_text=str(result).strip(),
+        resume_pid=rt.pid,
+    )
+
+
+@dataclass(frozen=True)
+class CheckpointStatus:
+    """One approval as an operator sees it."""
+
+    checkpoint_id: str
+    status: str  # pending | approved | rejected | expired | invalid
+    proposal_hash: str
+    target_order_id: str
+    created_at: str
+    expires_at: str
+    approver: str
+
+
+def review(rt: Runtime, checkpoint_id: str) -> tuple[Checkpoint, ProposalContent]:
+    """The checkpoint and its verified proposal: exactly what a human reviews."""
+    require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+    checkpoint = read_checkpoint(rt.store.get_checkpoint(checkpoint_id), checkpoint_id)
+    if isinstance(checkpoint, Refusal):
+        raise ResumeRefusedError(checkpoint.code, checkpoint.message)
+    data = rt.store.get_proposal(checkpoint.proposal_hash)
+    if data is None:
+        raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"proposal {checkpoint.proposal_hash} is missing")
+    return checkpoint, load_proposal(data, checkpoint.proposal_hash)
+
+
+def status(rt: Runtime) -> dict[str, Any]:
+    """The shop's revision and digest, plan applications, and every approval with its status."""
+    state = _state(rt.store)
+    now = rt.clock()
+    approvals: list[CheckpointStatus] = []
+    for raw in rt.store.list_checkpoints():
+        try:
+            cp = Checkpoint.model_validate_json(raw)
+        except ValueError:
+            continue
+        record = rt.store.get_decision(cp.checkpoint_id)
+        if record is not None:
+            label = "approved" if record.decision.approved else "rejected"
+        else:
+            label = "expired" if now >= parse_utc(cp.expires_at) else "pending"
+        if not cp.is_intact():
+            label = "invalid"
+        approvals.append(
+            CheckpointStatus(
+                checkpoint_id=cp.checkpoint_id,
+                status=label,
+                proposal_hash=cp.proposal_hash,
+                target_order_id=cp.target_order_id,
+                created_at=cp.created_at,
+                expires_at=cp.expires_at,
+                approver=record.decision.approver if record else "",
+            )
+        )
+    return {
+        "scenario": state.scenario,
+        "revision": state.revision,
+        "domain_digest": state.digest(),
+        "plan_applied_count": rt.store.application_count(),
+        "approvals": [a.__dict__ for a in approvals],
+    }

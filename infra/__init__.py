@@ -1,0 +1,1 @@
+"""CDK infrastructure: one stack that composes, one construct per concern."""

@@ -1,0 +1,82 @@
+"""`make demo`: start, exit, resume (approve) in a fresh process, told in a shop owner's words."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scripts.clidriver import Run, cli
+
+
+def _must(run: Run) -> Run:
+    if run.returncode != 0:
+        sys.exit(f"demo failed: {' '.join(run.args[:1])} exited {run.returncode}: {run.stderr.strip()}")
+    return run
+
+
+def main() -> None:
+    scenario = sys.argv[1] if len(sys.argv) > 1 else "rush-order"
+    data_dir = Path(tempfile.mkdtemp(prefix="po-demo-"))
+    d = ("--data-dir", str(data_dir))
+    print(f"Production Orchestrator demo ({scenario}), shop data in {data_dir}\n")
+
+    print("1. A rush request arrives. The agent reads orders, stock and machines, and proposes a plan.")
+    start = _must(cli("start", *d, "--scenario", scenario))
+    print(f"   The agent asked for approval and its process (pid {start['START_PID']}) has exited.")
+    print("   Nothing runs while we wait: the session, the proposal and a checkpoint are on disk.\n")
+
+    print("2. What the approver sees:")
+    show = _must(cli("show", *d, "--checkpoint", start["CHECKPOINT_ID"]))
+    print(textwrap.indent(show.stdout.rstrip(), "   | ", lambda _: True), "\n")
+
+    before = _must(cli("status", *d))
+    print("3. The shop before deciding:", before.stdout.splitlines()[0], "\n")
+
+    print("4. The approver approves exactly this plan. A fresh process re-checks everything first.")
+    resume = _must(
+        cli(
+            "resume",
+            *d,
+            "--checkpoint",
+            start["CHECKPOINT_ID"],
+            "--decision",
+            "approve",
+            "--reviewed-hash",
+            start["PROPOSAL_HASH"],
+            "--approver",
+            "shop-owner",
+            "--interrupt-id",
+            start["INTERRUPT_ID"],
+            "--session-id",
+            start["SESSION_ID"],
+        )
+    )
+    print(
+        f"   Decision {resume['DECISION']} in process {resume['RESUME_PID']} "
+        f"(the plan was proposed by process {resume['START_PID']})."
+    )
+    print(f"   The shop moved to revision {resume['STATE_REVISION']}; plans applied: {resume['PLAN_APPLIED_COUNT']}.\n")
+
+    print("5. Clicking approve again changes nothing:")
+    again = cli(
+        "resume",
+        *d,
+        "--checkpoint",
+        start["CHECKPOINT_ID"],
+        "--decision",
+        "approve",
+        "--reviewed-hash",
+        start["PROPOSAL_HASH"],
+    )
+    print(f"   refused with {again.values.get('REFUSED', '?')} (exit {again.returncode}).\n")
+
+    print("6. The shop after the decision:")
+    print(textwrap.indent(_must(cli("shop", *d, "show")).stdout.rstrip(), "   | ", lambda _: True))
+
+
+if __name__ == "__main__":
+    main()
