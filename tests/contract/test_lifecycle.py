@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from scripts import localstore
 from scripts.clidriver import cli
+from scripts.refusal_cases import Pending
 
 from production_orchestrator.domain.scenarios import SCENARIOS
-from tests.contract.conftest import Started, start_into
+from tests.contract.conftest import start_into
 
 SCENARIO_NAMES = sorted(SCENARIOS)
 
 
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)
-def test_approve_applies_exactly_the_reviewed_plan_once(scenario: str, fresh: Callable[..., Started]) -> None:
+def test_approve_applies_exactly_the_reviewed_plan_once(scenario: str, fresh: Callable[..., Pending]) -> None:
     run = fresh(scenario)
     digest_at_interrupt = localstore.shop_state(run.data_dir)["digest"]
     resumed = run.resume("approve", "--interrupt-id", run.interrupt_id, "--session-id", run.session_id)
@@ -36,7 +37,7 @@ def test_approve_applies_exactly_the_reviewed_plan_once(scenario: str, fresh: Ca
 
 
 @pytest.mark.parametrize("scenario", SCENARIO_NAMES)
-def test_reject_changes_nothing_in_the_shop(scenario: str, fresh: Callable[..., Started]) -> None:
+def test_reject_changes_nothing_in_the_shop(scenario: str, fresh: Callable[..., Pending]) -> None:
     run = fresh(scenario)
     before = localstore.shop_state(run.data_dir)
     resumed = run.resume("reject", "--reason", "customer called to cancel")
@@ -52,9 +53,9 @@ def test_reject_changes_nothing_in_the_shop(scenario: str, fresh: Callable[..., 
     assert json.loads(decisions[0][1])["decision"]["reason"] == "customer called to cancel"
 
 
-def test_start_prints_the_pinned_keys_and_audits_every_tool(fresh: Callable[..., Started]) -> None:
+def test_start_prints_the_pinned_keys_and_audits_every_tool(fresh: Callable[..., Pending]) -> None:
     run = fresh("rush-order")
-    assert set(run.run.values) >= {"SESSION_ID", "CHECKPOINT_ID", "INTERRUPT_ID", "PROPOSAL_HASH"}
+    assert set(dict(run.start_values)) >= {"SESSION_ID", "CHECKPOINT_ID", "INTERRUPT_ID", "PROPOSAL_HASH"}
     assert len(run.proposal_hash) == 64 and run.interrupt_id.startswith("v1:before_tool_call:")
     types = localstore.audit_types(run.data_dir)
     assert types.count("tool_called") == 7
@@ -62,13 +63,13 @@ def test_start_prints_the_pinned_keys_and_audits_every_tool(fresh: Callable[...,
     assert localstore.shop_state(run.data_dir)["revision"] == 1
 
 
-def test_same_scenario_on_a_fresh_shop_gives_the_same_hash(templates: Callable[[str], Started], tmp_path: Path) -> None:
+def test_same_scenario_on_a_fresh_shop_gives_the_same_hash(templates: Callable[[str], Pending], tmp_path: Path) -> None:
     again = start_into(tmp_path / "again", "rush-order")
     assert again.proposal_hash == templates("rush-order").proposal_hash
     assert again.session_id != templates("rush-order").session_id
 
 
-def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callable[..., Started]) -> None:
+def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callable[..., Pending]) -> None:
     run = fresh("rush-order")
     second = run.cli("start", "--scenario", "rush-order")
     assert second.returncode == 0, second.stderr
@@ -81,7 +82,7 @@ def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callab
     assert [o["order_id"] for o in json.loads(state)["orders"]].count("RUSH-200") == 1
 
 
-def test_another_scenario_on_a_seeded_shop_is_refused(fresh: Callable[..., Started]) -> None:
+def test_another_scenario_on_a_seeded_shop_is_refused(fresh: Callable[..., Pending]) -> None:
     run = fresh("rush-order")
     before = localstore.fingerprint(run.data_dir)
     other = run.cli("start", "--scenario", "team-jerseys")
@@ -90,7 +91,7 @@ def test_another_scenario_on_a_seeded_shop_is_refused(fresh: Callable[..., Start
     assert localstore.fingerprint(run.data_dir) == before
 
 
-def test_show_and_status_describe_the_pending_plan(fresh: Callable[..., Started]) -> None:
+def test_show_and_status_describe_the_pending_plan(fresh: Callable[..., Pending]) -> None:
     run = fresh("rush-order")
     shown = run.cli("show", "--checkpoint", run.checkpoint_id)
     assert shown.returncode == 0
@@ -114,7 +115,7 @@ def test_show_and_status_describe_the_pending_plan(fresh: Callable[..., Started]
         ("shop", "set-inventory", "THREAD-RED-40", "-5"),
     ],
 )
-def test_bad_arguments_are_one_clear_line(args: tuple[str, ...], fresh: Callable[..., Started]) -> None:
+def test_bad_arguments_are_one_clear_line(args: tuple[str, ...], fresh: Callable[..., Pending]) -> None:
     run = fresh("rush-order")
     before = localstore.fingerprint(run.data_dir)
     result = run.cli(*args)

@@ -7,14 +7,13 @@ from collections.abc import Callable
 import pytest
 from scripts import localstore
 from scripts.clidriver import finish, spawn
-
-from tests.contract.conftest import Started
+from scripts.refusal_cases import Pending
 
 TRIALS = 20
 
 
 @pytest.mark.parametrize("trial", range(TRIALS))
-def test_racing_resumes_apply_once(trial: int, fresh: Callable[..., Started]) -> None:
+def test_racing_resumes_apply_once(trial: int, fresh: Callable[..., Pending]) -> None:
     run = fresh()
     args = ("--data-dir", str(run.data_dir))
     decision = "approve" if trial % 4 else "reject"

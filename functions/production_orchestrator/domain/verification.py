@@ -115,7 +115,7 @@ def verify_resume(
     if differing:
         return Refusal(
             RefusalCode.PROVIDER_MISMATCH,
-            f"this runtime's {', '.join(differing)} differ from checkpoint {cid} "
+            f"this runtime's provider binding differs from checkpoint {cid} in: {', '.join(differing)} "
             f"(it was started on {checkpoint.provider_binding.provider})",
         )
     if agent_identity(runtime_binding, checkpoint.scenario) != checkpoint.agent_id:
