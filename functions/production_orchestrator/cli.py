@@ -7,6 +7,7 @@ Exit codes: 0 done, 2 bad input or a state that forbids the command, 3 resume re
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -15,14 +16,14 @@ from pathlib import Path
 from typing import NoReturn
 
 from .adapters.local.runtime import local_runtime, log_refusal, utc_now
-from .agent.providers import PROVIDERS, build_binding
+from .agent.providers import PROVIDERS, ModelSettings, build_binding
 from .domain.durations import parse_duration
 from .domain.errors import OrchestratorError, ResumeRefusedError, ValidationError
 from .domain.records import ProviderBinding, require_hash, utc_iso
 from .domain.scenarios import SCENARIOS
 from .domain.verification import ResumeRequest
 from .presentation import render_review, render_shop
-from .service import resume_run, review, start_run, status
+from .service import Runtime, resume_run, review, start_run, status
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_REFUSED, EXIT_NOT_APPLIED = 0, 1, 2, 3, 4
@@ -39,6 +40,16 @@ def _provider_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="model id (each provider has a default)")
     parser.add_argument("--region", default=None)
     parser.add_argument("--profile", default=None, help="AWS profile name (bedrock)")
+    parser.add_argument(
+        "--bedrock-endpoint", default=None, metavar="URL", help="Bedrock Runtime endpoint override (private endpoint)"
+    )
+    parser.add_argument("--ollama-host", default=None, metavar="URL", help="Ollama server (default 127.0.0.1:11434)")
+    parser.add_argument(
+        "--bedrock-streaming",
+        default=True,
+        action=argparse.BooleanOptionalAction,
+        help="use ConverseStream (default) or Converse",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -84,13 +95,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _binding(args: argparse.Namespace) -> ProviderBinding:
-    return build_binding(args.provider, args.model, args.region, args.profile)
+    return build_binding(
+        args.provider,
+        args.model,
+        args.region,
+        args.profile,
+        bedrock_endpoint=args.bedrock_endpoint,
+        ollama_host=args.ollama_host,
+    )
+
+
+def _agent_runtime(args: argparse.Namespace, *, create: bool) -> Runtime:
+    rt = local_runtime(args.data_dir, create=create)
+    return dataclasses.replace(rt, model_settings=ModelSettings(streaming=args.bedrock_streaming))
 
 
 def _start(args: argparse.Namespace) -> int:
     window = parse_duration(args.approval_window)
     binding = _binding(args)
-    rt = local_runtime(args.data_dir, create=True)
+    rt = _agent_runtime(args, create=True)
     result = start_run(rt, args.scenario, binding, window)
     cp = result.checkpoint
     print(f"SESSION_ID={cp.session_id}")
@@ -108,7 +131,7 @@ def _resume(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
     binding = _binding(args)
-    rt = local_runtime(args.data_dir, create=False)
+    rt = _agent_runtime(args, create=False)
     request = ResumeRequest(
         checkpoint_id=args.checkpoint,
         approved=args.decision == "approve",

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from .agent.context import RunContext
 from .agent.factory import build_agent
 from .agent.prompts import first_message
+from .agent.providers import ModelSettings
 from .domain.errors import (
     DecisionAlreadyClaimedError,
     RefusalCode,
@@ -53,6 +54,7 @@ class Runtime:
     sessions: SessionStore
     clock: Callable[[], datetime]
     pid: int
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class StartResult:
     proposal: ProposalContent
     stop_reason: str
     revision: int
+    usage: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class ResumeResult:
     stop_reason: str
     final_text: str
     resume_pid: int
+    usage: dict[str, int] = field(default_factory=dict)
 
 
 def _state(store: ShopStore) -> ShopState:
@@ -84,6 +88,14 @@ def _state(store: ShopStore) -> ShopState:
     if state is None:
         raise ShopError("this data dir holds no shop yet; run start first")
     return state
+
+
+def _usage(result: Any) -> dict[str, int]:
+    """Token counts the model reported for one invocation, and how many model calls it took."""
+    metrics = result.metrics
+    usage = {key: int(value) for key, value in dict(metrics.accumulated_usage).items() if isinstance(value, int)}
+    usage["modelCalls"] = int(metrics.cycle_count)
+    return usage
 
 
 def _run_ctx(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
@@ -98,7 +110,7 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
     ctx = _run_ctx(rt, session_id, checkpoint_id)
     rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
     agent_id = agent_identity(binding, chosen.name)
-    agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id))
+    agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
     result = agent(first_message(chosen.customer_email))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
@@ -146,7 +158,11 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         ),
     )
     return StartResult(
-        checkpoint=checkpoint, proposal=proposal, stop_reason=str(result.stop_reason), revision=state.revision
+        checkpoint=checkpoint,
+        proposal=proposal,
+        stop_reason=str(result.stop_reason),
+        revision=state.revision,
+        usage=_usage(result),
     )
 
 
@@ -218,7 +234,13 @@ def resume_run(
 
     ctx.approved_checkpoint = checkpoint
     ctx.decision = decision
-    agent = build_agent(runtime_binding, checkpoint.scenario, ctx, rt.sessions.session_manager(checkpoint.session_id))
+    agent = build_agent(
+        runtime_binding,
+        checkpoint.scenario,
+        ctx,
+        rt.sessions.session_manager(checkpoint.session_id),
+        rt.model_settings,
+    )
     response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
     result = agent(response)  # type: ignore[arg-type]
     applied = rt.store.application_count(checkpoint.proposal_hash)
@@ -234,6 +256,7 @@ def resume_run(
         stop_reason=str(result.stop_reason),
         final_text=str(result).strip(),
         resume_pid=rt.pid,
+        usage=_usage(result),
     )
 
 

@@ -16,14 +16,21 @@ from ..domain.records import ProviderBinding, agent_identity
 from .context import RunContext
 from .hooks import ApprovalHook, AuditHook
 from .prompts import SYSTEM_PROMPT
-from .providers import build_model
+from .providers import ModelSettings, build_model, build_retry_strategy
 from .tools import build_tools
 
 
-def build_agent(binding: ProviderBinding, scenario: str, ctx: RunContext, session_manager: Any) -> Agent:
+def build_agent(
+    binding: ProviderBinding,
+    scenario: str,
+    ctx: RunContext,
+    session_manager: Any,
+    settings: ModelSettings | None = None,
+) -> Agent:
     """A planning agent bound to ``binding`` whose every call goes through the approval and audit hooks."""
+    settings = settings or ModelSettings()
     return Agent(
-        model=build_model(binding),
+        model=build_model(binding, settings),
         tools=list(build_tools(ctx)),
         system_prompt=SYSTEM_PROMPT,
         agent_id=agent_identity(binding, scenario),
@@ -33,4 +40,5 @@ def build_agent(binding: ProviderBinding, scenario: str, ctx: RunContext, sessio
         hooks=[ApprovalHook(ctx), AuditHook(ctx)],
         session_manager=session_manager,
         callback_handler=None,
+        retry_strategy=build_retry_strategy(settings),
     )

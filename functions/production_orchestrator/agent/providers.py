@@ -2,10 +2,24 @@
 
 Never compare provider names anywhere else: a checkpoint is resumable exactly when the runtime's
 binding, built here, equals the one stored in it.
+
+    settings (CLI flags | Lambda environment) --build_binding--> ProviderBinding --build_model--> Model
+                                                                       |
+                                                 checkpoint, agent identity, PROVIDER_MISMATCH
+
+The binding holds what selects the backend (provider, model, region, profile, endpoint or host), never
+a credential. :class:`ModelSettings` holds how we talk to it (streaming, retries, timeouts): those may
+differ between start and resume without changing which model answers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from strands import ModelRetryStrategy
 from strands.models.model import Model
 
 from ..domain.errors import ConfigurationError
@@ -19,6 +33,46 @@ DEFAULT_MODELS = {
     "ollama": "llama3.1",
 }
 DEFAULT_REGION = {"deterministic": "", "bedrock": "us-east-1", "ollama": ""}
+# The Ollama client falls back to $OLLAMA_HOST when given no host; the binding always names one, so the
+# environment cannot silently send a resume to another server than the checkpoint's.
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+
+# Transient Bedrock errors that are safe to retry: a model call has no side effect.
+_TRANSIENT_BEDROCK_CODES = frozenset(
+    {"ServiceUnavailableException", "InternalServerException", "ModelNotReadyException"}
+)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How the runtime talks to the model. Not part of the binding: changing these never changes the model.
+
+    Retries happen in one place, the agent's retry strategy (exponential backoff from
+    ``retry_initial_delay_s``); the AWS SDK's own retries are off so attempts do not multiply.
+    """
+
+    streaming: bool = True
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    retry_attempts: int = 6
+    retry_initial_delay_s: int = 4
+    retry_max_delay_s: int = 240
+    connect_timeout_s: int = 10
+    read_timeout_s: int = 120
+
+
+def _endpoint(url: str | None, flag: str) -> str:
+    """A normalized http(s) URL without user info (it would end up in the checkpoint), or ""."""
+    if not url:
+        return ""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigurationError(f"{flag} must be an http:// or https:// URL")
+    if parts.username or parts.password:
+        raise ConfigurationError(f"{flag} must not carry credentials")
+    if parts.query or parts.fragment:
+        raise ConfigurationError(f"{flag} must not carry a query or fragment")
+    return url.strip().rstrip("/")
 
 
 def build_binding(
@@ -26,25 +80,131 @@ def build_binding(
     model_id: str | None = None,
     region: str | None = None,
     profile: str | None = None,
-    endpoint: str | None = None,
+    *,
+    bedrock_endpoint: str | None = None,
+    ollama_host: str | None = None,
 ) -> ProviderBinding:
-    """The provider binding for these settings, with each provider's defaults filled in."""
+    """The provider binding for these settings, with each provider's defaults filled in.
+
+    ``bedrock_endpoint`` (a private or test endpoint for Bedrock Runtime) and ``ollama_host`` both land in
+    the binding's ``endpoint``; each is accepted only with its own provider.
+    """
     if provider not in PROVIDERS:
         raise ConfigurationError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+    if bedrock_endpoint and provider != "bedrock":
+        raise ConfigurationError("--bedrock-endpoint applies only to --provider bedrock")
+    if ollama_host and provider != "ollama":
+        raise ConfigurationError("--ollama-host applies only to --provider ollama")
+    if provider == "ollama":
+        endpoint = _endpoint(ollama_host, "--ollama-host") or DEFAULT_OLLAMA_HOST
+    else:
+        endpoint = _endpoint(bedrock_endpoint, "--bedrock-endpoint")
     try:
         return ProviderBinding(
             provider=provider,  # type: ignore[arg-type]
             model_id=model_id or DEFAULT_MODELS[provider],
             region=region if region is not None else DEFAULT_REGION[provider],
             profile=profile or "",
-            endpoint=endpoint or "",
+            endpoint=endpoint,
         )
     except ValueError as exc:
         raise ConfigurationError(f"invalid provider settings: {exc}") from None
 
 
-def build_model(binding: ProviderBinding) -> Model:
-    """The Strands model for ``binding``."""
+def binding_from_env(environ: Mapping[str, str]) -> ProviderBinding:
+    """The binding configured for a Lambda function (environment set by the deployment).
+
+    ``PO_PROVIDER``, ``PO_MODEL_ID``, ``PO_MODEL_REGION`` (else the function's ``AWS_REGION`` for
+    Bedrock), ``PO_BEDROCK_ENDPOINT``, ``PO_OLLAMA_HOST``. No profile: a function uses its role.
+    """
+    provider = environ.get("PO_PROVIDER") or "deterministic"
+    region = environ.get("PO_MODEL_REGION") or None
+    if region is None and provider == "bedrock":
+        region = environ.get("AWS_REGION") or None
+    return build_binding(
+        provider,
+        environ.get("PO_MODEL_ID") or None,
+        region,
+        None,
+        bedrock_endpoint=environ.get("PO_BEDROCK_ENDPOINT") or None,
+        ollama_host=environ.get("PO_OLLAMA_HOST") or None,
+    )
+
+
+class PlannerRetryStrategy(ModelRetryStrategy):
+    """Strands' backoff for throttling, extended to Bedrock's transient server errors."""
+
+    def is_retryable(self, exception: Exception) -> bool:
+        """Throttling (any provider) and Bedrock's transient 5xx codes."""
+        if super().is_retryable(exception):
+            return True
+        response = getattr(exception, "response", None)
+        code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+        return code in _TRANSIENT_BEDROCK_CODES
+
+
+def build_retry_strategy(settings: ModelSettings) -> ModelRetryStrategy:
+    """The agent's one retry policy for model calls."""
+    return PlannerRetryStrategy(
+        max_attempts=settings.retry_attempts,
+        initial_delay=settings.retry_initial_delay_s,
+        max_delay=settings.retry_max_delay_s,
+    )
+
+
+def _bedrock_model(binding: ProviderBinding, settings: ModelSettings) -> Model:
+    import boto3  # type: ignore[import-untyped]
+    from botocore.config import Config  # type: ignore[import-untyped]
+    from botocore.exceptions import ProfileNotFound  # type: ignore[import-untyped]
+    from strands.models.bedrock import BedrockModel
+
+    session: boto3.Session | None = None
+    if binding.profile:
+        try:
+            session = boto3.Session(profile_name=binding.profile, region_name=binding.region or None)
+        except ProfileNotFound:
+            # The profile name stays out of the message: it can say more than it should.
+            raise ConfigurationError("the AWS profile given for bedrock does not exist here") from None
+    client_config = Config(
+        retries={"total_max_attempts": 1, "mode": "standard"},
+        connect_timeout=settings.connect_timeout_s,
+        read_timeout=settings.read_timeout_s,
+    )
+    return BedrockModel(
+        boto_session=session,
+        # BedrockModel refuses a region next to a session; the session above already carries it.
+        region_name=None if session is not None else (binding.region or None),
+        endpoint_url=binding.endpoint or None,
+        boto_client_config=client_config,
+        model_id=binding.model_id,
+        streaming=settings.streaming,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+    )
+
+
+def _ollama_model(binding: ProviderBinding, settings: ModelSettings) -> Model:
+    try:
+        from strands.models.ollama import OllamaModel
+    except ImportError:
+        raise ConfigurationError("provider ollama needs the ollama package (strands-agents[ollama])") from None
+    client_args: dict[str, Any] = {"timeout": settings.read_timeout_s}
+    return OllamaModel(
+        binding.endpoint or DEFAULT_OLLAMA_HOST,
+        ollama_client_args=client_args,
+        model_id=binding.model_id,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+    )
+
+
+def build_model(binding: ProviderBinding, settings: ModelSettings | None = None) -> Model:
+    """The Strands model for ``binding``. Built only after the resume gate has passed."""
+    settings = settings or ModelSettings()
     if binding.provider == "deterministic":
         return ScriptedModel(binding.model_id)
+    if binding.provider == "bedrock":
+        return _bedrock_model(binding, settings)
+    if binding.provider == "ollama":
+        return _ollama_model(binding, settings)
     raise ConfigurationError(f"provider {binding.provider!r} is not wired into this build")
