@@ -1,7 +1,9 @@
 """The approval gate and the audit trail, as Strands hooks.
 
+every call:  BeforeToolCall -> workflow rules (intake, propose, apply) -> cancel_tool on a violation
 first pass:  BeforeToolCall(apply) -> interrupt(reason={proposal_hash, summary}) -> agent stops
-resume:      BeforeToolCall(apply) -> interrupt returns the decision object
+resume:      BeforeToolCall(apply) -> only the call the checkpoint waits on may reach the interrupt,
+             which returns the decision object
              approved + reviewed_hash == tool's proposal_hash -> tool runs
              anything else -> cancel_tool(message the model sees)
 """
@@ -17,6 +19,7 @@ from ..domain.errors import OrchestratorError
 from ..domain.records import INTERRUPT_NAME, Decision
 from .context import RunContext
 from .tools import APPLY_TOOL, stored_proposal
+from .workflow_rules import refusal
 
 
 class ApprovalHook(HookProvider):
@@ -30,16 +33,30 @@ class ApprovalHook(HookProvider):
         registry.add_callback(BeforeToolCallEvent, self.before_tool_call)
 
     def before_tool_call(self, event: BeforeToolCallEvent) -> None:
-        """Gate the one write tool."""
-        if event.tool_use["name"] != APPLY_TOOL:
+        """Refuse calls that would change the plan out of turn; gate the one write tool."""
+        name = event.tool_use["name"]
+        raw_input = event.tool_use.get("input")
+        tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+        state = self._ctx.store.load_state()
+        broken = refusal(name, tool_input, event.agent.messages, state.days if state else ())
+        if broken is not None:
+            event.cancel_tool = f"refused: {broken}"
             return
-        tool_input = event.tool_use.get("input") or {}
-        proposal_hash = tool_input.get("proposal_hash") if isinstance(tool_input, dict) else None
+        if name != APPLY_TOOL:
+            return
+        proposal_hash = tool_input.get("proposal_hash")
         try:
             proposal = stored_proposal(self._ctx, str(proposal_hash))
         except (OrchestratorError, ValueError) as exc:
             # A model that invents or alters a hash never reaches a human, let alone the write.
             event.cancel_tool = f"refused: {exc}"
+            return
+        checkpoint = self._ctx.approved_checkpoint
+        # Interrupt ids derive from the tool use id (Strands 1.62: v1:before_tool_call:<id>:<uuid5(name)>).
+        # In a resume only the call the checkpoint waits on may reach the interrupt: any other apply
+        # would raise a fresh interrupt that no checkpoint, and no human, ever sees.
+        if checkpoint is not None and event._interrupt_id(INTERRUPT_NAME) != checkpoint.interrupt_id:
+            event.cancel_tool = "refused: this run's plan was already decided; a new plan needs a new run"
             return
         response = event.interrupt(
             INTERRUPT_NAME,

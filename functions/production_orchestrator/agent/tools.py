@@ -21,6 +21,7 @@ from ..domain.shop import ShopState, hours
 from .context import RunContext
 
 INTAKE_TOOL = "intake_customer_request"
+PROPOSE_TOOL = "propose_schedule"
 APPLY_TOOL = "apply_production_plan"
 TOOL_SEQUENCE = (
     INTAKE_TOOL,
@@ -28,7 +29,7 @@ TOOL_SEQUENCE = (
     "get_inventory",
     "get_machine_capacity",
     "analyze_blockers",
-    "propose_schedule",
+    PROPOSE_TOOL,
     "draft_communications",
     APPLY_TOOL,
 )
@@ -59,13 +60,14 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool(name=INTAKE_TOOL)
     def intake_customer_request(email: str) -> str:
-        """Take in the customer's e-mail request as an order (validated against the catalog).
+        """Step 1. Take in the customer's e-mail as an order, validated against the product catalog.
 
-        Pass the customer's e-mail text exactly as received. Returns the order, including its order_id.
-        Re-submitting the same request returns the order already taken in.
+        Pass the customer's e-mail text exactly as received: every line, unchanged. Returns the order as
+        JSON, including its order_id, which analyze_blockers and propose_schedule need. Submitting the same
+        request again returns the order already taken in. An e-mail describing another request is refused.
 
         Args:
-            email: the full text of the customer's e-mail.
+            email: the full text of the customer's e-mail, verbatim.
         """
         order = parse_customer_email(email, CATALOG, _state(ctx).days)
         stored = ctx.store.take_in_order(order, ctx.event("order_taken_in", order_id=order.order_id))
@@ -73,7 +75,10 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool
     def list_active_orders() -> str:
-        """List every order in the shop with priority, machine time, material use and scheduled day."""
+        """Step 2. List every order in the shop: priority, machine, machine-hours, thread use and scheduled day.
+
+        Read-only; takes no arguments.
+        """
         state = _state(ctx)
         return _json(
             [
@@ -93,7 +98,10 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool
     def get_inventory() -> str:
-        """Show the thread inventory on hand and procurement already requested."""
+        """Step 3. Show the thread on hand per material id and procurement already requested.
+
+        Read-only; takes no arguments.
+        """
         state = _state(ctx)
         return _json(
             {
@@ -104,7 +112,10 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool
     def get_machine_capacity() -> str:
-        """Show each machine's capacity, booked and free machine-hours for each day in the window."""
+        """Step 4. Show each machine's capacity, booked and free machine-hours for each day of the window.
+
+        Read-only; takes no arguments.
+        """
         state = _state(ctx)
         return _json(
             {
@@ -122,21 +133,26 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool(name="analyze_blockers")
     def analyze(order_id: str) -> str:
-        """Find what blocks an order on its requested day: inventory shortages and capacity conflicts.
+        """Step 5. Find what blocks an order on its requested day: thread shortages and machine overbooking.
+
+        Read-only. Returns a JSON list of blockers; an empty list means nothing blocks the order.
 
         Args:
-            order_id: the order returned by intake_customer_request.
+            order_id: the order_id returned by intake_customer_request, e.g. "RUSH-200".
         """
         return _json([b.model_dump(mode="json") for b in analyze_blockers(_state(ctx), order_id)])
 
-    @tool
+    @tool(name=PROPOSE_TOOL)
     def propose_schedule(order_id: str) -> str:
-        """Build the production plan for an order and store it as an immutable proposal.
+        """Step 6. Compute the production plan for the order and store it as an immutable proposal.
 
-        Returns the proposal_hash that names exactly this plan; apply_production_plan needs it.
+        The plan (schedule moves, thread to procure, message drafts) is computed here from the shop's
+        state; nothing is changed in the shop. Returns JSON with the proposal_hash (64 hex characters) that
+        names exactly this plan, and a one-line summary. Only the order taken in by
+        intake_customer_request for this customer may be planned.
 
         Args:
-            order_id: the order returned by intake_customer_request.
+            order_id: the order_id returned by intake_customer_request.
         """
         proposal = build_proposal(_state(ctx), order_id)
         proposal_hash = proposal.proposal_hash()
@@ -146,20 +162,27 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
 
     @tool
     def draft_communications(proposal_hash: str) -> str:
-        """Return the drafted messages (customer, operator, supplier) of a stored proposal. Sends nothing.
+        """Step 7. Return the message drafts (customer, operator, supplier) of a stored proposal.
+
+        Read-only: nothing is sent.
 
         Args:
-            proposal_hash: the hash returned by propose_schedule.
+            proposal_hash: the proposal_hash returned by propose_schedule, all 64 characters.
         """
         proposal = stored_proposal(ctx, proposal_hash)
         return _json([d.model_dump(mode="json") for d in proposal.communication_drafts])
 
     @tool(name=APPLY_TOOL)
     def apply_production_plan(proposal_hash: str) -> str:
-        """Apply a stored proposal to the shop. Requires a human's approval of exactly this proposal_hash.
+        """Step 8, last. Apply the proposed plan to the shop once a person has approved it.
+
+        Calling this asks a person to approve exactly this proposal; the run pauses until they decide.
+        If they approve, the plan is applied once and the result gives the new revision. If they reject,
+        the result starts with "rejected" and gives their reason: the plan is not applied and must not be
+        retried. A hash that propose_schedule did not return in this conversation is refused.
 
         Args:
-            proposal_hash: the hash returned by propose_schedule, unchanged.
+            proposal_hash: the proposal_hash returned by propose_schedule, copied unchanged.
         """
         checkpoint = ctx.approved_checkpoint
         decision = ctx.decision
