@@ -10,6 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scripts.clidriver import Run, cli
+from scripts.refusal_cases import Pending
 
 
 def _must(run: Run) -> Run:
@@ -37,24 +38,9 @@ def main() -> None:
     print("3. The shop before deciding:", before.stdout.splitlines()[0], "\n")
 
     print("4. The approver approves exactly this plan. A fresh process re-checks everything first.")
-    resume = _must(
-        cli(
-            "resume",
-            *d,
-            "--checkpoint",
-            start["CHECKPOINT_ID"],
-            "--decision",
-            "approve",
-            "--reviewed-hash",
-            start["PROPOSAL_HASH"],
-            "--approver",
-            "shop-owner",
-            "--interrupt-id",
-            start["INTERRUPT_ID"],
-            "--session-id",
-            start["SESSION_ID"],
-        )
-    )
+    pending = Pending.from_start(data_dir, start)
+    ids = ("--interrupt-id", pending.interrupt_id, "--session-id", pending.session_id)
+    resume = _must(pending.resume("approve", *ids))
     print(
         f"   Decision {resume['DECISION']} in process {resume['RESUME_PID']} "
         f"(the plan was proposed by process {resume['START_PID']})."
@@ -62,16 +48,7 @@ def main() -> None:
     print(f"   The shop moved to revision {resume['STATE_REVISION']}; plans applied: {resume['PLAN_APPLIED_COUNT']}.\n")
 
     print("5. Clicking approve again changes nothing:")
-    again = cli(
-        "resume",
-        *d,
-        "--checkpoint",
-        start["CHECKPOINT_ID"],
-        "--decision",
-        "approve",
-        "--reviewed-hash",
-        start["PROPOSAL_HASH"],
-    )
+    again = pending.resume("approve")
     print(f"   refused with {again.values.get('REFUSED', '?')} (exit {again.returncode}).\n")
 
     print("6. The shop after the decision:")

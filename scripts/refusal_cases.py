@@ -58,7 +58,7 @@ class Pending:
             "--reviewed-hash",
             reviewed_hash or self.proposal_hash,
             "--approver",
-            "evidence-approver",
+            "shop-owner",
             *extra,
         )
 
