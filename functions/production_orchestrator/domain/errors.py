@@ -80,3 +80,19 @@ class ResumeRefusedError(OrchestratorError):
         super().__init__(f"{code.value}: {message}")
         self.code = code
         self.human_message = message
+
+
+class ApprovalExpiredError(OrchestratorError):
+    """The approval is no longer open: its window closed or it was marked expired."""
+
+
+class TaskTokenClosedError(OrchestratorError):
+    """The workflow no longer waits on the stored task token (timed out, unknown or already answered)."""
+
+
+class PlanNotAppliedError(OrchestratorError):
+    """An approved decision was recorded but the plan did not apply (the agent or the store refused)."""
+
+
+class BackendError(OrchestratorError):
+    """A backend call failed for a reason other than a failed condition (throttling, access, outage)."""

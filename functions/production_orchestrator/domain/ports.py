@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
-from .records import AuditEvent, DecisionRecord
+from .approvals import ApprovalRecord, ApprovalStatus
+from .records import AuditEvent, Decision, DecisionRecord
 from .shop import Order, ShopState
 from .verification import SessionFacts
 
@@ -99,4 +102,69 @@ class SessionStore(Protocol):
 
     def read_facts(self, session_id: str, agent_id: str) -> SessionFacts:
         """What the stored session holds, read without creating or changing anything."""
+        ...
+
+
+class ApprovalStore(Protocol):
+    """Approval requests: the stored task token, link-secret hashes, status and the recorded decision.
+
+    Status changes are conditional writes; a failed condition raises a typed domain error.
+    """
+
+    def create_approval(self, record: ApprovalRecord) -> None:
+        """Create ``record`` (never overwrite); raises ``IntegrityError`` when the id exists."""
+        ...
+
+    def get_approval(self, approval_id: str) -> ApprovalRecord | None:
+        """The approval, read consistently, or None."""
+        ...
+
+    def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
+        """Every approval requested for ``checkpoint_id``."""
+        ...
+
+    def record_approval_decision(self, approval_id: str, decision: Decision, *, now: datetime) -> ApprovalRecord:
+        """Move a pending, unexpired approval to ``decided`` with ``decision``, exactly once.
+
+        Raises ``DecisionAlreadyClaimedError`` when it was decided, ``ApprovalExpiredError`` when it expired
+        or its window closed, ``NotFoundError`` when it does not exist.
+        """
+        ...
+
+    def expire_approval(
+        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending"
+    ) -> ApprovalRecord:
+        """Move the approval from ``from_status`` to ``expired``; an already expired one is returned as is.
+
+        Raises ``DecisionAlreadyClaimedError`` when it is ``decided`` and ``from_status`` is ``pending``.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class ApprovalMessage:
+    """One notification to one approver. ``body`` carries the link secret: never log it."""
+
+    approval_id: str
+    approver: str
+    subject: str
+    body: str
+
+    def __repr__(self) -> str:
+        return f"ApprovalMessage(approval_id={self.approval_id!r}, approver={self.approver!r})"
+
+
+class ApprovalNotifier(Protocol):
+    """Delivers approval messages (SNS e-mail in AWS)."""
+
+    def notify(self, message: ApprovalMessage) -> None:
+        """Send one message to its approver."""
+        ...
+
+
+class WorkflowCallback(Protocol):
+    """Wakes the parked workflow (Step Functions ``SendTaskSuccess`` in AWS)."""
+
+    def send_success(self, task_token: str, output: dict[str, Any]) -> None:
+        """Report success with ``output``; raises ``TaskTokenClosedError`` when the token is closed."""
         ...

@@ -1,0 +1,249 @@
+"""DynamoDB implementation of :class:`ShopStore` on the one table (layout: docs/dynamodb-design.md).
+
+Each state change is a single conditional write or one ``TransactWriteItems``:
+
+    seed         Put STATE if absent                                   + Put AUDIT
+    intake/count Put STATE if revision and digest are what was read    + Put AUDIT   (optimistic, retried)
+    proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
+    checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
+    decision     Put DECISION#<checkpoint> if absent                   + Put AUDIT
+    apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
+
+so a replay, a double click or a Lambda retry can never apply a plan twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from ...domain.errors import (
+    DecisionAlreadyClaimedError,
+    IntakeError,
+    IntegrityError,
+    ShopError,
+    StaleStateError,
+)
+from ...domain.records import AuditEvent, DecisionRecord
+from ...domain.shop import Order, ShopState
+from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
+from .table_schema import (
+    APPLICATION_SK_PREFIX,
+    AUDIT_SK_PREFIX,
+    CHECKPOINT_SK_PREFIX,
+    DECISION_SK_PREFIX,
+    PARTITION_KEY,
+    PROPOSAL_PK_PREFIX,
+    PROPOSAL_SK,
+    SHOP_PK,
+    STATE_SK,
+)
+
+_ABSENT = f"attribute_not_exists({PARTITION_KEY})"
+_UNCHANGED = f"attribute_exists({PARTITION_KEY}) AND revision = :revision AND digest = :digest"
+_OPTIMISTIC_ATTEMPTS = 5
+
+
+class DynamoShopStore:
+    """One shop in one DynamoDB table."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._table = DynamoTable(client, table_name)
+
+    # -- items ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _state_item(state: ShopState) -> Item:
+        return {
+            **key(SHOP_PK, STATE_SK),
+            "revision": n(state.revision),
+            "digest": s(state.digest()),
+            "state": s(state.model_dump_json()),
+        }
+
+    def _audit_put(self, event: AuditEvent) -> Item:
+        sort_key = f"{AUDIT_SK_PREFIX}{now_ns():020d}#{secrets.token_hex(4)}"
+        item = {**key(SHOP_PK, sort_key), "raw": s(event.model_dump_json())}
+        return self._table.put_op(item, condition=_ABSENT)
+
+    @staticmethod
+    def _unchanged(revision: int, digest: str) -> Item:
+        return {":revision": n(revision), ":digest": s(digest)}
+
+    def _state_row(self) -> tuple[int, str, ShopState] | None:
+        item = self._table.get(SHOP_PK, STATE_SK)
+        if item is None:
+            return None
+        return int(item["revision"]["N"]), item["digest"]["S"], ShopState.model_validate_json(item["state"]["S"])
+
+    def _update_state(self, change: Callable[[ShopState], ShopState | None], event: AuditEvent) -> ShopState:
+        """Read-modify-write conditioned on what was read; ``change`` returning None means nothing to write."""
+        for _ in range(_OPTIMISTIC_ATTEMPTS):
+            row = self._state_row()
+            if row is None:
+                raise ShopError("the shop has not been seeded")
+            revision, digest, state = row
+            updated = change(state)
+            if updated is None:
+                return state
+            try:
+                self._table.transact(
+                    [
+                        self._table.put_op(
+                            self._state_item(updated), condition=_UNCHANGED, values=self._unchanged(revision, digest)
+                        ),
+                        self._audit_put(event),
+                    ]
+                )
+            except ConditionFailed:
+                continue  # another writer moved the state between our read and our write: read again
+            return updated
+        raise StaleStateError("the shop kept changing while this update was attempted")
+
+    # -- ShopStore -----------------------------------------------------------------------------------
+
+    def load_state(self) -> ShopState | None:
+        """The current shop state, or None before it was seeded."""
+        row = self._state_row()
+        return None if row is None else row[2]
+
+    def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
+        """Store ``state`` if the shop is empty; a shop seeded with another scenario is an error."""
+        try:
+            self._table.transact(
+                [self._table.put_op(self._state_item(state), condition=_ABSENT), self._audit_put(event)]
+            )
+            return state
+        except ConditionFailed:
+            pass
+        existing = self.load_state()
+        if existing is None:  # pragma: no cover - the condition failed because the state exists
+            raise ShopError("the shop state vanished while seeding")
+        if existing.scenario != state.scenario:
+            raise ShopError(f"this table holds the {existing.scenario!r} shop, not {state.scenario!r}")
+        return existing
+
+    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
+        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
+
+        def change(state: ShopState) -> ShopState | None:
+            existing = state.order(order.order_id)
+            if existing is None:
+                return state.with_order(order)
+            if existing.model_copy(update={"scheduled_day": None}) != order:
+                raise IntakeError(f"order {order.order_id} was already taken in with different details")
+            return None
+
+        stored = self._update_state(change, event).order(order.order_id)
+        assert stored is not None
+        return stored
+
+    def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
+        """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""
+        return self._update_state(lambda state: state.with_inventory(material_id, quantity), event)
+
+    def put_proposal(self, proposal_hash: str, data: bytes) -> None:
+        """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
+        item = {**key(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK), "data": b(data)}
+        try:
+            self._table.put(item, condition=_ABSENT)
+        except ConditionFailed as failed:
+            found = failed.found(0) or self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK) or {}
+            if bytes(found.get("data", {}).get("B", b"")) != data:
+                raise IntegrityError(f"proposal {proposal_hash} exists with different bytes") from None
+
+    def get_proposal(self, proposal_hash: str) -> bytes | None:
+        """The stored proposal bytes (callers re-hash them)."""
+        item = self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK)
+        return None if item is None else bytes(item["data"]["B"])
+
+    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
+        """Create the checkpoint (never overwrite) together with its audit event."""
+        item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
+        try:
+            self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
+        except ConditionFailed:
+            raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+
+    def get_checkpoint(self, checkpoint_id: str) -> str | None:
+        """The checkpoint's stored JSON text."""
+        item = self._table.get(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id)
+        return None if item is None else str(item["raw"]["S"])
+
+    def list_checkpoints(self) -> list[str]:
+        """Every checkpoint's JSON text, oldest first."""
+        items, _ = self._table.query(SHOP_PK, CHECKPOINT_SK_PREFIX)
+        items.sort(key=lambda i: int(i["recorded_ns"]["N"]))
+        return [str(i["raw"]["S"]) for i in items]
+
+    def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
+        """The claimed decision for a checkpoint, if any."""
+        item = self._table.get(SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
+        return None if item is None else DecisionRecord.model_validate_json(item["raw"]["S"])
+
+    def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
+        """Put the decision if none exists, with its audit event, in one transaction."""
+        item = {**key(SHOP_PK, DECISION_SK_PREFIX + record.checkpoint_id), "raw": s(record.model_dump_json())}
+        try:
+            self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
+        except ConditionFailed:
+            raise DecisionAlreadyClaimedError(
+                f"a decision for checkpoint {record.checkpoint_id} was already recorded"
+            ) from None
+
+    def apply_plan(
+        self,
+        *,
+        proposal_hash: str,
+        checkpoint_id: str,
+        new_state: ShopState,
+        expected_revision: int,
+        expected_digest: str,
+        event: AuditEvent,
+    ) -> bool:
+        """State update + application record + ``plan_applied`` event, conditioned on revision and digest."""
+        application = {
+            **key(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash),
+            "checkpoint_id": s(checkpoint_id),
+            "revision": n(new_state.revision),
+        }
+        try:
+            self._table.transact(
+                [
+                    self._table.put_op(
+                        self._state_item(new_state),
+                        condition=_UNCHANGED,
+                        values=self._unchanged(expected_revision, expected_digest),
+                    ),
+                    self._table.put_op(application, condition=_ABSENT),
+                    self._audit_put(event),
+                ]
+            )
+        except ConditionFailed as failed:
+            if failed.failed(1):
+                return False  # this proposal already applied: the replay converges without a second write
+            found = failed.found(0)
+            raise StaleStateError(
+                "the shop changed since the plan was verified",
+                expected={"revision": expected_revision, "digest": expected_digest},
+                found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
+            ) from None
+        return True
+
+    def application_count(self, proposal_hash: str | None = None) -> int:
+        """How many plans applied (for one proposal, or in all)."""
+        if proposal_hash is not None:
+            return 0 if self._table.get(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash) is None else 1
+        _, count = self._table.query(SHOP_PK, APPLICATION_SK_PREFIX, count_only=True)
+        return count
+
+    def append_audit(self, event: AuditEvent) -> None:
+        """Append one audit event."""
+        put = self._audit_put(event)["Put"]
+        self._table.put(put["Item"], condition=put["ConditionExpression"])
+
+    def audit_events(self) -> list[AuditEvent]:
+        """The audit trail, oldest first."""
+        items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
+        return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]

@@ -1,0 +1,32 @@
+"""The single DynamoDB table's key schema and item keys, shared by the adapter and the CDK stack.
+
+Imports nothing from boto3 or CDK, so infrastructure code can take the names from here. See
+docs/dynamodb-design.md for why the items are laid out this way.
+"""
+
+from __future__ import annotations
+
+PARTITION_KEY = "pk"
+PARTITION_KEY_TYPE = "S"
+SORT_KEY = "sk"
+SORT_KEY_TYPE = "S"
+TTL_ATTRIBUTE = "ttl"  # number, epoch seconds; only approval items carry it
+BILLING_MODE = "PAY_PER_REQUEST"
+
+# Items the shop's lists are read from share one partition; items addressed only by id get their own.
+SHOP_PK = "SHOP"
+STATE_SK = "STATE"
+CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
+DECISION_SK_PREFIX = "DECISION#"
+APPLICATION_SK_PREFIX = "APPLICATION#"
+AUDIT_SK_PREFIX = "AUDIT#"
+APPROVAL_OF_SK_PREFIX = "APPROVAL_OF#"  # pointer: checkpoint -> approval id (no secrets)
+PROPOSAL_PK_PREFIX = "PROPOSAL#"
+PROPOSAL_SK = "PROPOSAL"
+APPROVAL_PK_PREFIX = "APPROVAL#"
+APPROVAL_SK = "APPROVAL"
+
+# Approval items (task token, secret hashes) are deleted by TTL this long after their window closes.
+APPROVAL_RETENTION_SECONDS = 30 * 86400
+# DynamoDB rejects items over 400 KB; refuse far earlier with a clear error instead.
+MAX_ITEM_BYTES = 256 * 1024
