@@ -91,10 +91,10 @@ def _state(store: ShopStore) -> ShopState:
 
 
 def _usage(result: Any) -> dict[str, int]:
-    """Token counts the model reported for one invocation, and how many model calls it took."""
+    """Token counts the model reported for one invocation, and its event-loop cycles."""
     metrics = result.metrics
     usage = {key: int(value) for key, value in dict(metrics.accumulated_usage).items() if isinstance(value, int)}
-    usage["modelCalls"] = int(metrics.cycle_count)
+    usage["eventLoopCycles"] = int(metrics.cycle_count)
     return usage
 
 
