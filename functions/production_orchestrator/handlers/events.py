@@ -1,0 +1,164 @@
+"""Event and response models of the handlers (samples under tests/events/).
+
+Step Functions may nest the pieces (``ResultPath``): the run output under ``run`` and the decision
+pointer under ``decision`` are lifted to the top level, so flat and nested payloads both parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from ..domain.approvals import APPROVAL_ID_PATTERN
+from ..domain.errors import ValidationError
+from ..domain.records import CHECKPOINT_ID_PATTERN, SESSION_ID_PATTERN, require_hash, require_id
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_event(model: type[M], event: Any) -> M:
+    """``event`` as ``model``; a bad event is a ``ValidationError`` that names fields, never values."""
+    try:
+        return model.model_validate(event)
+    except PydanticValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'event'}: {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False, include_context=False)
+        )
+        raise ValidationError(f"invalid {model.__name__}: {problems}") from None
+
+
+def _lift(data: Any, *nested: str) -> Any:
+    if not isinstance(data, dict):
+        return data
+    flat = dict(data)
+    for name in nested:
+        inner = flat.pop(name, None)
+        if isinstance(inner, dict):
+            flat = {**inner, **flat}
+    return flat
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _Checkpointed(_Event):
+    checkpoint_id: str
+
+    @field_validator("checkpoint_id")
+    @classmethod
+    def _checkpoint(cls, value: str) -> str:
+        return require_id(value, CHECKPOINT_ID_PATTERN, "checkpoint id")
+
+
+class RunAgentEvent(_Event):
+    """The execution input of ``RunAgentUntilApproval``; the scenario defaults to ``PO_SCENARIO``."""
+
+    scenario: str | None = Field(default=None, max_length=60)
+
+
+class RunAgentOutput(BaseModel):
+    """What the next states need: ids, the proposal hash and the expiry."""
+
+    session_id: str
+    checkpoint_id: str
+    interrupt_id: str
+    proposal_hash: str
+    expires_at: str
+
+
+class RequestApprovalEvent(_Checkpointed):
+    """``lambda:invoke.waitForTaskToken`` payload: the task token plus the run output."""
+
+    task_token: str = Field(min_length=1, max_length=4096, repr=False)
+    proposal_hash: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        return _lift(data, "run")
+
+    @field_validator("proposal_hash")
+    @classmethod
+    def _hash(cls, value: str) -> str:
+        return require_hash(value, "proposal hash")
+
+
+class RequestApprovalOutput(BaseModel):
+    """No secret: the approval id and how many approvers were notified."""
+
+    approval_id: str
+    checkpoint_id: str
+    expires_at: str
+    notified: int
+
+
+class ResumeEvent(_Checkpointed):
+    """``ResumeVerifiedDecision`` input: the pointer sent with ``SendTaskSuccess`` (plus the run ids)."""
+
+    approval_id: str
+    interrupt_id: str | None = Field(default=None, max_length=300)
+    session_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        return _lift(data, "decision", "run")
+
+    @field_validator("approval_id")
+    @classmethod
+    def _approval(cls, value: str) -> str:
+        return require_id(value, APPROVAL_ID_PATTERN, "approval id")
+
+    @field_validator("session_id")
+    @classmethod
+    def _session(cls, value: str | None) -> str | None:
+        return None if value is None else require_id(value, SESSION_ID_PATTERN, "session id")
+
+
+class ResumeOutput(BaseModel):
+    """How the resume ended. A refusal is raised as ``ResumeRefusedError``, so ``refused`` shows in the
+    error Step Functions catches rather than here."""
+
+    outcome: Literal["applied", "rejected", "refused"]
+    code: str | None = None
+    checkpoint_id: str
+    state_revision: int
+    plan_applied_count: int
+
+
+class RecordExpiryEvent(_Checkpointed):
+    """``DecisionExpired`` input: the run output (Step Functions may add the caught error)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        return _lift(data, "run")
+
+
+class RecordExpiryOutput(BaseModel):
+    """The workflow ended without a decision: nothing applied."""
+
+    outcome: Literal["expired"] = "expired"
+    checkpoint_id: str
+    expired_approvals: list[str]
+    state_revision: int
+    plan_applied_count: int
+
+
+class LinkQuery(_Event):
+    """``?a=<approval id>&s=<link secret>``; shapes are checked when used, so a bad link is just unknown."""
+
+    a: str = Field(default="", max_length=64)
+    s: str = Field(default="", max_length=256, repr=False)
+
+
+class DecisionForm(LinkQuery):
+    """The confirmation page's POST."""
+
+    decision: Literal["approve", "reject"]
+    reviewed_hash: str = Field(max_length=64)
+    reason: str = Field(default="", max_length=2000)

@@ -1,0 +1,31 @@
+"""Powertools Logger, Tracer and Metrics, created once per process and shared by the handlers.
+
+The service name comes from ``POWERTOOLS_SERVICE_NAME``. Handlers log ids as fields and never the
+event: a task token or a link secret must not reach a log line.
+"""
+
+from __future__ import annotations
+
+import os
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+METRICS_NAMESPACE = "ProductionOrchestrator"
+# Powertools reads POWERTOOLS_SERVICE_NAME itself; the fallback only names the logger when it is unset.
+SERVICE_NAME = os.environ.get("POWERTOOLS_SERVICE_NAME") or "production-orchestrator"
+
+logger = Logger(service=SERVICE_NAME)
+tracer = Tracer()
+metrics = Metrics(namespace=METRICS_NAMESPACE)
+
+
+def count(name: str) -> None:
+    """Add one to metric ``name`` (flushed when the handler returns)."""
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+
+
+def count_refusal(code: str) -> None:
+    """``ResumeRefused`` with the refusal code as its dimension, flushed on its own."""
+    with single_metric(name="ResumeRefused", unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE) as metric:
+        metric.add_dimension(name="code", value=code)

@@ -1,0 +1,32 @@
+"""``DecisionExpired``: the wait timed out. Pending approvals become expired; nothing is ever approved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from ..approval_service import expire_approvals
+from .core import core
+from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
+from .observability import count, logger, metrics, tracer
+
+
+@logger.inject_lambda_context(log_event=False, clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Expire the checkpoint's pending approvals and report the unchanged shop."""
+    request = parse_event(RecordExpiryEvent, event)
+    logger.append_keys(checkpoint_id=request.checkpoint_id)
+    shared = core()
+    expired = expire_approvals(shared.store, shared.approvals, request.checkpoint_id, shared.now())
+    state = shared.store.load_state()
+    logger.info("approval expired", extra={"approval_ids": expired})
+    count("DecisionExpired")
+    return RecordExpiryOutput(
+        checkpoint_id=request.checkpoint_id,
+        expired_approvals=expired,
+        state_revision=0 if state is None else state.revision,
+        plan_applied_count=shared.store.application_count(),
+    ).model_dump()

@@ -1,0 +1,52 @@
+"""``ResumeVerifiedDecision``: a fresh process re-reads everything, verifies, and resumes with the decision.
+
+A refusal is raised as ``ResumeRefusedError`` (the state machine catches on the class name).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from ..domain.errors import ResumeRefusedError
+from ..workflow import resume_decided
+from .agent_root import agent_root
+from .events import ResumeEvent, ResumeOutput, parse_event
+from .observability import count, count_refusal, logger, metrics, tracer
+
+
+@logger.inject_lambda_context(log_event=False, clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Resume one checkpoint with the decision its approval holds."""
+    request = parse_event(ResumeEvent, event)
+    logger.append_keys(checkpoint_id=request.checkpoint_id, approval_id=request.approval_id)
+    root = agent_root()
+    try:
+        result = resume_decided(
+            root.runtime,
+            root.core.approvals,
+            root.binding,
+            checkpoint_id=request.checkpoint_id,
+            approval_id=request.approval_id,
+            interrupt_id=request.interrupt_id,
+            session_id=request.session_id,
+        )
+    except ResumeRefusedError as refusal:
+        logger.warning("resume refused", extra={"code": refusal.code.value, "reason": refusal.human_message})
+        count_refusal(refusal.code.value)
+        raise
+    if result.outcome == "applied":
+        count("PlanApplied")
+    logger.info(
+        "resume finished",
+        extra={"outcome": result.outcome, "revision": result.revision, "plan_applied_count": result.plan_applied_count},
+    )
+    return ResumeOutput(
+        outcome="applied" if result.outcome == "applied" else "rejected",
+        checkpoint_id=request.checkpoint_id,
+        state_revision=result.revision,
+        plan_applied_count=result.plan_applied_count,
+    ).model_dump()

@@ -1,0 +1,122 @@
+"""Lambda configuration: environment variables read once per cold start into one validated model.
+
+Each handler names the settings it needs; a missing or malformed one is a ``ConfigurationError`` naming
+the environment variable, raised before any event is handled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from ..domain.durations import parse_duration
+from ..domain.errors import ConfigurationError, ValidationError
+
+# Field name -> environment variable. The CDK stack sets exactly these.
+ENV_VARS = {
+    "table_name": "PO_TABLE_NAME",
+    "session_bucket": "PO_SESSION_BUCKET",
+    "session_prefix": "PO_SESSION_PREFIX",
+    "topic_arn": "PO_TOPIC_ARN",
+    "provider": "PO_PROVIDER",
+    "model_id": "PO_MODEL_ID",
+    "model_region": "PO_MODEL_REGION",
+    "model_profile": "PO_MODEL_PROFILE",
+    "model_endpoint": "PO_MODEL_ENDPOINT",
+    "approval_window": "PO_APPROVAL_WINDOW",
+    "link_base_url": "PO_LINK_BASE_URL",
+    "approvers": "PO_APPROVERS",
+    "scenario": "PO_SCENARIO",
+}
+_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+_TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
+_TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
+_LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)$")
+
+
+class Settings(BaseModel):
+    """Every setting any handler reads. Optional here; each handler :meth:`require`\\ s its own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    table_name: str | None = None
+    session_bucket: str | None = None
+    session_prefix: str = "sessions/"
+    topic_arn: str | None = None
+    provider: str = "deterministic"
+    model_id: str | None = None
+    model_region: str | None = None
+    model_profile: str | None = None
+    model_endpoint: str | None = None
+    approval_window: timedelta = timedelta(days=7)
+    link_base_url: str | None = None
+    approvers: tuple[str, ...] = Field(default=())
+    scenario: str = "rush-order"
+
+    @field_validator("table_name")
+    @classmethod
+    def _table(cls, value: str | None) -> str | None:
+        if value is not None and not _TABLE.match(value):
+            raise ValueError("is not a DynamoDB table name")
+        return value
+
+    @field_validator("topic_arn")
+    @classmethod
+    def _topic(cls, value: str | None) -> str | None:
+        if value is not None and not _TOPIC.match(value):
+            raise ValueError("is not an SNS topic ARN")
+        return value
+
+    @field_validator("link_base_url")
+    @classmethod
+    def _link(cls, value: str | None) -> str | None:
+        if value is not None and not _LINK.match(value):
+            raise ValueError("must be an https URL without query or fragment (http only for localhost)")
+        return value
+
+    @field_validator("approval_window", mode="before")
+    @classmethod
+    def _window(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return parse_duration(value)
+            except ValidationError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("approvers", mode="before")
+    @classmethod
+    def _approvers(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = tuple(part.strip() for part in value.split(",") if part.strip())
+        for email in value:
+            if not _EMAIL.match(email):
+                raise ValueError(f"{email!r} is not an e-mail address")
+        return value
+
+    def require(self, *fields: str) -> Settings:
+        """``self`` if every field in ``fields`` is set; else name the missing environment variables."""
+        missing = [ENV_VARS[name] for name in fields if not getattr(self, name)]
+        if missing:
+            raise ConfigurationError(f"missing environment variable(s): {', '.join(missing)}")
+        return self
+
+
+def load_settings(environ: Mapping[str, str]) -> Settings:
+    """Read the settings from ``environ``; empty values count as unset."""
+    raw = {name: environ[var] for name, var in ENV_VARS.items() if environ.get(var, "").strip()}
+    try:
+        return Settings.model_validate(raw)
+    except PydanticValidationError as exc:
+        # Name the variable and the rule, never echo the value (a URL or ARN is not secret, but a
+        # misplaced secret in the wrong variable would be).
+        problems = "; ".join(
+            f"{ENV_VARS.get(str(err['loc'][0]), err['loc'][0]) if err['loc'] else 'settings'} {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False)
+        )
+        raise ConfigurationError(f"invalid configuration: {problems}") from None

@@ -1,0 +1,38 @@
+"""The resume step of the AWS workflow: the decision recorded on an approval, through the same gate.
+
+approval (decided) -> ResumeRequest -> service.resume_run (verify, claim once, interruptResponse)
+"""
+
+from __future__ import annotations
+
+from . import approval_service
+from .domain.errors import PlanNotAppliedError
+from .domain.ports import ApprovalStore
+from .domain.records import ProviderBinding
+from .service import ResumeResult, Runtime, resume_run
+
+
+def resume_decided(
+    rt: Runtime,
+    approvals: ApprovalStore,
+    binding: ProviderBinding,
+    *,
+    checkpoint_id: str,
+    approval_id: str,
+    interrupt_id: str | None = None,
+    session_id: str | None = None,
+) -> ResumeResult:
+    """Resume ``checkpoint_id`` with the decision recorded on ``approval_id``.
+
+    Refusals raise ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not
+    apply raises ``PlanNotAppliedError``.
+    """
+    recorded = approval_service.decision_for_resume(
+        approvals, checkpoint_id, approval_id, interrupt_id=interrupt_id, session_id=session_id
+    )
+    result = resume_run(rt, recorded.request, binding, approver=recorded.approver, reason=recorded.reason)
+    if result.outcome == "not_applied":
+        raise PlanNotAppliedError(
+            f"the approval of checkpoint {checkpoint_id} was recorded but the plan did not apply: {result.final_text}"
+        )
+    return result
