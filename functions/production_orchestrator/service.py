@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from . import approval_service
 from .agent.context import RunContext
 from .agent.factory import build_agent
 from .agent.prompts import first_message
@@ -275,14 +276,7 @@ class CheckpointStatus:
 
 def review(rt: Runtime, checkpoint_id: str) -> tuple[Checkpoint, ProposalContent]:
     """The checkpoint and its verified proposal: exactly what a human reviews."""
-    require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
-    checkpoint = read_checkpoint(rt.store.get_checkpoint(checkpoint_id), checkpoint_id)
-    if isinstance(checkpoint, Refusal):
-        raise ResumeRefusedError(checkpoint.code, checkpoint.message)
-    data = rt.store.get_proposal(checkpoint.proposal_hash)
-    if data is None:
-        raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"proposal {checkpoint.proposal_hash} is missing")
-    return checkpoint, load_proposal(data, checkpoint.proposal_hash)
+    return approval_service.review(rt.store, checkpoint_id)
 
 
 def status(rt: Runtime) -> dict[str, Any]:
