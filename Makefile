@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: setup demo test lint typecheck unit evidence clean
+.PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,19 @@ $(STAMP): requirements.txt requirements-dev.txt
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# The CDK CLI (npm package aws-cdk, pinned in package.json) lives in node_modules/, not globally.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+# Offline, no credentials; builds the Lambda assets locally (pip wheels for the Lambda platform).
+synth: $(STAMP) $(NODE_STAMP)
+	npx cdk synth --quiet
+
+cfn-lint: synth
+	$(VENV)/bin/cfn-lint --ignore-checks W3005 -- cdk.out/ProductionOrchestrator.template.json
 
 demo: $(STAMP)
 	$(PY) scripts/demo.py

@@ -7,9 +7,28 @@ from typing import Any
 from aws_cdk import Stack
 from constructs import Construct
 
+from .constructs.agent_functions import AgentFunctions
+from .constructs.approval_channel import ApprovalChannel
+from .constructs.approval_workflow import ApprovalWorkflow
+from .constructs.operations import Operations
+from .constructs.state_store import StateStore
+from .settings import Settings
+
 
 class ProductionOrchestratorStack(Stack):
-    """Start Lambda, approval workflow, decision endpoint and resume Lambda (filled in by later work)."""
+    """State store, agent functions, approval channel, the workflow and its operations."""
 
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
+        settings = Settings.from_context(self.node)
+        self.store = StateStore(self, "StateStore", settings=settings)
+        self.channel = ApprovalChannel(self, "ApprovalChannel", settings=settings)
+        self.functions = AgentFunctions(
+            self, "Functions", settings=settings, store=self.store, topic=self.channel.topic
+        )
+        self.channel.attach_decision_endpoint(self.functions.decide, link_builder=self.functions.request_approval)
+        self.workflow = ApprovalWorkflow(self, "Workflow", settings=settings, functions=self.functions)
+        self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
+        self.operations = Operations(
+            self, "Operations", settings=settings, workflow=self.workflow, functions=self.functions
+        )

@@ -1,0 +1,255 @@
+"""One Lambda per handler, each with its own least-privilege role, JSON logs with retention, and X-Ray.
+
+Architecture: arm64 by default, on purpose: the workload is Python waiting on Bedrock and DynamoDB, every
+dependency ships aarch64 wheels, and Graviton costs about 20% less per GB-second than x86_64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from ..bundling import AGENT_ONLY_PACKAGES, lambda_code
+from ..constants import (
+    DECIDE_HANDLER,
+    ENV_APPROVAL_WINDOW,
+    ENV_APPROVERS,
+    ENV_LINK_BASE_URL,
+    ENV_METRICS_NAMESPACE,
+    ENV_MODEL_ENDPOINT,
+    ENV_MODEL_ID,
+    ENV_MODEL_PROFILE,
+    ENV_MODEL_REGION,
+    ENV_PROVIDER,
+    ENV_SCENARIO,
+    ENV_SERVICE_NAME,
+    ENV_SESSION_BUCKET,
+    ENV_SESSION_PREFIX,
+    ENV_TABLE_NAME,
+    ENV_TOPIC_ARN,
+    METRICS_NAMESPACE,
+    RECORD_EXPIRY_HANDLER,
+    REQUEST_APPROVAL_HANDLER,
+    RESUME_AGENT_HANDLER,
+    RUN_AGENT_HANDLER,
+)
+from ..nag import acknowledge
+from ..settings import Settings
+from .state_store import StateStore
+
+SERVICE_NAME = "production-orchestrator"
+RETENTION = {
+    1: logs.RetentionDays.ONE_DAY,
+    3: logs.RetentionDays.THREE_DAYS,
+    7: logs.RetentionDays.ONE_WEEK,
+    14: logs.RetentionDays.TWO_WEEKS,
+    30: logs.RetentionDays.ONE_MONTH,
+    90: logs.RetentionDays.THREE_MONTHS,
+    180: logs.RetentionDays.SIX_MONTHS,
+    365: logs.RetentionDays.ONE_YEAR,
+}
+BEDROCK_INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
+# Cross-region inference profile ids start with a geography; the profile routes to the base model in
+# any region of that geography, so the foundation-model grant cannot name one region.
+INFERENCE_PROFILE_PREFIXES = ("us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.")
+
+
+def retention(days: int) -> logs.RetentionDays:
+    """The CloudWatch retention for ``days`` (one of :data:`RETENTION`)."""
+    try:
+        return RETENTION[days]
+    except KeyError:
+        raise ValueError(f"logRetentionDays must be one of {sorted(RETENTION)}") from None
+
+
+@dataclass(frozen=True)
+class _Spec:
+    construct_id: str
+    handler: str
+    description: str
+    memory_mb: int
+    timeout: Duration
+    agent: bool  # runs the Strands agent: ships strands and may call the model
+
+
+class AgentFunctions(Construct):
+    """run_agent, request_approval, decide, resume_agent and record_expiry."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        store: StateStore,
+        topic: sns.ITopic,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self._settings = settings
+        self.architecture = (
+            lambda_.Architecture.ARM_64 if settings.architecture == "arm64" else lambda_.Architecture.X86_64
+        )
+        full_code = lambda_code(settings.architecture)
+        decision_code = lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES)
+        binding = settings.binding
+        self.environment = {
+            ENV_TABLE_NAME: store.table.table_name,
+            ENV_SESSION_BUCKET: store.session_bucket.bucket_name,
+            ENV_SESSION_PREFIX: store.session_prefix,
+            ENV_TOPIC_ARN: topic.topic_arn,
+            ENV_PROVIDER: binding.provider,
+            ENV_MODEL_ID: binding.model_id,
+            ENV_MODEL_REGION: binding.region,
+            ENV_MODEL_PROFILE: "",  # Lambda uses its role, never a named profile
+            ENV_MODEL_ENDPOINT: "",
+            ENV_APPROVAL_WINDOW: settings.approval_window,
+            ENV_APPROVERS: ",".join(settings.approver_emails),
+            ENV_SCENARIO: settings.scenario,
+            ENV_SERVICE_NAME: SERVICE_NAME,
+            ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        }
+        if settings.link_base_url:
+            self.environment[ENV_LINK_BASE_URL] = settings.link_base_url
+        agent_timeout = Duration.minutes(5)
+        self.run_agent = self._function(
+            _Spec(
+                "RunAgent", RUN_AGENT_HANDLER, "runs the agent until it asks for approval", 1024, agent_timeout, True
+            ),
+            full_code,
+        )
+        self.request_approval = self._function(
+            _Spec(
+                "RequestApproval",
+                REQUEST_APPROVAL_HANDLER,
+                "stores the task token and e-mails the approval link",
+                512,
+                Duration.seconds(30),
+                False,
+            ),
+            full_code,
+        )
+        self.decide = self._function(
+            _Spec(
+                "Decide",
+                DECIDE_HANDLER,
+                "serves the approval page and records the decision",
+                256,
+                Duration.seconds(15),
+                False,
+            ),
+            decision_code,
+        )
+        self.resume_agent = self._function(
+            _Spec(
+                "ResumeAgent",
+                RESUME_AGENT_HANDLER,
+                "verifies the decision, then resumes the agent",
+                1024,
+                agent_timeout,
+                True,
+            ),
+            full_code,
+        )
+        self.record_expiry = self._function(
+            _Spec(
+                "RecordExpiry",
+                RECORD_EXPIRY_HANDLER,
+                "marks an approval expired (never approves)",
+                512,
+                Duration.seconds(30),
+                False,
+            ),
+            full_code,
+        )
+        for fn in self.all:
+            store.grant_table(fn)
+        for fn in (self.run_agent, self.resume_agent):
+            store.grant_sessions(fn)
+            self._grant_model(fn)
+        topic.grant_publish(self.request_approval)
+
+    @property
+    def all(self) -> tuple[lambda_.Function, ...]:
+        """Every function, in workflow order."""
+        return (self.run_agent, self.request_approval, self.decide, self.resume_agent, self.record_expiry)
+
+    def _function(self, spec: _Spec, code: lambda_.Code) -> lambda_.Function:
+        log_group = logs.LogGroup(
+            self,
+            f"{spec.construct_id}Logs",
+            retention=retention(self._settings.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        role = iam.Role(
+            self,
+            f"{spec.construct_id}Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"production orchestrator {spec.construct_id}: {spec.description}",
+        )
+        # Instead of the AWSLambdaBasicExecutionRole managed policy (any log group): only its own.
+        role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
+                resources=[log_group.log_group_arn],
+            )
+        )
+        fn = lambda_.Function(
+            self,
+            spec.construct_id,
+            description=f"production orchestrator: {spec.description}",
+            runtime=lambda_.Runtime.PYTHON_3_12,
+            architecture=self.architecture,
+            handler=spec.handler,
+            code=code,
+            role=role,
+            memory_size=spec.memory_mb,
+            timeout=spec.timeout,
+            environment=dict(self.environment),
+            log_group=log_group,
+            logging_format=lambda_.LoggingFormat.JSON,
+            application_log_level_v2=lambda_.ApplicationLogLevel.INFO,
+            system_log_level_v2=lambda_.SystemLogLevel.WARN,
+            tracing=lambda_.Tracing.ACTIVE,
+        )
+        acknowledge(
+            fn,
+            "AwsSolutions-L1",
+            "Pinned to Python 3.12 on purpose: the asset's wheels and precompiled .pyc are built for "
+            "3.12 and the code is tested on it; moving runtimes is a deliberate upgrade.",
+        )
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Resource::*]",
+            "Only the X-Ray PutTraceSegments/PutTelemetryRecords actions that active tracing adds; "
+            "X-Ray does not support resource-level permissions.",
+        )
+        return fn
+
+    def _grant_model(self, fn: lambda_.Function) -> None:
+        binding = self._settings.binding
+        if binding.provider != "bedrock":
+            return
+        stack = Stack.of(self)
+        model_id = binding.model_id
+        if model_id.startswith(INFERENCE_PROFILE_PREFIXES):
+            base_model = model_id.split(".", 1)[1]
+            resources = [
+                f"arn:{stack.partition}:bedrock:{binding.region}:{stack.account}:inference-profile/{model_id}",
+                f"arn:{stack.partition}:bedrock:*::foundation-model/{base_model}",
+            ]
+            assert fn.role is not None
+            acknowledge(
+                fn.role,
+                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/{base_model}]",
+                "A cross-region inference profile routes to its one base model in any region of its "
+                "geography; the grant names that model and no other.",
+            )
+        else:
+            resources = [f"arn:{stack.partition}:bedrock:{binding.region}::foundation-model/{model_id}"]
+        fn.add_to_role_policy(iam.PolicyStatement(actions=list(BEDROCK_INVOKE_ACTIONS), resources=resources))

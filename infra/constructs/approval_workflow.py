@@ -1,0 +1,193 @@
+"""The Standard state machine that parks on a task token while a human decides.
+
+RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpired
+                               |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
+                               v
+                         ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
+                               v
+                         DecisionOutcome: applied -> PlanApplied | rejected -> PlanRejected
+                                          refused + EXPIRED -> DecisionExpired | otherwise -> ResumeRefused
+
+Standard, not Express: a decision may take days and Express executions stop after five minutes. Nothing
+on any path approves by default: a timeout records the expiry and ends.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_stepfunctions as sfn
+from aws_cdk import aws_stepfunctions_tasks as tasks
+from constructs import Construct
+
+from production_orchestrator.domain.errors import ResumeRefusedError, StartError
+
+from ..constants import (
+    OUTCOME_APPLIED,
+    OUTCOME_REFUSED,
+    OUTCOME_REJECTED,
+    STATE_DECISION_EXPIRED,
+    STATE_OUTCOME,
+    STATE_PLAN_APPLIED,
+    STATE_PLAN_REJECTED,
+    STATE_RESUME,
+    STATE_RESUME_REFUSED,
+    STATE_RUN_AGENT,
+    STATE_WAIT_FOR_DECISION,
+)
+from ..nag import acknowledge
+from ..settings import Settings
+from .agent_functions import AgentFunctions, retention
+
+# Refusal codes are the domain's; only EXPIRED changes the route.
+EXPIRED_CODE = "EXPIRED"
+# Throttles are transient too; CDK's default retry covers the other Lambda service errors.
+THROTTLED = "Lambda.TooManyRequestsException"
+# The execution outlives the approval window by the agent runs (minutes each, with retries) and a margin,
+# so a timed-out decision always reaches DecisionExpired before the execution itself times out.
+EXECUTION_GRACE_SECONDS = 2 * 3600
+
+
+def _run_fields(prefix: str = "$.run") -> dict[str, str]:
+    return {
+        "session_id": sfn.JsonPath.string_at(f"{prefix}.session_id"),
+        "checkpoint_id": sfn.JsonPath.string_at(f"{prefix}.checkpoint_id"),
+        "interrupt_id": sfn.JsonPath.string_at(f"{prefix}.interrupt_id"),
+        "proposal_hash": sfn.JsonPath.string_at(f"{prefix}.proposal_hash"),
+        "expires_at": sfn.JsonPath.string_at(f"{prefix}.expires_at"),
+    }
+
+
+class ApprovalWorkflow(Construct):
+    """The state machine, its log group (level ALL, no execution data) and X-Ray tracing."""
+
+    def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, functions: AgentFunctions) -> None:
+        super().__init__(scope, construct_id)
+
+        def invoke(
+            state: str, fn: lambda_.IFunction, payload: sfn.TaskInput | None, result_path: str
+        ) -> tasks.LambdaInvoke:
+            task = tasks.LambdaInvoke(
+                self,
+                state,
+                state_name=state,
+                lambda_function=fn,
+                payload=payload,
+                payload_response_only=True,
+                result_path=result_path,
+                retry_on_service_exceptions=True,
+            )
+            task.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
+            return task
+
+        # The start function gets the execution input as is (no Parameters).
+        run_agent = invoke(STATE_RUN_AGENT, functions.run_agent, None, "$.run")
+        wait_for_decision = tasks.LambdaInvoke(
+            self,
+            STATE_WAIT_FOR_DECISION,
+            state_name=STATE_WAIT_FOR_DECISION,
+            lambda_function=functions.request_approval,
+            integration_pattern=sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+            # The token goes to the notify function only; it stores it and mails a link that holds a
+            # separate secret, so the token never reaches a URL, an e-mail or a log line.
+            payload=sfn.TaskInput.from_object({"task_token": sfn.JsonPath.task_token, **_run_fields()}),
+            task_timeout=sfn.Timeout.duration(Duration.seconds(settings.approval_timeout_seconds)),
+            result_path="$.decision",
+            retry_on_service_exceptions=True,
+        )
+        wait_for_decision.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
+        resume = invoke(
+            STATE_RESUME,
+            functions.resume_agent,
+            sfn.TaskInput.from_object(
+                {
+                    "checkpoint_id": sfn.JsonPath.string_at("$.decision.checkpoint_id"),
+                    "approval_id": sfn.JsonPath.string_at("$.decision.approval_id"),
+                    "session_id": sfn.JsonPath.string_at("$.run.session_id"),
+                    "interrupt_id": sfn.JsonPath.string_at("$.run.interrupt_id"),
+                    "proposal_hash": sfn.JsonPath.string_at("$.run.proposal_hash"),
+                }
+            ),
+            "$.resume",
+        )
+        decision_expired = invoke(
+            STATE_DECISION_EXPIRED,
+            functions.record_expiry,
+            sfn.TaskInput.from_object(_run_fields()),
+            "$.expiry",
+        )
+        plan_applied = sfn.Succeed(self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once")
+        plan_rejected = sfn.Succeed(self, STATE_PLAN_REJECTED, comment="rejected; the domain state is unchanged")
+        resume_refused = sfn.Fail(
+            self,
+            STATE_RESUME_REFUSED,
+            error=ResumeRefusedError.__name__,
+            cause="the resume gate refused the decision; nothing was written",
+        )
+
+        run_agent.add_catch(
+            sfn.Fail(
+                self,
+                "AgentDidNotRequestApproval",
+                error=StartError.__name__,
+                cause="the agent stopped without asking for approval",
+            ),
+            errors=[StartError.__name__],
+            result_path="$.error",
+        )
+        wait_for_decision.add_catch(decision_expired, errors=[sfn.Errors.TIMEOUT], result_path="$.error")
+        resume.add_catch(resume_refused, errors=[ResumeRefusedError.__name__], result_path="$.error")
+        outcome = (
+            sfn.Choice(self, STATE_OUTCOME)
+            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), plan_applied)
+            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_REJECTED), plan_rejected)
+            .when(
+                sfn.Condition.and_(
+                    sfn.Condition.string_equals("$.resume.outcome", OUTCOME_REFUSED),
+                    sfn.Condition.is_present("$.resume.code"),
+                    sfn.Condition.string_equals("$.resume.code", EXPIRED_CODE),
+                ),
+                decision_expired,
+            )
+            # Anything else, including an outcome this version does not know, is a refusal: fail closed.
+            .otherwise(resume_refused)
+        )
+        definition = run_agent.next(wait_for_decision).next(resume).next(outcome)
+
+        self.log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=retention(settings.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.state_machine = sfn.StateMachine(
+            self,
+            "StateMachine",
+            state_machine_type=sfn.StateMachineType.STANDARD,
+            definition_body=sfn.DefinitionBody.from_chainable(definition),
+            timeout=Duration.seconds(settings.approval_timeout_seconds + EXECUTION_GRACE_SECONDS),
+            tracing_enabled=True,
+            logs=sfn.LogOptions(
+                destination=self.log_group,
+                level=sfn.LogLevel.ALL,
+                # Execution data would carry the task token in the WaitForHumanDecision parameters.
+                include_execution_data=False,
+            ),
+        )
+        role = self.state_machine.role
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Resource::*]",
+            "Log delivery (logs:*LogDelivery*, DescribeLogGroups...) and X-Ray trace actions do not "
+            "support resource-level permissions.",
+        )
+        stack = Stack.of(self)
+        for fn in (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry):
+            logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
+            acknowledge(
+                role,
+                f"AwsSolutions-IAM5[Resource::<{logical_id}.Arn>:*]",
+                "CDK grants invoke on the function and its versions/aliases (:*); the state machine "
+                "can invoke exactly these functions and nothing else.",
+            )

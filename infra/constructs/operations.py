@@ -1,0 +1,153 @@
+"""What an operator watches: alarms on failed executions, refused resumes, expired and long-pending
+approvals, function errors; one dashboard; an optional e-mail subscription for the alarms."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from constructs import Construct
+
+from ..constants import (
+    METRIC_DECISION_EXPIRED,
+    METRIC_OLDEST_PENDING_APPROVAL_AGE,
+    METRIC_RESUME_REFUSED,
+    METRICS_NAMESPACE,
+    STATE_DECISION_EXPIRED,
+    STATE_RESUME_REFUSED,
+)
+from ..settings import Settings
+from .agent_functions import AgentFunctions
+from .approval_channel import encrypted_topic
+from .approval_workflow import ApprovalWorkflow
+
+PERIOD = Duration.minutes(5)
+# Page before the window closes: at 80% of the window a human still has time to decide.
+PENDING_AGE_ALARM_FRACTION = 0.8
+
+
+class Operations(Construct):
+    """Alarms (with an SNS action) and a dashboard over the workflow and the functions."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        workflow: ApprovalWorkflow,
+        functions: AgentFunctions,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.alarm_topic = encrypted_topic(self, "AlarmTopic", "Production orchestrator alarms")
+        if settings.operator_email:
+            self.alarm_topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))
+        machine = workflow.state_machine
+
+        failed = cloudwatch.MathExpression(
+            expression="failed + timedOut + aborted",
+            using_metrics={
+                "failed": machine.metric_failed(period=PERIOD, statistic="Sum"),
+                "timedOut": machine.metric_timed_out(period=PERIOD, statistic="Sum"),
+                "aborted": machine.metric_aborted(period=PERIOD, statistic="Sum"),
+            },
+            label="executions failed, timed out or aborted",
+            period=PERIOD,
+        )
+        refused = self._state_entered_metric(
+            workflow.log_group, "FailStateEntered", STATE_RESUME_REFUSED, METRIC_RESUME_REFUSED
+        )
+        expired = self._state_entered_metric(
+            workflow.log_group, "TaskStateEntered", STATE_DECISION_EXPIRED, METRIC_DECISION_EXPIRED
+        )
+        # Published by the approval functions (Powertools Metrics, POWERTOOLS_METRICS_NAMESPACE); no data
+        # means nothing is pending.
+        pending_age = cloudwatch.Metric(
+            namespace=METRICS_NAMESPACE,
+            metric_name=METRIC_OLDEST_PENDING_APPROVAL_AGE,
+            statistic="Maximum",
+            period=PERIOD,
+            dimensions_map={"service": "production-orchestrator"},
+        )
+        alarms = [
+            self._alarm("FailedExecutions", failed, 1, "an execution failed (a refusal counts), timed out or aborted"),
+            self._alarm("RefusedResumes", refused, 1, "a resume was refused by the verification gate"),
+            self._alarm("ExpiredApprovals", expired, 1, "an approval window passed without a decision"),
+            self._alarm(
+                "OldestPendingApprovalAge",
+                pending_age,
+                int(settings.approval_timeout_seconds * PENDING_AGE_ALARM_FRACTION),
+                "the oldest pending approval is close to expiring",
+            ),
+        ]
+        for fn in functions.all:
+            name = fn.node.id
+            alarms.append(
+                self._alarm(f"{name}Errors", fn.metric_errors(period=PERIOD, statistic="Sum"), 1, f"{name} raised")
+            )
+        self.alarms = alarms
+
+        self.dashboard = cloudwatch.Dashboard(self, "Dashboard", default_interval=Duration.days(7))
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title="Executions",
+                left=[
+                    machine.metric_started(period=PERIOD, statistic="Sum"),
+                    machine.metric_succeeded(period=PERIOD, statistic="Sum"),
+                    failed,
+                ],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(title="Refused resumes and expired approvals", left=[refused, expired], width=12),
+        )
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(title="Oldest pending approval (s)", left=[pending_age], width=12),
+            cloudwatch.GraphWidget(
+                title="Function errors",
+                left=[fn.metric_errors(period=PERIOD, statistic="Sum") for fn in functions.all],
+                width=12,
+            ),
+        )
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title="Function duration p95",
+                left=[fn.metric_duration(period=PERIOD, statistic="p95") for fn in functions.all],
+                width=24,
+            ),
+            cloudwatch.AlarmStatusWidget(title="Alarms", alarms=alarms, width=24),
+        )
+
+    def _state_entered_metric(
+        self, log_group: logs.ILogGroup, event_type: str, state: str, metric_name: str
+    ) -> cloudwatch.IMetric:
+        # The workflow logs every state transition (level ALL) without execution data; the state name
+        # is still in details.name, which is all this filter needs.
+        metric_filter = logs.MetricFilter(
+            self,
+            f"{metric_name}Filter",
+            log_group=log_group,
+            filter_pattern=logs.FilterPattern.all(
+                logs.FilterPattern.string_value("$.type", "=", event_type),
+                logs.FilterPattern.string_value("$.details.name", "=", state),
+            ),
+            metric_namespace=METRICS_NAMESPACE,
+            metric_name=metric_name,
+            metric_value="1",
+        )
+        return metric_filter.metric(period=PERIOD, statistic="Sum")
+
+    def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: int, description: str) -> cloudwatch.Alarm:
+        alarm = cloudwatch.Alarm(
+            self,
+            name,
+            metric=metric,
+            threshold=threshold,
+            evaluation_periods=1,
+            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarm_description=f"production orchestrator: {description}",
+        )
+        alarm.add_alarm_action(cw_actions.SnsAction(self.alarm_topic))
+        return alarm

@@ -1,0 +1,344 @@
+"""Assertions on the synthesized template (bundling skipped; cdk-nag AwsSolutions checks pass at synth)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match, Template
+
+from infra.bundling import AGENT_ONLY_PACKAGES, requirement_lines
+from infra.constants import (
+    ENV_LINK_BASE_URL,
+    STATE_DECISION_EXPIRED,
+    STATE_OUTCOME,
+    STATE_PLAN_APPLIED,
+    STATE_PLAN_REJECTED,
+    STATE_RESUME,
+    STATE_RESUME_REFUSED,
+    STATE_RUN_AGENT,
+    STATE_WAIT_FOR_DECISION,
+)
+from infra.settings import DEFAULT_BEDROCK_MODEL_ID, DEFAULTS, Settings
+from production_orchestrator.adapters.aws import table_schema
+from production_orchestrator.domain import errors
+from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
+from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
+
+CONTEXT = {"approvalWindow": "2h", "approverEmails": "approver@example.com", "operatorEmail": "ops@example.com"}
+LAMBDA_SERVICE_ERRORS = {"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"}
+CONTRACT_ENV = {
+    "PO_TABLE_NAME",
+    "PO_SESSION_BUCKET",
+    "PO_SESSION_PREFIX",
+    "PO_TOPIC_ARN",
+    "PO_PROVIDER",
+    "PO_MODEL_ID",
+    "PO_MODEL_REGION",
+    "PO_MODEL_PROFILE",
+    "PO_MODEL_ENDPOINT",
+    "PO_APPROVAL_WINDOW",
+    "PO_APPROVERS",
+    "PO_SCENARIO",
+    "POWERTOOLS_SERVICE_NAME",
+}
+
+
+@pytest.fixture(scope="module")
+def template_json() -> dict[str, Any]:
+    return synthesize(CONTEXT)
+
+
+@pytest.fixture(scope="module")
+def template(template_json: dict[str, Any]) -> Template:
+    return Template.from_json(template_json)
+
+
+@pytest.fixture(scope="module")
+def definition(template_json: dict[str, Any]) -> dict[str, Any]:
+    return state_machine_definition(template_json, placeholder)
+
+
+def _function_id(template_json: dict[str, Any], handler_module: str) -> str:
+    for logical_id, fn in resources_of_type(template_json, "AWS::Lambda::Function").items():
+        if fn["Properties"]["Handler"] == f"production_orchestrator.handlers.{handler_module}.handler":
+            return logical_id
+    raise AssertionError(f"no function for {handler_module}")
+
+
+def _statements(template_json: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for logical_id, policy in resources_of_type(template_json, "AWS::IAM::Policy").items():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            found.append((logical_id, statement))
+    return found
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+# --- the workflow ---------------------------------------------------------------------------------------
+
+
+def test_state_machine_is_standard_traced_and_logs_all_without_execution_data(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::StepFunctions::StateMachine",
+        {
+            "StateMachineType": "STANDARD",
+            "TracingConfiguration": {"Enabled": True},
+            "LoggingConfiguration": {"Level": "ALL", "IncludeExecutionData": False},
+        },
+    )
+
+
+def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
+    states = definition["States"]
+    assert definition["StartAt"] == STATE_RUN_AGENT
+    assert states[STATE_RUN_AGENT]["Next"] == STATE_WAIT_FOR_DECISION
+    assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_RESUME
+    assert states[STATE_RESUME]["Next"] == STATE_OUTCOME
+    choice = states[STATE_OUTCOME]
+    assert choice["Type"] == "Choice"
+    targets = {c["Next"] for c in choice["Choices"]} | {choice["Default"]}
+    assert targets == {STATE_PLAN_APPLIED, STATE_PLAN_REJECTED, STATE_RESUME_REFUSED, STATE_DECISION_EXPIRED}
+    assert choice["Default"] == STATE_RESUME_REFUSED, "an unknown outcome must fail closed"
+    assert states[STATE_PLAN_APPLIED]["Type"] == "Succeed"
+    assert states[STATE_PLAN_REJECTED]["Type"] == "Succeed"
+    assert states[STATE_RESUME_REFUSED]["Type"] == "Fail"
+    assert states[STATE_DECISION_EXPIRED]["Type"] == "Task"
+    assert states[STATE_DECISION_EXPIRED].get("End") is True
+
+
+def test_wait_for_human_decision_parks_on_a_task_token_with_the_configured_timeout(
+    definition: dict[str, Any], template_json: dict[str, Any]
+) -> None:
+    wait = definition["States"][STATE_WAIT_FOR_DECISION]
+    assert wait["Resource"].endswith(":states:::lambda:invoke.waitForTaskToken")
+    assert wait["TimeoutSeconds"] == 2 * 3600
+    assert wait["Parameters"]["FunctionName"] == placeholder(_function_id(template_json, "request_approval"), "Arn")
+    assert wait["Parameters"]["Payload"]["task_token.$"] == "$$.Task.Token"
+    assert wait["Catch"] == [
+        {"ErrorEquals": ["States.Timeout"], "ResultPath": "$.error", "Next": STATE_DECISION_EXPIRED}
+    ]
+
+
+def test_the_expiry_path_records_the_expiry_and_never_reaches_resume(definition: dict[str, Any]) -> None:
+    expired = definition["States"][STATE_DECISION_EXPIRED]
+    assert "Next" not in expired
+    assert "Catch" not in expired
+
+
+def test_refusals_are_caught_by_the_error_class_name(definition: dict[str, Any]) -> None:
+    catches = definition["States"][STATE_RESUME]["Catch"]
+    assert {
+        "ErrorEquals": [ResumeRefusedError.__name__],
+        "ResultPath": "$.error",
+        "Next": STATE_RESUME_REFUSED,
+    } in catches
+
+
+def test_every_catch_and_fail_names_a_real_error_class(definition: dict[str, Any]) -> None:
+    classes = {name for name, obj in inspect.getmembers(errors, inspect.isclass) if issubclass(obj, Exception)}
+    names = []
+    for state in definition["States"].values():
+        for catch in state.get("Catch", []):
+            names.extend(catch["ErrorEquals"])
+        if state["Type"] == "Fail":
+            names.append(state["Error"])
+    assert names
+    for name in names:
+        assert name.startswith("States.") or name in classes, f"{name} is not a class in domain/errors.py"
+
+
+def test_every_lambda_task_retries_lambda_service_errors(definition: dict[str, Any]) -> None:
+    tasks = {name: s for name, s in definition["States"].items() if s["Type"] == "Task"}
+    assert set(tasks) == {STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION, STATE_RESUME, STATE_DECISION_EXPIRED}
+    for name, task in tasks.items():
+        retried = {error for retry in task["Retry"] for error in retry["ErrorEquals"]}
+        assert retried >= LAMBDA_SERVICE_ERRORS, name
+        assert "States.ALL" not in retried, f"{name} must not retry domain errors"
+
+
+# --- state store ----------------------------------------------------------------------------------------
+
+
+def test_session_bucket_is_encrypted_versioned_private_and_expires_old_sessions(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::S3::Bucket",
+        {
+            "BucketEncryption": {
+                "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+            },
+            "VersioningConfiguration": {"Status": "Enabled"},
+            "PublicAccessBlockConfiguration": {
+                "BlockPublicAcls": True,
+                "BlockPublicPolicy": True,
+                "IgnorePublicAcls": True,
+                "RestrictPublicBuckets": True,
+            },
+            "LifecycleConfiguration": {
+                "Rules": Match.array_with([Match.object_like({"Status": "Enabled", "Prefix": "sessions/"})])
+            },
+        },
+    )
+
+
+def test_session_bucket_refuses_requests_without_tls(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::S3::BucketPolicy",
+        {
+            "PolicyDocument": {
+                "Statement": Match.array_with(
+                    [Match.object_like({"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}})]
+                )
+            }
+        },
+    )
+
+
+def test_table_has_the_adapter_key_schema_encryption_pitr_and_ttl(template: Template) -> None:
+    template.resource_count_is("AWS::DynamoDB::Table", 1)
+    template.has_resource_properties(
+        "AWS::DynamoDB::Table",
+        {
+            "KeySchema": [
+                {"AttributeName": table_schema.PARTITION_KEY, "KeyType": "HASH"},
+                {"AttributeName": table_schema.SORT_KEY, "KeyType": "RANGE"},
+            ],
+            "SSESpecification": {"SSEEnabled": True},
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "TimeToLiveSpecification": {"AttributeName": table_schema.TTL_ATTRIBUTE, "Enabled": True},
+        },
+    )
+
+
+def test_topics_are_encrypted(template: Template) -> None:
+    for topic in resources_of_type(template.to_json(), "AWS::SNS::Topic").values():
+        assert "KmsMasterKeyId" in topic["Properties"]
+
+
+# --- functions and least privilege ----------------------------------------------------------------------
+
+
+def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_json: dict[str, Any]) -> None:
+    functions = resources_of_type(template_json, "AWS::Lambda::Function")
+    handlers = {fn["Properties"]["Handler"].split(".")[2] for fn in functions.values()}
+    assert handlers == {"run_agent", "request_approval", "decide", "resume_agent", "record_expiry"}
+    roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
+    assert len(roles) == len(functions), "every function has its own role"
+    for fn in functions.values():
+        props = fn["Properties"]
+        assert props["Runtime"] == "python3.12"
+        assert props["Architectures"] == ["arm64"]
+        assert props["TracingConfig"] == {"Mode": "Active"}
+        assert props["LoggingConfig"]["LogFormat"] == "JSON"
+        assert "LogGroup" in props["LoggingConfig"]
+        assert set(props["Environment"]["Variables"]) >= CONTRACT_ENV
+    for group in resources_of_type(template_json, "AWS::Logs::LogGroup").values():
+        assert group["Properties"]["RetentionInDays"] == DEFAULTS["logRetentionDays"]
+
+
+def test_approval_links_point_at_the_decision_function_url(template_json: dict[str, Any]) -> None:
+    decide = _function_id(template_json, "decide")
+    (url_id, url) = next(iter(resources_of_type(template_json, "AWS::Lambda::Url").items()))
+    assert url["Properties"]["TargetFunctionArn"] == {"Fn::GetAtt": [decide, "Arn"]}
+    assert url["Properties"]["AuthType"] == "NONE"
+    request = template_json["Resources"][_function_id(template_json, "request_approval")]
+    assert request["Properties"]["Environment"]["Variables"][ENV_LINK_BASE_URL] == {
+        "Fn::GetAtt": [url_id, "FunctionUrl"]
+    }
+
+
+def test_no_policy_grants_a_wildcard_action(template_json: dict[str, Any]) -> None:
+    for logical_id, statement in _statements(template_json):
+        for action in _as_list(statement["Action"]):
+            assert "*" not in action, f"{logical_id} grants {action}"
+
+
+def test_only_the_decision_role_may_send_task_results(template_json: dict[str, Any]) -> None:
+    decide_role = template_json["Resources"][_function_id(template_json, "decide")]["Properties"]["Role"]
+    holders = []
+    for logical_id, statement in _statements(template_json):
+        if any(a.startswith("states:SendTask") for a in _as_list(statement["Action"])):
+            roles = template_json["Resources"][logical_id]["Properties"]["Roles"]
+            holders.append(roles)
+            assert statement["Resource"] == {
+                "Ref": next(iter(resources_of_type(template_json, "AWS::StepFunctions::StateMachine")))
+            }
+    assert holders == [[{"Ref": decide_role["Fn::GetAtt"][0]}]]
+
+
+def test_bedrock_access_is_scoped_to_the_configured_model(template_json: dict[str, Any]) -> None:
+    granted = [s for _, s in _statements(template_json) if any("bedrock:" in a for a in _as_list(s["Action"]))]
+    assert len(granted) == 2, "run_agent and resume_agent only"
+    base_model = DEFAULT_BEDROCK_MODEL_ID.split(".", 1)[1]
+    for statement in granted:
+        rendered = [json.dumps(r) for r in _as_list(statement["Resource"])]
+        assert any(f"inference-profile/{DEFAULT_BEDROCK_MODEL_ID}" in r for r in rendered)
+        assert all(DEFAULT_BEDROCK_MODEL_ID in r or f"foundation-model/{base_model}" in r for r in rendered)
+
+
+def test_decision_asset_ships_no_strands(template_json: dict[str, Any]) -> None:
+    assert not any(line.lower().startswith("strands") for line in requirement_lines(AGENT_ONLY_PACKAGES))
+    assert any(line.lower().startswith("strands") for line in requirement_lines())
+    code = {
+        name: json.dumps(template_json["Resources"][_function_id(template_json, name)]["Properties"]["Code"])
+        for name in ("decide", "run_agent")
+    }
+    assert code["decide"] != code["run_agent"], "the decision function has its own, smaller asset"
+
+
+# --- operations -----------------------------------------------------------------------------------------
+
+
+def test_alarms_cover_failures_refusals_and_pending_approvals(template_json: dict[str, Any]) -> None:
+    alarms = resources_of_type(template_json, "AWS::CloudWatch::Alarm").values()
+    described = " | ".join(a["Properties"]["AlarmDescription"] for a in alarms)
+    for fact in ("execution failed", "refused", "oldest pending approval", "approval window passed"):
+        assert fact in described
+    assert all(a["Properties"]["AlarmActions"] for a in alarms)
+    filters = resources_of_type(template_json, "AWS::Logs::MetricFilter").values()
+    patterns = " ".join(f["Properties"]["FilterPattern"] for f in filters)
+    assert STATE_RESUME_REFUSED in patterns and STATE_DECISION_EXPIRED in patterns
+    Template.from_json(template_json).resource_count_is("AWS::CloudWatch::Dashboard", 1)
+
+
+def test_email_subscriptions_come_from_context(template: Template) -> None:
+    template.has_resource_properties(
+        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "approver@example.com"}
+    )
+    template.has_resource_properties("AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"})
+
+
+# --- configuration --------------------------------------------------------------------------------------
+
+
+def test_the_default_model_is_the_runtime_default() -> None:
+    from production_orchestrator.agent.providers import DEFAULT_MODELS
+
+    assert DEFAULT_MODELS["bedrock"] == DEFAULT_BEDROCK_MODEL_ID
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("provider", "ollama"),
+        ("approvalWindow", "forever"),
+        ("approverEmails", "not-an-address"),
+        ("linkBaseUrl", "http://plain.example.com"),
+        ("scenario", "unknown"),
+        ("architecture", "sparc"),
+    ],
+)
+def test_invalid_context_is_refused_at_synth(key: str, value: str) -> None:
+    with pytest.raises(ConfigurationError):
+        Settings.parse({**DEFAULTS, key: value})
+
+
+def test_the_deterministic_provider_gets_no_bedrock_access() -> None:
+    template_json = synthesize({"provider": "deterministic", "modelId": "scripted-planner-v1"})
+    for _, statement in _statements(template_json):
+        assert not any("bedrock:" in a for a in _as_list(statement["Action"]))

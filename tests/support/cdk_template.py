@@ -1,0 +1,77 @@
+"""The synthesized stack for tests and the local workflow runner: built once, rendered with fake ARNs.
+
+synthesize(context) -> CloudFormation template dict (bundling skipped, cdk-nag checks applied)
+render(value, refs) -> the value with Ref / Fn::GetAtt / Fn::Join / Fn::Sub resolved from ``refs``
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import tempfile
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from infra.application import SKIP_BUNDLING, STACK_ID, build_app
+
+Resolver = Callable[[str, str | None], str]  # (logical id or pseudo parameter, attribute) -> value
+
+
+@functools.lru_cache(maxsize=4)
+def _synthesize(context_json: str) -> str:
+    context = {**SKIP_BUNDLING, **json.loads(context_json)}
+    with tempfile.TemporaryDirectory(prefix="po-cdk-") as outdir:
+        assembly = build_app(outdir=outdir, context=context).synth()
+        return json.dumps(assembly.get_stack_by_name(STACK_ID).template)
+
+
+def synthesize(context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The stack's template (a fresh copy) for these context values; each context is synthesized once."""
+    return json.loads(_synthesize(json.dumps(dict(context or {}), sort_keys=True)))  # type: ignore[no-any-return]
+
+
+def resources_of_type(template: Mapping[str, Any], resource_type: str) -> dict[str, dict[str, Any]]:
+    """Logical id -> resource, for every resource of ``resource_type``."""
+    return {k: v for k, v in template["Resources"].items() if v["Type"] == resource_type}
+
+
+def render(value: Any, resolve: Resolver) -> Any:
+    """Resolve the intrinsic functions CDK emits in state machine definitions and environments."""
+    if isinstance(value, list):
+        return [render(item, resolve) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1:
+        ((key, arg),) = value.items()
+        if key == "Ref":
+            return resolve(arg, None)
+        if key == "Fn::GetAtt":
+            return resolve(arg[0], arg[1])
+        if key == "Fn::Join":
+            return str(arg[0]).join(str(render(part, resolve)) for part in arg[1])
+        if key == "Fn::Sub":
+            return re.sub(
+                r"\$\{([^}]+)\}", lambda m: _sub(m.group(1), resolve), arg if isinstance(arg, str) else arg[0]
+            )
+        if key == "Fn::Select":
+            return render(arg[1], resolve)[int(arg[0])]
+        if key == "Fn::Split":
+            return str(render(arg[1], resolve)).split(arg[0])
+    return {k: render(v, resolve) for k, v in value.items()}
+
+
+def _sub(name: str, resolve: Resolver) -> str:
+    logical_id, _, attribute = name.partition(".")
+    return resolve(logical_id, attribute or None)
+
+
+def state_machine_definition(template: Mapping[str, Any], resolve: Resolver) -> dict[str, Any]:
+    """The one state machine's ASL definition as a dict, intrinsics resolved."""
+    (machine,) = resources_of_type(template, "AWS::StepFunctions::StateMachine").values()
+    return json.loads(render(machine["Properties"]["DefinitionString"], resolve))  # type: ignore[no-any-return]
+
+
+def placeholder(logical_id: str, attribute: str | None) -> str:
+    """A readable stand-in: ``<Logical.Attr>`` / ``<AWS::Partition>``."""
+    return f"<{logical_id}.{attribute}>" if attribute else f"<{logical_id}>"
