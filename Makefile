@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws
+.PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,19 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests
 
-evidence: $(STAMP)
+evidence: $(STAMP) evidence-providers
 	$(PY) scripts/evidence_local.py
+
+# Deterministic, Bedrock and Ollama through their real Strands clients, against loopback servers (offline).
+evidence-providers: $(STAMP)
+	$(PY) scripts/evidence_providers.py
+
+# The real service, not run in CI: make evidence-live PROVIDER=bedrock [MODEL=id REGION=r PROFILE=p]
+PROVIDER ?= bedrock
+evidence-live: $(STAMP)
+	$(PY) scripts/evidence_providers.py --live --provider $(PROVIDER) $(if $(MODEL),--model $(MODEL)) \
+		$(if $(REGION),--region $(REGION)) $(if $(PROFILE),--profile $(PROFILE)) \
+		$(if $(OLLAMA_HOST),--ollama-host $(OLLAMA_HOST))
 
 clean:
 	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache
