@@ -39,6 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 from tests.support.provider_runs import DUMMY_AWS_ENV, Backend, backend, resume, start, tool_sequence  # noqa: E402
 
 from production_orchestrator.agent.providers import ModelSettings, build_binding  # noqa: E402
+from production_orchestrator.domain.errors import ConfigurationError  # noqa: E402
 from production_orchestrator.domain.scenarios import SCENARIOS  # noqa: E402
 
 LOOPBACK_OUT = ROOT / "evidence" / "providers.json"
@@ -138,7 +139,7 @@ def _check_bedrock_credentials(profile: str | None) -> None:
     try:
         credentials = boto3.Session(profile_name=profile).get_credentials()
     except BotoCoreError as exc:
-        sys.exit(f"evidence-live: cannot load AWS credentials ({type(exc).__name__}); set AWS_PROFILE or PROFILE=")
+        sys.exit(f"evidence-live: cannot load AWS credentials ({type(exc).__name__}); check PROFILE= or AWS_PROFILE")
     if credentials is None:
         sys.exit(
             "evidence-live: no AWS credentials found. Configure them (aws configure / aws sso login, or "
@@ -170,15 +171,20 @@ def main() -> int:
 
     backends: dict[str, Any]
     if args.live:
+        bedrock = args.provider == "bedrock"
+        # Only the chosen provider's settings: an OLLAMA_HOST in the environment must not break a Bedrock run.
         binding_args: dict[str, Any] = {
             "provider": args.provider,
             "model_id": args.model,
-            "region": args.region,
-            "profile": args.profile if args.provider == "bedrock" else None,
-            "bedrock_endpoint": args.bedrock_endpoint,
-            "ollama_host": args.ollama_host,
+            "region": args.region if bedrock else None,
+            "profile": args.profile if bedrock else None,
+            "bedrock_endpoint": args.bedrock_endpoint if bedrock else None,
+            "ollama_host": None if bedrock else args.ollama_host,
         }
-        binding = build_binding(**binding_args)
+        try:
+            binding = build_binding(**binding_args)
+        except ConfigurationError as exc:
+            sys.exit(f"evidence-live: {exc}")
         if args.provider == "bedrock":
             _check_bedrock_credentials(args.profile)
         else:
