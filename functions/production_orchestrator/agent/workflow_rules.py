@@ -31,6 +31,9 @@ from ..domain.shop import Order
 from .prompts import extract_customer_email
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL
 
+# The calls judged against the customer's request (and so against the shop's planning window).
+REQUEST_BOUND_TOOLS = frozenset({INTAKE_TOOL, PROPOSE_TOOL})
+
 
 @dataclass(frozen=True)
 class ToolOutcome:
@@ -88,8 +91,21 @@ def refusal(name: str, tool_input: dict[str, Any], messages: Messages, days: Seq
     """Why this call may not run now, or ``None`` when it may.
 
     ``messages`` is the conversation so far (the calling turn included); ``days`` the shop's planning
-    window, which intake validation needs.
+    window, which parsing the customer's request needs (only for :data:`REQUEST_BOUND_TOOLS`).
     """
+    if name == APPLY_TOOL:
+        proposal_hash = tool_input.get("proposal_hash")
+        proposed = {
+            o.json_field("proposal_hash") for o in tool_outcomes(messages) if o.name == PROPOSE_TOOL and o.succeeded
+        }
+        if not isinstance(proposal_hash, str) or proposal_hash not in proposed:
+            return (
+                "apply_production_plan needs the proposal_hash that propose_schedule returned in this "
+                "conversation, copied unchanged"
+            )
+        return None
+    if name not in REQUEST_BOUND_TOOLS:
+        return None
     customer_order = _order(extract_customer_email(first_user_text(messages)), days)
     if name == INTAKE_TOOL:
         offered = _order(str(tool_input.get("email", "")), days)
@@ -100,22 +116,11 @@ def refusal(name: str, tool_input: dict[str, Any], messages: Messages, days: Seq
                 "this text describes a different request"
             )
         return None
-    outcomes = tool_outcomes(messages)
-    if name == PROPOSE_TOOL:
-        order_id = tool_input.get("order_id")
-        taken_in = {o.json_field("order_id") for o in outcomes if o.name == INTAKE_TOOL and o.succeeded}
-        if customer_order is None or order_id != customer_order.order_id or order_id not in taken_in:
-            return (
-                "propose_schedule must plan the order that intake_customer_request took in for this "
-                "customer's request; call intake_customer_request first and use its order_id"
-            )
-        return None
-    if name == APPLY_TOOL:
-        proposal_hash = tool_input.get("proposal_hash")
-        proposed = {o.json_field("proposal_hash") for o in outcomes if o.name == PROPOSE_TOOL and o.succeeded}
-        if not isinstance(proposal_hash, str) or proposal_hash not in proposed:
-            return (
-                "apply_production_plan needs the proposal_hash that propose_schedule returned in this "
-                "conversation, copied unchanged"
-            )
+    order_id = tool_input.get("order_id")
+    taken_in = {o.json_field("order_id") for o in tool_outcomes(messages) if o.name == INTAKE_TOOL and o.succeeded}
+    if customer_order is None or order_id != customer_order.order_id or order_id not in taken_in:
+        return (
+            "propose_schedule must plan the order that intake_customer_request took in for this "
+            "customer's request; call intake_customer_request first and use its order_id"
+        )
     return None
