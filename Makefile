@@ -32,6 +32,13 @@ cfn-lint: synth
 demo: $(STAMP)
 	$(PY) scripts/demo.py
 
+# The synthesized Step Functions workflow on a local moto server, each Lambda call a fresh process.
+demo-aws: $(STAMP)
+	$(PY) scripts/demo_aws.py
+
+evidence-aws: $(STAMP)
+	$(PY) scripts/evidence_aws.py
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check functions infra tests scripts app.py
 	$(VENV)/bin/ruff format --check functions infra tests scripts app.py
@@ -42,7 +49,7 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests
 
-evidence: $(STAMP) evidence-providers
+evidence: $(STAMP) evidence-providers evidence-aws
 	$(PY) scripts/evidence_local.py
 
 # Deterministic, Bedrock and Ollama through their real Strands clients, against loopback servers (offline).

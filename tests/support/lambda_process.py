@@ -1,0 +1,61 @@
+"""One Lambda invocation in a fresh interpreter: ``python lambda_process.py HANDLER RESULT_FILE [no-strands]``.
+
+Reads the event from stdin, calls the handler with a minimal context, and writes
+``{"pid", "result"}`` or ``{"pid", "error": {"errorType", "errorMessage"}}`` to RESULT_FILE (stdout and
+stderr stay the function's log stream). ``no-strands`` makes any import of strands fail, as it would in
+the decision function's asset, which does not ship it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import json
+import os
+import sys
+import uuid
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+
+class _NoStrands(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> None:
+        if fullname == "strands" or fullname.startswith("strands."):
+            raise ImportError(f"{fullname} is not in this function's asset")
+        return None
+
+
+class _Context:
+    def __init__(self, function_name: str) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = 512
+        self.invoked_function_arn = os.environ.get("PO_LOCAL_FUNCTION_ARN", function_name)
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+def main(argv: list[str]) -> int:
+    handler_path, result_file = argv[1], argv[2]
+    if len(argv) > 3 and argv[3] == "no-strands":
+        sys.meta_path.insert(0, _NoStrands())
+    event = json.load(sys.stdin)
+    outcome: dict[str, Any] = {"pid": os.getpid()}
+    try:
+        module_name, function_name = handler_path.rsplit(".", 1)
+        handler = getattr(importlib.import_module(module_name), function_name)
+        outcome["result"] = handler(event, _Context(os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "local")))
+    except Exception as exc:  # the Lambda runtime reports every exception the same way
+        outcome["error"] = {"errorType": type(exc).__name__, "errorMessage": str(exc)}
+    with open(result_file, "w", encoding="utf-8") as out:
+        json.dump(outcome, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,749 @@
+"""The synthesized workflow, executed on a moto server with our handlers as the Lambda functions.
+
+    LocalAws (moto on 127.0.0.1, Step Functions execution on, Lambda invoke routed to LambdaRouter)
+      -> Deployment(template): table, bucket, topic (+ a capture queue), one function per template
+         function with the template's environment rendered, the state machine from the template's
+         definition with Ref / Fn::GetAtt / Fn::Join resolved to the moto ARNs
+      -> DecisionEndpoint: the decide function behind a loopback HTTP server (moto serves no Function URLs)
+
+Every invocation runs in a fresh Python process (tests/support/lambda_process.py), so start and resume
+have different process ids as on AWS; an exception comes back as ``{"errorType", "errorMessage"}`` with
+the ``x-amz-function-error`` header, which is what Step Functions' Catch matches on.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
+
+import boto3  # type: ignore[import-untyped]
+from moto.awslambda_simple.models import LambdaSimpleBackend
+from moto.server import ThreadedMotoServer
+
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from tests.support.cdk_template import render, resources_of_type, state_machine_definition
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+ROOT = Path(__file__).resolve().parents[2]
+FUNCTIONS_DIR = ROOT / "functions"
+CHILD = Path(__file__).resolve().parent / "lambda_process.py"
+DECIDE_MODULE = "decide"
+# The decision function's asset ships no strands; its local process refuses to import it too.
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE})
+CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_REGION": REGION,
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+INVOKE_TIMEOUT_SECONDS = 120
+_TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Invocation:
+    """One handler run in its own process."""
+
+    function_name: str
+    handler_module: str
+    pid: int
+    event: Any
+    result: Any = None
+    error: dict[str, str] | None = None
+    logs: str = ""
+
+
+@dataclass
+class _Function:
+    name: str
+    arn: str
+    handler: str
+    environment: dict[str, str]
+
+    @property
+    def module(self) -> str:
+        return self.handler.split(".")[-2]
+
+
+class LambdaRouter:
+    """Runs invocations of registered functions as subprocesses and keeps every invocation."""
+
+    def __init__(self, endpoint: str) -> None:
+        self._endpoint = endpoint
+        self._functions: dict[str, _Function] = {}
+        self._lock = threading.Lock()
+        self.invocations: list[Invocation] = []
+
+    def register(self, function: _Function) -> None:
+        self._functions[function.name] = function
+
+    def invoke(self, function_name: str, event: Any) -> Invocation:
+        """Run ``function_name``'s handler on ``event`` in a fresh interpreter."""
+        name = function_name.split(":function:")[-1].split(":")[0]
+        function = self._functions[name]
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/tmp"),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(FUNCTIONS_DIR),
+            **CREDENTIALS,
+            "AWS_ENDPOINT_URL": self._endpoint,
+            "AWS_LAMBDA_FUNCTION_NAME": function.name,
+            "PO_LOCAL_FUNCTION_ARN": function.arn,
+            "POWERTOOLS_TRACE_DISABLED": "true",
+            **function.environment,
+        }
+        with tempfile.TemporaryDirectory(prefix="po-invoke-") as tmp:
+            result_file = Path(tmp) / "result.json"
+            args = [sys.executable, str(CHILD), function.handler, str(result_file)]
+            if function.module in STRANDS_FREE_MODULES:
+                args.append("no-strands")
+            proc = subprocess.run(
+                args,
+                input=json.dumps(event),
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp,
+                timeout=INVOKE_TIMEOUT_SECONDS,
+                check=False,
+            )
+            logs = proc.stdout + proc.stderr
+            if not result_file.exists():
+                outcome: dict[str, Any] = {
+                    "pid": -1,
+                    "error": {"errorType": "Runtime.ExitError", "errorMessage": f"exit {proc.returncode}"},
+                }
+            else:
+                outcome = json.loads(result_file.read_text(encoding="utf-8"))
+        invocation = Invocation(
+            function_name=function.name,
+            handler_module=function.module,
+            pid=int(outcome["pid"]),
+            event=event,
+            result=outcome.get("result"),
+            error=outcome.get("error"),
+            logs=logs,
+        )
+        with self._lock:
+            self.invocations.append(invocation)
+        return invocation
+
+    def moto_invoke(self, function_name: str, body: Any, response_headers: dict[str, str]) -> bytes:
+        """The reply moto's Lambda invoke returns to Step Functions."""
+        raw = body.decode() if isinstance(body, bytes) else (body or "{}")
+        invocation = self.invoke(function_name, json.loads(raw))
+        if invocation.error is not None:
+            response_headers["x-amz-function-error"] = "Unhandled"
+            return json.dumps(invocation.error).encode()
+        return json.dumps(invocation.result).encode()
+
+
+@contextmanager
+def local_aws() -> Iterator[LocalAws]:
+    """A moto server on 127.0.0.1 that executes state machines and routes Lambda invokes to our handlers."""
+    port = free_port()
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    saved = {key: os.environ.get(key) for key in ("MOTO_PORT", *CREDENTIALS)}
+    # Moto's own clients (Step Functions calling Lambda, SNS...) find the server through MOTO_PORT.
+    os.environ.update({"MOTO_PORT": str(port), **CREDENTIALS})
+    original_invoke = LambdaSimpleBackend.invoke
+    aws = LocalAws(f"http://127.0.0.1:{port}")
+
+    def routed_invoke(
+        backend: Any, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: Any
+    ) -> bytes:
+        return aws.router.moto_invoke(function_name, body, response_headers)
+
+    LambdaSimpleBackend.invoke = routed_invoke  # type: ignore[method-assign,assignment]
+    try:
+        aws.configure()
+        yield aws
+    finally:
+        LambdaSimpleBackend.invoke = original_invoke  # type: ignore[method-assign]
+        aws.close()
+        server.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class LocalAws:
+    """Clients on the moto server and the router its Lambda invokes go to."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self.router = LambdaRouter(endpoint)
+        self.session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION)
+        self._endpoints: list[DecisionEndpoint] = []
+
+    def client(self, service: str) -> Any:
+        """A boto3 client talking to the moto server."""
+        return self.session.client(service, endpoint_url=self.endpoint)  # type: ignore[call-overload]
+
+    def configure(self) -> None:
+        """Turn on Step Functions execution and the Docker-free Lambda backend."""
+        request = urllib.request.Request(
+            f"{self.endpoint}/moto-api/config",
+            data=json.dumps(
+                {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+            ).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+
+    def deploy(self, template: Mapping[str, Any], tag: str | None = None) -> Deployment:
+        """Create the template's resources on the server (each deployment has its own)."""
+        endpoint = DecisionEndpoint(self.router)
+        self._endpoints.append(endpoint)
+        return Deployment(self, template, tag or secrets.token_hex(4), endpoint)
+
+    def close(self) -> None:
+        for endpoint in self._endpoints:
+            endpoint.close()
+
+
+@dataclass
+class HttpExchange:
+    """One request to the decision endpoint and its response."""
+
+    method: str
+    url: str
+    status: int
+    body: str
+    request_body: str = ""
+
+
+class DecisionEndpoint:
+    """The decide function behind a loopback HTTP server, as its Function URL would serve it."""
+
+    def __init__(self, router: LambdaRouter) -> None:
+        self.router = router
+        self.function_name = ""
+        self.exchanges: list[HttpExchange] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                endpoint._serve(self, "GET")
+
+            def do_HEAD(self) -> None:
+                endpoint._serve(self, "HEAD")
+
+            def do_POST(self) -> None:
+                endpoint._serve(self, "POST")
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # the request line holds the link secret
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _serve(self, request: BaseHTTPRequestHandler, method: str) -> None:
+        length = int(request.headers.get("Content-Length") or 0)
+        body = request.rfile.read(length) if length else b""
+        parts = urlsplit(request.path)
+        event = {
+            "version": "2.0",
+            "routeKey": "$default",
+            "rawPath": parts.path,
+            "rawQueryString": parts.query,
+            "headers": {k.lower(): v for k, v in request.headers.items()},
+            "requestContext": {
+                "accountId": "anonymous",
+                "apiId": "local",
+                "domainName": request.headers.get("Host", "127.0.0.1"),
+                "http": {
+                    "method": method,
+                    "path": parts.path,
+                    "protocol": "HTTP/1.1",
+                    "sourceIp": "127.0.0.1",
+                    "userAgent": request.headers.get("User-Agent", ""),
+                },
+                "requestId": secrets.token_hex(8),
+                "routeKey": "$default",
+                "stage": "$default",
+                "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
+                "timeEpoch": int(time.time() * 1000),
+            },
+            "body": base64.b64encode(body).decode(),
+            "isBase64Encoded": True,
+        }
+        if parts.query:
+            event["queryStringParameters"] = dict(parse_qsl(parts.query, keep_blank_values=True))
+        invocation = self.router.invoke(self.function_name, event)
+        if invocation.error is not None:
+            status, headers, page = 502, {"Content-Type": "text/plain"}, "internal error"
+        else:
+            reply = invocation.result
+            status, headers, page = int(reply["statusCode"]), dict(reply.get("headers") or {}), reply.get("body") or ""
+        data = page.encode()
+        request.send_response(status)
+        for name, value in headers.items():
+            request.send_header(name, value)
+        request.send_header("Content-Length", str(len(data)))
+        request.end_headers()
+        if method != "HEAD":
+            request.wfile.write(data)
+        self.exchanges.append(
+            HttpExchange(method, f"{self.base_url.rstrip('/')}{request.path}", status, page, body.decode())
+        )
+
+
+@dataclass
+class ApprovalMessage:
+    """One SNS message the topic delivered (what an approver's e-mail would hold)."""
+
+    subject: str
+    body: str
+    attributes: dict[str, Any]
+    link: str
+
+
+@dataclass
+class Page:
+    """The decision endpoint's answer to one request."""
+
+    status: int
+    body: str
+
+
+class Deployment:
+    """One stack's resources on the moto server and the state machine rendered from its template."""
+
+    def __init__(self, aws: LocalAws, template: Mapping[str, Any], tag: str, endpoint: DecisionEndpoint) -> None:
+        self.aws = aws
+        self.template = template
+        self.endpoint = endpoint
+        self.messages: list[ApprovalMessage] = []
+        self._delivered = 0
+        self._names: dict[str, str] = {}  # logical id -> physical name / ARN
+        self._function_arns: dict[str, str] = {}
+        self.dynamodb = aws.client("dynamodb")
+        self.sfn = aws.client("stepfunctions")
+        self.sqs = aws.client("sqs")
+        self._create_state_store(tag)
+        self._create_topic(tag)
+        role_arn = self._create_role(tag)
+        self._create_functions(tag, role_arn)
+        definition = state_machine_definition(template, self.resolve)
+        self.definition = definition
+        self.state_machine_arn = self.sfn.create_state_machine(
+            name=f"po-{tag}", definition=json.dumps(definition), roleArn=role_arn, type="STANDARD"
+        )["stateMachineArn"]
+        (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
+        self._names[machine_id] = self.state_machine_arn
+        # Which function each Task state invokes, read from the definition itself.
+        self.state_of_function: dict[str, str] = {}
+        for name, state in definition["States"].items():
+            if state["Type"] == "Task":
+                arn = state.get("Parameters", {}).get("FunctionName", state["Resource"])
+                self.state_of_function[arn.split(":function:")[-1]] = name
+
+    # -- resources -------------------------------------------------------------------------------------
+
+    def _create_state_store(self, tag: str) -> None:
+        ((table_id, table),) = resources_of_type(self.template, "AWS::DynamoDB::Table").items()
+        props = table["Properties"]
+        self.table_name = f"po-{tag}"
+        self.dynamodb.create_table(
+            TableName=self.table_name,
+            KeySchema=props["KeySchema"],
+            AttributeDefinitions=props["AttributeDefinitions"],
+            BillingMode=props["BillingMode"],
+        )
+        ttl = props["TimeToLiveSpecification"]
+        self.dynamodb.update_time_to_live(
+            TableName=self.table_name,
+            TimeToLiveSpecification={"Enabled": ttl["Enabled"], "AttributeName": ttl["AttributeName"]},
+        )
+        self._names[table_id] = self.table_name
+        ((bucket_id, _),) = resources_of_type(self.template, "AWS::S3::Bucket").items()
+        self.bucket_name = f"po-sessions-{tag}"
+        self.aws.client("s3").create_bucket(Bucket=self.bucket_name)
+        self._names[bucket_id] = self.bucket_name
+        self.store = DynamoShopStore(self.dynamodb, self.table_name)
+
+    def _create_topic(self, tag: str) -> None:
+        sns = self.aws.client("sns")
+        for index, topic_id in enumerate(resources_of_type(self.template, "AWS::SNS::Topic")):
+            self._names[topic_id] = sns.create_topic(Name=f"po-{tag}-{index}")["TopicArn"]
+        (function_env,) = {
+            fn["Properties"]["Environment"]["Variables"]["PO_TOPIC_ARN"]["Ref"]
+            for fn in resources_of_type(self.template, "AWS::Lambda::Function").values()
+        }
+        self.topic_arn = self._names[function_env]
+        # Stands in for the approvers' inboxes: every message published to the approval topic.
+        queue_url = self.sqs.create_queue(QueueName=f"po-{tag}-inbox")["QueueUrl"]
+        queue_arn = self.sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
+        sns.subscribe(TopicArn=self.topic_arn, Protocol="sqs", Endpoint=queue_arn)
+        self.inbox_url = queue_url
+
+    def _create_role(self, tag: str) -> str:
+        trust = {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"Service": "*"}, "Action": "sts:AssumeRole"}],
+        }
+        return str(
+            self.aws.client("iam").create_role(RoleName=f"po-{tag}", AssumeRolePolicyDocument=json.dumps(trust))[
+                "Role"
+            ]["Arn"]
+        )
+
+    def _create_functions(self, tag: str, role_arn: str) -> None:
+        lam = self.aws.client("lambda")
+        functions = resources_of_type(self.template, "AWS::Lambda::Function")
+        for logical_id in functions:
+            name = f"po-{tag}-{logical_id}"[:64]
+            self._function_arns[logical_id] = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+        for url_id in resources_of_type(self.template, "AWS::Lambda::Url"):
+            self._names[url_id] = self.endpoint.base_url
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w") as zf:
+            zf.writestr("README.txt", "code runs locally through tests/support/lambda_process.py")
+        for logical_id, fn in functions.items():
+            props = fn["Properties"]
+            name = self._function_arns[logical_id].split(":function:")[1]
+            environment = {k: str(v) for k, v in render(props["Environment"]["Variables"], self.resolve).items()}
+            arn = lam.create_function(
+                FunctionName=name,
+                Runtime=props["Runtime"],
+                Role=role_arn,
+                Handler=props["Handler"],
+                Code={"ZipFile": archive.getvalue()},
+                Timeout=props.get("Timeout", 30),
+                MemorySize=props.get("MemorySize", 128),
+                Environment={"Variables": environment},
+            )["FunctionArn"]
+            function = _Function(name=name, arn=arn, handler=props["Handler"], environment=environment)
+            self.aws.router.register(function)
+            if function.module == DECIDE_MODULE:
+                self.endpoint.function_name = name
+
+    def resolve(self, logical_id: str, attribute: str | None) -> str:
+        """The moto value of ``Ref``/``Fn::GetAtt`` for this deployment."""
+        pseudo = {
+            "AWS::Partition": "aws",
+            "AWS::Region": REGION,
+            "AWS::AccountId": ACCOUNT,
+            "AWS::URLSuffix": "amazonaws.com",
+        }
+        if logical_id in pseudo:
+            return pseudo[logical_id]
+        if logical_id in self._function_arns and attribute == "Arn":
+            return self._function_arns[logical_id]
+        if logical_id in self._names:
+            return self._names[logical_id]
+        raise KeyError(f"cannot resolve {logical_id}.{attribute} locally")
+
+    # -- running -----------------------------------------------------------------------------------------
+
+    def start(self, execution_input: Mapping[str, Any] | None = None) -> str:
+        """Start an execution; returns its ARN."""
+        return str(
+            self.sfn.start_execution(
+                stateMachineArn=self.state_machine_arn,
+                # moto names an unnamed execution "None"; AWS would pick a UUID.
+                name=f"run-{secrets.token_hex(6)}",
+                input=json.dumps(dict(execution_input or {})),
+            )["executionArn"]
+        )
+
+    def wait_for_message(self, timeout: float = 90) -> ApprovalMessage:
+        """The next approval message published to the topic."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            batch = self.sqs.receive_message(QueueUrl=self.inbox_url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+            for raw in batch.get("Messages", []):
+                envelope = json.loads(raw["Body"])
+                body = envelope["Message"]
+                link = next(
+                    line.strip() for line in body.splitlines() if line.strip().startswith(self.endpoint.base_url)
+                )
+                self.messages.append(
+                    ApprovalMessage(
+                        subject=envelope.get("Subject", ""),
+                        body=body,
+                        attributes=envelope.get("MessageAttributes", {}),
+                        link=link,
+                    )
+                )
+                self.sqs.delete_message(QueueUrl=self.inbox_url, ReceiptHandle=raw["ReceiptHandle"])
+            if len(self.messages) > self._delivered:
+                self._delivered += 1
+                return self.messages[self._delivered - 1]
+        raise TimeoutError("no approval message was published")
+
+    def wait_for_status(self, execution_arn: str, timeout: float = 120) -> str:
+        """Poll until the execution ends; returns its status."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = str(self.sfn.describe_execution(executionArn=execution_arn)["status"])
+            if status in _TERMINAL:
+                return status
+            time.sleep(0.25)
+        raise TimeoutError(f"execution still running after {timeout}s")
+
+    def history(self, execution_arn: str) -> list[dict[str, Any]]:
+        """Every history event of the execution, oldest first."""
+        events: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"executionArn": execution_arn, "maxResults": 1000}
+        while True:
+            page = self.sfn.get_execution_history(**params)
+            events.extend(page["events"])
+            if not page.get("nextToken"):
+                return events
+            params["nextToken"] = page["nextToken"]
+
+    def states(self, execution_arn: str) -> list[str]:
+        """The names of the states entered, in order."""
+        return [
+            e["stateEnteredEventDetails"]["name"]
+            for e in self.history(execution_arn)
+            if e["type"].endswith("StateEntered")
+        ]
+
+    def task_token(self, execution_arn: str) -> str:
+        """The task token Step Functions handed to the parked task (read from the execution history)."""
+        for event in self.history(execution_arn):
+            details = event.get("taskScheduledEventDetails")
+            if details and "waitForTaskToken" in details.get("resource", ""):
+                return str(json.loads(details["parameters"])["Payload"]["task_token"])
+        raise LookupError("no waitForTaskToken task was scheduled")
+
+    def pids_by_state(self) -> dict[str, int]:
+        """State name -> process id of the (last) invocation of that state's function."""
+        pids: dict[str, int] = {}
+        for invocation in self.aws.router.invocations:
+            state = self.state_of_function.get(invocation.function_name)
+            if state is not None:
+                pids[state] = invocation.pid
+        return pids
+
+    def invocations(self) -> list[Invocation]:
+        """Every invocation of this deployment's functions (the decision endpoint's included)."""
+        mine = {arn.split(":function:")[1] for arn in self._function_arns.values()}
+        return [i for i in self.aws.router.invocations if i.function_name in mine]
+
+    # -- the human ---------------------------------------------------------------------------------------
+
+    def open(self, url: str, method: str = "GET", form: Mapping[str, str] | None = None) -> Page:
+        """Request ``url`` from the decision endpoint as a browser would."""
+        data = None if form is None else urlencode(dict(form)).encode()
+        request = urllib.request.Request(url, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        try:
+            with urllib.request.urlopen(request, timeout=INVOKE_TIMEOUT_SECONDS) as response:
+                return Page(response.status, response.read().decode())
+        except urllib.error.HTTPError as exc:
+            return Page(exc.code, exc.read().decode())
+
+    def decide(self, link: str, *, approve: bool, reason: str = "") -> tuple[Page, Page]:
+        """GET the page, then POST the form it holds with the decision; returns both pages."""
+        page = self.open(link)
+        fields = hidden_fields(page.body)
+        form = {**fields, "decision": "approve" if approve else "reject", "reason": reason}
+        return page, self.open(link, "POST", form)
+
+
+def hidden_fields(page: str) -> dict[str, str]:
+    """The hidden inputs of the confirmation form."""
+    return {
+        name: html.unescape(value)
+        for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)
+    }
+
+
+def redact_link(link: str) -> str:
+    """The link with its secret replaced (for anything printed or stored)."""
+    return re.sub(r"([?&]s=)[^&]+", r"\1<redacted>", link)
+
+
+@dataclass
+class RunRecord:
+    """Everything one execution produced that a token could leak into."""
+
+    texts: list[str] = field(default_factory=list)
+
+    def add(self, *texts: str) -> None:
+        self.texts.extend(texts)
+
+    def contains(self, needle: str) -> bool:
+        """True if ``needle`` (or its URL- or JSON-escaped form) appears in any captured text."""
+        forms = {needle, quote(needle, safe=""), quote_plus(needle), json.dumps(needle)[1:-1]}
+        return any(form in text for text in self.texts for form in forms)
+
+
+def captured_texts(deployment: Deployment) -> RunRecord:
+    """Every log line, SNS message, URL and page of a deployment's runs."""
+    record = RunRecord()
+    for invocation in deployment.invocations():
+        record.add(invocation.logs)
+    for message in deployment.messages:
+        record.add(message.subject, message.body, json.dumps(message.attributes), message.link)
+    for exchange in deployment.endpoint.exchanges:
+        record.add(exchange.url, exchange.body, exchange.request_body)
+    return record
+
+
+CASES = ("approve", "reject", "stale", "expire")
+
+
+@dataclass
+class WorkflowRun:
+    """What one execution did, as the tests assert it and the evidence records it."""
+
+    case: str
+    execution_arn: str
+    status: str
+    states: list[str]
+    lambda_pids: dict[str, int]
+    decision_endpoint_pids: list[int]
+    proposal_hash: str
+    revision_before: int
+    revision_after: int
+    plan_applied_count: int
+    task_token_leaked: bool
+    redacted_link: str
+    page_statuses: dict[str, int]
+    error: str | None
+
+    def evidence(self) -> dict[str, Any]:
+        """The evidence report (no link secret, no task token)."""
+        return {
+            "case": self.case,
+            "execution_arn": self.execution_arn,
+            "status": self.status,
+            "states": self.states,
+            "lambda_pids": self.lambda_pids,
+            "decision_endpoint_pids": self.decision_endpoint_pids,
+            "proposal_hash": self.proposal_hash,
+            "revision_before": self.revision_before,
+            "revision_after": self.revision_after,
+            "plan_applied_count": self.plan_applied_count,
+            "task_token_leaked": self.task_token_leaked,
+            "approval_link": self.redacted_link,
+            "page_statuses": self.page_statuses,
+            "error": self.error,
+        }
+
+
+def _revision(store: DynamoShopStore) -> int:
+    state = store.load_state()
+    return 0 if state is None else state.revision
+
+
+def make_stale(store: DynamoShopStore) -> None:
+    """An out-of-band change to the shop while the workflow is parked (a delivery was counted)."""
+    from production_orchestrator.domain.records import AuditEvent, utc_iso
+
+    state = store.load_state()
+    assert state is not None
+    material = sorted(state.inventory)[0]
+    quantity = state.inventory[material] + 100
+    event = AuditEvent(
+        event_type="inventory_set",
+        at=utc_iso(datetime.now(UTC)),
+        detail={"material_id": material, "quantity": quantity},
+    )
+    store.set_inventory(material, quantity, event)
+
+
+def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = lambda _: None) -> WorkflowRun:
+    """Start one execution and play the human's part for ``case`` (one of :data:`CASES`)."""
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}")
+    execution_arn = deployment.start({})
+    say(f"execution started: {execution_arn}")
+    message = deployment.wait_for_message()
+    revision_before = _revision(deployment.store)
+    link = message.link
+    say(f"approval e-mail: {message.subject!r}")
+    say(f"approval link: {redact_link(link)}")
+    pages: dict[str, int] = {}
+    if case == "stale":
+        make_stale(deployment.store)
+        say("while parked: an inventory count changed the shop (the plan's evidence is now stale)")
+    if case == "expire":
+        status = deployment.wait_for_status(execution_arn)
+        pages["GET after expiry"] = deployment.open(link).status
+        say(f"GET after the window closed -> {pages['GET after expiry']} (the neutral page)")
+    else:
+        page, result = deployment.decide(link, approve=case != "reject", reason=f"local run: {case}")
+        pages["GET"], pages["POST"] = page.status, result.status
+        say(f"GET -> {page.status} (the plan, nothing decided); POST {case} -> {result.status}")
+        status = deployment.wait_for_status(execution_arn)
+    states = deployment.states(execution_arn)
+    error = None
+    for event in deployment.history(execution_arn):
+        details = event.get("executionFailedEventDetails")
+        if details:
+            error = details.get("error")
+    run_results = [i.result for i in deployment.invocations() if i.handler_module == "run_agent" and i.result]
+    token = deployment.task_token(execution_arn)
+    return WorkflowRun(
+        case=case,
+        execution_arn=execution_arn,
+        status=status,
+        states=states,
+        lambda_pids=deployment.pids_by_state(),
+        decision_endpoint_pids=[i.pid for i in deployment.invocations() if i.handler_module == DECIDE_MODULE],
+        proposal_hash=str(run_results[-1]["proposal_hash"]) if run_results else "",
+        revision_before=revision_before,
+        revision_after=_revision(deployment.store),
+        plan_applied_count=deployment.store.application_count(),
+        task_token_leaked=captured_texts(deployment).contains(token),
+        redacted_link=redact_link(link),
+        page_statuses=pages,
+        error=error,
+    )
