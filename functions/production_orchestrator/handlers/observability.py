@@ -6,7 +6,9 @@ event: a task token or a link secret must not reach a log line.
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
@@ -14,6 +16,14 @@ from aws_lambda_powertools.metrics import MetricUnit, single_metric
 METRICS_NAMESPACE = "ProductionOrchestrator"
 # Powertools reads POWERTOOLS_SERVICE_NAME itself; the fallback only names the logger when it is unset.
 SERVICE_NAME = os.environ.get("POWERTOOLS_SERVICE_NAME") or "production-orchestrator"
+
+# A GET of the approval page or a request for approval publishes no metric, and that is expected.
+warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
+
+# botocore's DEBUG wire log prints request bodies: SendTaskSuccess carries the task token, SNS Publish the
+# link secrets. Pinned to INFO so that turning the function's log level to DEBUG cannot leak them.
+for _wire in ("botocore", "boto3", "urllib3", "s3transfer"):
+    logging.getLogger(_wire).setLevel(logging.INFO)
 
 logger = Logger(service=SERVICE_NAME)
 tracer = Tracer()

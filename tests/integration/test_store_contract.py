@@ -1,0 +1,190 @@
+"""One contract for every ShopStore: the same tests run against SQLite and DynamoDB (on moto).
+
+If the two stores drift apart (a condition one enforces and the other does not, an order one keeps and
+the other loses), a test here fails for one parameter only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
+from production_orchestrator.domain.errors import (
+    DecisionAlreadyClaimedError,
+    IntakeError,
+    IntegrityError,
+    ShopError,
+    StaleStateError,
+)
+from production_orchestrator.domain.intake import parse_customer_email
+from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
+from production_orchestrator.domain.ports import ShopStore
+from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
+from production_orchestrator.domain.scenarios import CATALOG, scenario
+from production_orchestrator.domain.shop import Order, ShopState
+
+RUSH = scenario("rush-order")
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ShopStore]:
+    if request.param == "sqlite":
+        local = SqliteShopStore(tmp_path / "shop.sqlite3")
+        yield local
+        local.close()
+    else:
+        aws = request.getfixturevalue("aws")
+        yield DynamoShopStore(aws.dynamodb, aws.table)
+
+
+def _event(kind: str, **detail: object) -> AuditEvent:
+    return AuditEvent(event_type=kind, at="2026-08-12T08:00:00Z", detail=dict(detail))
+
+
+def _types(store: ShopStore) -> list[str]:
+    return [e.event_type for e in store.audit_events()]
+
+
+def _target() -> Order:
+    return parse_customer_email(RUSH.customer_email, CATALOG, RUSH.state.days)
+
+
+def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
+    store.seed(RUSH.state, _event("shop_seeded"))
+    store.take_in_order(_target(), _event("order_taken_in"))
+    state = store.load_state()
+    assert state is not None
+    proposal = build_proposal(state, RUSH.target_order_id)
+    return state, proposal, proposal.proposal_hash()
+
+
+def _decision(checkpoint_id: str, proposal_hash: str) -> DecisionRecord:
+    decision = Decision(approved=True, reviewed_hash=proposal_hash, approver="ana", decided_at="2026-08-12T09:00:00Z")
+    return DecisionRecord(checkpoint_id=checkpoint_id, decision=decision, resume_pid=42, claimed_at=decision.decided_at)
+
+
+def test_seed_once_and_only_for_one_scenario(store: ShopStore) -> None:
+    assert store.load_state() is None
+    assert store.seed(RUSH.state, _event("shop_seeded")) == RUSH.state
+    assert store.seed(RUSH.state, _event("shop_seeded")) == RUSH.state
+    assert _types(store) == ["shop_seeded"]
+    with pytest.raises(ShopError):
+        store.seed(scenario("team-jerseys").state, _event("shop_seeded"))
+    assert store.load_state() == RUSH.state
+
+
+def test_writes_need_a_seeded_shop(store: ShopStore) -> None:
+    with pytest.raises(ShopError):
+        store.take_in_order(_target(), _event("order_taken_in"))
+    with pytest.raises(ShopError):
+        store.set_inventory("THREAD-RED-40", 1, _event("inventory_set"))
+    assert store.audit_events() == []
+
+
+def test_intake_is_idempotent_and_refuses_a_different_order(store: ShopStore) -> None:
+    store.seed(RUSH.state, _event("shop_seeded"))
+    order = _target()
+    assert store.take_in_order(order, _event("order_taken_in")) == order
+    assert store.take_in_order(order, _event("order_taken_in")) == order
+    assert _types(store) == ["shop_seeded", "order_taken_in"]
+    with pytest.raises(IntakeError):
+        store.take_in_order(order.model_copy(update={"quantity": order.quantity + 1}), _event("order_taken_in"))
+    state = store.load_state()
+    assert state is not None and state.order(order.order_id) == order and state.revision == 1
+
+
+def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:
+    store.seed(RUSH.state, _event("shop_seeded"))
+    updated = store.set_inventory("THREAD-RED-40", 650, _event("inventory_set"))
+    assert updated.revision == 1 and updated.inventory["THREAD-RED-40"] == 650
+    assert updated.digest() != RUSH.state.digest()
+    assert store.load_state() == updated
+    with pytest.raises(ValueError):
+        store.set_inventory("red thread", 1, _event("inventory_set"))
+    assert _types(store) == ["shop_seeded", "inventory_set"]
+
+
+def test_proposals_are_immutable(store: ShopStore) -> None:
+    _, proposal, proposal_hash = _planned(store)
+    data = proposal.to_bytes()
+    assert store.get_proposal(proposal_hash) is None
+    store.put_proposal(proposal_hash, data)
+    store.put_proposal(proposal_hash, data)
+    with pytest.raises(IntegrityError):
+        store.put_proposal(proposal_hash, data + b" ")
+    assert store.get_proposal(proposal_hash) == data
+
+
+def test_checkpoints_are_created_once_and_listed_oldest_first(store: ShopStore) -> None:
+    ids = [f"ckpt-{i:032x}" for i in (9, 3, 5)]
+    for checkpoint_id in ids:
+        store.put_checkpoint(checkpoint_id, f'{{"id": "{checkpoint_id}"}}', _event("approval_requested"))
+    with pytest.raises(IntegrityError):
+        store.put_checkpoint(ids[0], "{}", _event("approval_requested"))
+    assert store.get_checkpoint(ids[1]) == f'{{"id": "{ids[1]}"}}'
+    assert store.get_checkpoint("ckpt-" + "f" * 32) is None
+    assert store.list_checkpoints() == [f'{{"id": "{c}"}}' for c in ids]
+    assert _types(store) == ["approval_requested"] * 3
+
+
+def test_a_decision_is_claimed_exactly_once(store: ShopStore) -> None:
+    checkpoint_id = "ckpt-" + "1" * 32
+    record = _decision(checkpoint_id, "a" * 64)
+    assert store.get_decision(checkpoint_id) is None
+    store.claim_decision(record, _event("decision_recorded"))
+    with pytest.raises(DecisionAlreadyClaimedError):
+        store.claim_decision(_decision(checkpoint_id, "b" * 64), _event("decision_recorded"))
+    assert store.get_decision(checkpoint_id) == record
+    assert _types(store) == ["decision_recorded"]
+
+
+def test_a_plan_applies_once(store: ShopStore) -> None:
+    state, proposal, proposal_hash = _planned(store)
+    new_state = apply_proposal(state, proposal, proposal_hash)
+    apply = {
+        "proposal_hash": proposal_hash,
+        "checkpoint_id": "ckpt-" + "2" * 32,
+        "new_state": new_state,
+        "expected_revision": state.revision,
+        "expected_digest": state.digest(),
+    }
+    assert store.application_count() == 0 and store.application_count(proposal_hash) == 0
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is False  # type: ignore[arg-type]
+    assert store.load_state() == new_state and new_state.revision == 2
+    assert store.application_count() == 1 and store.application_count(proposal_hash) == 1
+    assert store.application_count("f" * 64) == 0
+    assert _types(store).count("plan_applied") == 1
+
+
+def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) -> None:
+    state, proposal, proposal_hash = _planned(store)
+    moved = store.set_inventory("THREAD-RED-40", 650, _event("inventory_set"))
+    events = _types(store)
+    with pytest.raises(StaleStateError) as stale:
+        store.apply_plan(
+            proposal_hash=proposal_hash,
+            checkpoint_id="ckpt-" + "3" * 32,
+            new_state=apply_proposal(state, proposal, proposal_hash),
+            expected_revision=state.revision,
+            expected_digest=state.digest(),
+            event=_event("plan_applied"),
+        )
+    assert stale.value.found == {"revision": moved.revision, "digest": moved.digest()}
+    assert stale.value.expected == {"revision": state.revision, "digest": state.digest()}
+    assert store.load_state() == moved
+    assert store.application_count() == 0
+    assert _types(store) == events
+
+
+def test_audit_trail_keeps_order(store: ShopStore) -> None:
+    kinds = [f"event_{i}" for i in range(12)]
+    for kind in kinds:
+        store.append_audit(_event(kind, n=kind))
+    events = store.audit_events()
+    assert [e.event_type for e in events] == kinds
+    assert events[3].detail == {"n": "event_3"}

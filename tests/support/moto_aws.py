@@ -1,0 +1,310 @@
+"""A moto server on 127.0.0.1 and the AWS world the handlers run in: table, bucket, topic, approver queues.
+
+    server (once per test session) -> AwsWorld (per test: its own table, bucket prefix, topic and queues)
+
+Every call is a real boto3 wire call to the server. The environment the handlers read (``PO_*``) is set
+per test, and the handlers' composition roots are reset so each test is a cold start.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import boto3
+import botocore.loaders
+import botocore.session
+import pytest
+from moto.server import ThreadedMotoServer
+
+from production_orchestrator.adapters.aws.table_schema import (
+    BILLING_MODE,
+    PARTITION_KEY,
+    PARTITION_KEY_TYPE,
+    SORT_KEY,
+    SORT_KEY_TYPE,
+    TTL_ATTRIBUTE,
+)
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+APPROVERS = ("ana@example.com", "ben@example.com")
+LINK_BASE_URL = "https://approve.example.com/"
+EVENTS_DIR = Path(__file__).resolve().parent.parent / "events"
+DUMMY_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_SERVICE_NAME": "production-orchestrator",
+    "POWERTOOLS_METRICS_NAMESPACE": "ProductionOrchestrator",
+}
+
+
+@contextmanager
+def moto_server() -> Iterator[str]:
+    """A threaded moto server bound to loopback only; yields its endpoint URL."""
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+def environment(endpoint: str) -> dict[str, str]:
+    """What boto3 and the handlers need to talk to the server (``MOTO_PORT`` for moto's own calls)."""
+    return {**DUMMY_CREDENTIALS, "AWS_ENDPOINT_URL": endpoint, "MOTO_PORT": endpoint.rsplit(":", 1)[1]}
+
+
+def load_event(name: str, **fields: Any) -> dict[str, Any]:
+    """A stored sample event (tests/events/<name>.json) with ``fields`` replacing its placeholders."""
+    event = json.loads((EVENTS_DIR / f"{name}.json").read_text())
+    return _fill(event, fields)
+
+
+def _fill(value: Any, fields: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        return {k: _fill(v, fields) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, fields) for v in value]
+    if isinstance(value, str) and value.startswith("{{") and value.endswith("}}"):
+        return fields[value[2:-2]]
+    return value
+
+
+@dataclass
+class LambdaContext:
+    """The attributes Powertools reads from a Lambda context."""
+
+    function_name: str = "po-test"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:po-test"
+    aws_request_id: str = field(default_factory=lambda: secrets.token_hex(8))
+
+
+class Clock:
+    """A settable clock the handlers read through ``core.utc_now``."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> None:
+        self.now += delta
+
+
+@dataclass
+class Link:
+    """One approver's e-mailed link."""
+
+    approver: str
+    approval_id: str
+    secret: str
+    subject: str
+    body: str
+
+
+class AwsWorld:
+    """One test's resources on the shared server."""
+
+    def __init__(self, endpoint: str, tag: str) -> None:
+        self.endpoint = endpoint
+        self.session = boto3.Session(region_name=REGION)
+        self.dynamodb = self.session.client("dynamodb")
+        self.s3 = self.session.client("s3")
+        self.sns = self.session.client("sns")
+        self.sqs = self.session.client("sqs")
+        self.table = f"po-{tag}"
+        self.bucket = f"po-sessions-{tag}"
+        self.prefix = "sessions/"
+        self.dynamodb.create_table(
+            TableName=self.table,
+            KeySchema=[
+                {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
+                {"AttributeName": SORT_KEY, "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": PARTITION_KEY, "AttributeType": PARTITION_KEY_TYPE},
+                {"AttributeName": SORT_KEY, "AttributeType": SORT_KEY_TYPE},
+            ],
+            BillingMode=BILLING_MODE,
+        )
+        self.dynamodb.update_time_to_live(
+            TableName=self.table, TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE}
+        )
+        self.s3.create_bucket(Bucket=self.bucket)
+        self.topic_arn = self.sns.create_topic(Name=f"po-approvals-{tag}")["TopicArn"]
+        # One queue per approver behind a filter policy on the ``approver`` attribute, as the e-mail
+        # subscriptions are: each approver receives only the message with their own link.
+        self.queues: dict[str, str] = {}
+        for index, approver in enumerate(APPROVERS):
+            url = self.sqs.create_queue(QueueName=f"po-{tag}-{index}")["QueueUrl"]
+            arn = self.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+            self.sns.subscribe(
+                TopicArn=self.topic_arn,
+                Protocol="sqs",
+                Endpoint=arn,
+                Attributes={"FilterPolicy": json.dumps({"approver": [approver]})},
+            )
+            self.queues[approver] = url
+
+    def env(self) -> dict[str, str]:
+        """The handlers' configuration for this world."""
+        return {
+            "PO_TABLE_NAME": self.table,
+            "PO_SESSION_BUCKET": self.bucket,
+            "PO_SESSION_PREFIX": self.prefix,
+            "PO_TOPIC_ARN": self.topic_arn,
+            "PO_PROVIDER": "deterministic",
+            "PO_APPROVAL_WINDOW": "7d",
+            "PO_LINK_BASE_URL": LINK_BASE_URL,
+            "PO_APPROVERS": ",".join(APPROVERS),
+            "PO_SCENARIO": "rush-order",
+        }
+
+    # -- observation ---------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every table item and every session object: equal snapshots mean nothing was written."""
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] = {"TableName": self.table, "ConsistentRead": True}
+        while True:
+            page = self.dynamodb.scan(**params)
+            items.extend(page["Items"])
+            if "LastEvaluatedKey" not in page:
+                break
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        objects: dict[str, bytes] = {}
+        for page in self.s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket):
+            for obj in page.get("Contents", []):
+                objects[obj["Key"]] = self.s3.get_object(Bucket=self.bucket, Key=obj["Key"])["Body"].read()
+        return {
+            "items": sorted(json.dumps(i, sort_keys=True, default=_b64) for i in items),
+            "objects": objects,
+        }
+
+    def links(self) -> list[Link]:
+        """The links delivered to the approvers' queues since the last call (consumed)."""
+        found: list[Link] = []
+        for approver, url in self.queues.items():
+            while True:
+                batch = self.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+                if not batch:
+                    break
+                for message in batch:
+                    envelope = json.loads(message["Body"])
+                    body = envelope["Message"]
+                    link = next(line for line in body.splitlines() if line.startswith(LINK_BASE_URL))
+                    query = parse_qs(urlsplit(link).query)
+                    found.append(
+                        Link(
+                            approver=approver,
+                            approval_id=query["a"][0],
+                            secret=query["s"][0],
+                            subject=envelope.get("Subject", ""),
+                            body=body,
+                        )
+                    )
+                    self.sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        return found
+
+    def raw_item(self, pk: str, sk: str) -> dict[str, Any] | None:
+        """One item as stored."""
+        item = self.dynamodb.get_item(
+            TableName=self.table, Key={PARTITION_KEY: {"S": pk}, SORT_KEY: {"S": sk}}, ConsistentRead=True
+        ).get("Item")
+        return None if item is None else dict(item)
+
+    def put_raw_item(self, item: dict[str, Any]) -> None:
+        """Overwrite one item (tampering, for refusal tests)."""
+        self.dynamodb.put_item(TableName=self.table, Item=item)
+
+
+def _b64(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode()
+    raise TypeError(type(value).__name__)
+
+
+def function_url_event(
+    method: str,
+    *,
+    query: dict[str, str] | None = None,
+    form: dict[str, str] | None = None,
+    base64_body: bool = True,
+) -> dict[str, Any]:
+    """A Lambda Function URL (payload 2.0) request built from the stored sample."""
+    event = load_event("decide_get" if method != "POST" else "decide_post")
+    event["requestContext"]["http"]["method"] = method
+    if query is not None:
+        event["rawQueryString"] = urlencode(query)
+        event["queryStringParameters"] = dict(query)
+    if form is not None:
+        body = urlencode(form)
+        event["body"] = base64.b64encode(body.encode()).decode() if base64_body else body
+        event["isBase64Encoded"] = base64_body
+    return event
+
+
+_LOADER = botocore.loaders.create_loader()
+
+
+class _SharedModelsSession(boto3.Session):  # type: ignore[misc]
+    """A new boto3 session per cold start, as in Lambda, sharing only the parsed API models.
+
+    Parsing botocore's JSON service models is most of a client's creation time; the tests cold-start
+    the handlers dozens of times, and the models are the one thing a fresh process may share.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("botocore_session") is None:
+            core_session = botocore.session.get_session()
+            core_session.register_component("data_loader", _LOADER)
+            kwargs["botocore_session"] = core_session
+        super().__init__(*args, **kwargs)
+
+
+@contextmanager
+def aws_world(endpoint: str, patch: pytest.MonkeyPatch) -> Iterator[AwsWorld]:
+    """A fresh world on the server, the environment pointing at it, and cold composition roots."""
+    for name, value in environment(endpoint).items():
+        patch.setenv(name, value)
+    patch.setattr(boto3, "Session", _SharedModelsSession)
+    world = AwsWorld(endpoint, secrets.token_hex(6))
+    for name, value in world.env().items():
+        patch.setenv(name, value)
+    cold_start()
+    try:
+        yield world
+    finally:
+        cold_start()
+
+
+def cold_start() -> None:
+    """Forget every composition root, as a new Lambda execution environment would."""
+    from production_orchestrator.handlers import core, decide, request_approval
+
+    core.core.cache_clear()
+    decide.root.cache_clear()
+    request_approval.root.cache_clear()
+    if "production_orchestrator.handlers.agent_root" in sys.modules:
+        sys.modules["production_orchestrator.handlers.agent_root"].agent_root.cache_clear()
