@@ -87,8 +87,10 @@ def test_binding_from_the_lambda_environment() -> None:
     env = {"PO_PROVIDER": "bedrock", "PO_MODEL_ID": "us.amazon.nova-lite-v1:0", "AWS_REGION": "eu-west-1"}
     assert binding_from_env(env) == build_binding("bedrock", "us.amazon.nova-lite-v1:0", "eu-west-1")
     assert binding_from_env({}) == build_binding("deterministic")
-    ollama = binding_from_env({"PO_PROVIDER": "ollama", "PO_OLLAMA_HOST": "http://10.0.0.5:11434"})
-    assert ollama.endpoint == "http://10.0.0.5:11434"
+    ollama = binding_from_env({"PO_PROVIDER": "ollama", "PO_MODEL_ENDPOINT": "http://10.0.0.5:11434"})
+    assert ollama == build_binding("ollama", ollama_host="http://10.0.0.5:11434")
+    with pytest.raises(ConfigurationError, match="takes no endpoint"):
+        binding_from_env({"PO_MODEL_ENDPOINT": "http://127.0.0.1:1"})
 
 
 # --- the model clients ---------------------------------------------------------------------------------

@@ -83,14 +83,25 @@ def build_binding(
     *,
     bedrock_endpoint: str | None = None,
     ollama_host: str | None = None,
+    endpoint: str | None = None,
 ) -> ProviderBinding:
     """The provider binding for these settings, with each provider's defaults filled in.
 
     ``bedrock_endpoint`` (a private or test endpoint for Bedrock Runtime) and ``ollama_host`` both land in
-    the binding's ``endpoint``; each is accepted only with its own provider.
+    the binding's ``endpoint``; each is accepted only with its own provider. ``endpoint`` is either one,
+    for callers configured with one setting for any provider (the deployment's ``PO_MODEL_ENDPOINT``).
     """
     if provider not in PROVIDERS:
         raise ConfigurationError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+    if endpoint:
+        if bedrock_endpoint or ollama_host:
+            raise ConfigurationError("give the endpoint once: endpoint, or --bedrock-endpoint / --ollama-host")
+        if provider == "bedrock":
+            bedrock_endpoint = endpoint
+        elif provider == "ollama":
+            ollama_host = endpoint
+        else:
+            raise ConfigurationError(f"provider {provider!r} takes no endpoint")
     if bedrock_endpoint and provider != "bedrock":
         raise ConfigurationError("--bedrock-endpoint applies only to --provider bedrock")
     if ollama_host and provider != "ollama":
@@ -115,7 +126,7 @@ def binding_from_env(environ: Mapping[str, str]) -> ProviderBinding:
     """The binding configured for a Lambda function (environment set by the deployment).
 
     ``PO_PROVIDER``, ``PO_MODEL_ID``, ``PO_MODEL_REGION`` (else the function's ``AWS_REGION`` for
-    Bedrock), ``PO_BEDROCK_ENDPOINT``, ``PO_OLLAMA_HOST``. No profile: a function uses its role.
+    Bedrock), ``PO_MODEL_PROFILE``, ``PO_MODEL_ENDPOINT`` (the Bedrock endpoint or the Ollama host).
     """
     provider = environ.get("PO_PROVIDER") or "deterministic"
     region = environ.get("PO_MODEL_REGION") or None
@@ -125,9 +136,8 @@ def binding_from_env(environ: Mapping[str, str]) -> ProviderBinding:
         provider,
         environ.get("PO_MODEL_ID") or None,
         region,
-        None,
-        bedrock_endpoint=environ.get("PO_BEDROCK_ENDPOINT") or None,
-        ollama_host=environ.get("PO_OLLAMA_HOST") or None,
+        environ.get("PO_MODEL_PROFILE") or None,
+        endpoint=environ.get("PO_MODEL_ENDPOINT") or None,
     )
 
 
