@@ -40,8 +40,10 @@ OUTCOME_REFUSED: Final = "refused"
 
 # Custom metrics (namespace shared with Powertools Metrics through POWERTOOLS_METRICS_NAMESPACE).
 METRICS_NAMESPACE: Final = "ProductionOrchestrator"
-METRIC_RESUME_REFUSED: Final = "ResumeRefused"
-METRIC_DECISION_EXPIRED: Final = "DecisionExpired"
+# Counted from the workflow's own log (every path, whatever the handler published); named apart from the
+# handlers' Powertools metrics of the same facts (ResumeRefused, DecisionExpired).
+METRIC_RESUME_REFUSED: Final = "WorkflowResumeRefused"
+METRIC_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
 METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
 
 # Environment variables the handlers read.

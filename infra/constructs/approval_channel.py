@@ -6,7 +6,7 @@ request_approval --publish--> topic --email--> approver --GET/POST--> Function U
 
 from __future__ import annotations
 
-from aws_cdk import CfnOutput
+from aws_cdk import Annotations, CfnOutput
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
@@ -14,6 +14,8 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
+
+from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 
 from ..constants import ENV_LINK_BASE_URL
 from ..settings import Settings
@@ -40,8 +42,19 @@ class ApprovalChannel(Construct):
         self._settings = settings
         self.topic = encrypted_topic(self, "ApprovalTopic", "Production plan approvals")
         for email in settings.approver_emails:
-            # Confirm with AuthenticateOnUnsubscribe=true (see README) so a mail scanner cannot unsubscribe.
-            self.topic.add_subscription(subscriptions.EmailSubscription(email))
+            # One message per approver, each holding that approver's own link: the filter makes sure an
+            # approver receives only theirs. Confirm with AuthenticateOnUnsubscribe=true (see README) so a
+            # mail scanner cannot unsubscribe the approver.
+            self.topic.add_subscription(
+                subscriptions.EmailSubscription(
+                    email, filter_policy={APPROVER_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[email])}
+                )
+            )
+        if not settings.approver_emails:
+            Annotations.of(self).add_warning_v2(
+                "po:no-approvers",
+                "no approverEmails in context: approval requests fail until approvers are set (-c approverEmails=...)",
+            )
         self.decision_url: lambda_.FunctionUrl | None = None
 
     def attach_decision_endpoint(self, decide: lambda_.Function, link_builder: lambda_.Function) -> lambda_.FunctionUrl:

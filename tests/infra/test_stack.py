@@ -23,6 +23,7 @@ from infra.constants import (
 )
 from infra.settings import DEFAULT_BEDROCK_MODEL_ID, DEFAULTS, Settings
 from production_orchestrator.adapters.aws import table_schema
+from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 from production_orchestrator.domain import errors
 from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
 from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
@@ -308,7 +309,13 @@ def test_alarms_cover_failures_refusals_and_pending_approvals(template_json: dic
 
 def test_email_subscriptions_come_from_context(template: Template) -> None:
     template.has_resource_properties(
-        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "approver@example.com"}
+        "AWS::SNS::Subscription",
+        {
+            "Protocol": "email",
+            "Endpoint": "approver@example.com",
+            # Each approver receives only the message holding their own link.
+            "FilterPolicy": {APPROVER_ATTRIBUTE: ["approver@example.com"]},
+        },
     )
     template.has_resource_properties("AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "ops@example.com"})
 
