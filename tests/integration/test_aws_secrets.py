@@ -119,7 +119,7 @@ def test_decide_does_not_import_strands() -> None:
         ("PO_TOPIC_ARN", "", "PO_TOPIC_ARN"),
         ("PO_SESSION_BUCKET", "", "PO_SESSION_BUCKET"),
         ("PO_PROVIDER", "gpt", "unknown provider"),
-        ("PO_MODEL_ENDPOINT", "http://127.0.0.1:9", "PO_MODEL_ENDPOINT"),
+        ("PO_MODEL_ENDPOINT", "http://127.0.0.1:9", "takes no endpoint"),
     ],
 )
 def test_bad_configuration_fails_at_cold_start(
