@@ -136,19 +136,6 @@ def _field(email: str, name: str) -> str:
     return ""
 
 
-SCRIPTS: dict[str, Script] = {
-    "planner": planner,
-    "chatty": chatty,
-    "wrong-hash": wrong_hash,
-    "wrong-hash-then-right": wrong_hash_then_right,
-    "apply-first": apply_first,
-    "skip-intake": skip_intake,
-    "altered-intake": altered_intake,
-    "no-gate": no_gate,
-    "apply-again": apply_again,
-}
-
-
 def infer_status(text: str) -> str:
     """Status of a tool result whose wire format dropped it: our tools return JSON; failures are prose."""
     try:
