@@ -122,6 +122,7 @@ def _start(args: argparse.Namespace) -> int:
     print(f"PROPOSAL_HASH={cp.proposal_hash}")
     print(f"EXPIRES_AT={cp.expires_at}")
     print(f"START_PID={cp.start_pid}")
+    print(f"STOP_REASON={result.stop_reason}")
     return EXIT_OK
 
 
