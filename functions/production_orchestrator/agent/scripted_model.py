@@ -18,53 +18,33 @@ from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
 from .prompts import extract_customer_email
-from .tools import APPLY_TOOL, INTAKE_TOOL, TOOL_SEQUENCE
+from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, TOOL_SEQUENCE
+from .workflow_rules import first_user_text, tool_outcomes
 
 SCRIPTED_MODEL_ID = "scripted-planner-v1"
 T = TypeVar("T", bound=BaseModel)
 
 
-def _tool_history(messages: Messages) -> list[tuple[str, str, str]]:
-    """(tool name, status, result text) for each tool result, in conversation order."""
-    names: dict[str, str] = {}
-    history: list[tuple[str, str, str]] = []
-    for message in messages:
-        for block in message["content"]:
-            if "toolUse" in block:
-                names[block["toolUse"]["toolUseId"]] = block["toolUse"]["name"]
-            if "toolResult" in block:
-                result = block["toolResult"]
-                text = " ".join(str(c.get("text", "")) for c in result.get("content", []))
-                history.append((names.get(result["toolUseId"], "?"), str(result.get("status", "")), text))
-    return history
-
-
-def _first_user_text(messages: Messages) -> str:
-    for message in messages:
-        if message["role"] == "user":
-            return " ".join(str(b["text"]) for b in message["content"] if "text" in b)
-    return ""
-
-
 def next_step(messages: Messages) -> tuple[str, dict[str, Any]] | str:
     """The next tool call ``(name, input)`` or the final answer text."""
-    history = _tool_history(messages)
+    history = tool_outcomes(messages)
     if not history:
-        return INTAKE_TOOL, {"email": extract_customer_email(_first_user_text(messages))}
-    last_name, last_status, last_text = history[-1]
-    if last_status != "success":
+        return INTAKE_TOOL, {"email": extract_customer_email(first_user_text(messages))}
+    last = history[-1]
+    last_name, last_text = last.name, last.text
+    if not last.succeeded:
         if last_name == APPLY_TOOL:
             return f"The plan was not applied. {last_text}"
         return f"I stopped because {last_name} failed: {last_text}"
     if last_name == APPLY_TOOL:
         return f"The approved plan was applied. {last_text}"
-    results = {name: text for name, status, text in history if status == "success"}
-    order_id = json.loads(results[INTAKE_TOOL])["order_id"]
-    proposal_hash = json.loads(results["propose_schedule"])["proposal_hash"] if "propose_schedule" in results else ""
+    results = {o.name: o for o in history if o.succeeded}
+    order_id = results[INTAKE_TOOL].json_field("order_id")
+    proposal_hash = results[PROPOSE_TOOL].json_field("proposal_hash") if PROPOSE_TOOL in results else ""
     following = TOOL_SEQUENCE[TOOL_SEQUENCE.index(last_name) + 1]
     inputs: dict[str, dict[str, Any]] = {
         "analyze_blockers": {"order_id": order_id},
-        "propose_schedule": {"order_id": order_id},
+        PROPOSE_TOOL: {"order_id": order_id},
         "draft_communications": {"proposal_hash": proposal_hash},
         APPLY_TOOL: {"proposal_hash": proposal_hash},
     }
@@ -111,7 +91,7 @@ class ScriptedModel(Model):
         else:
             name, tool_input = step
             turn = sum(1 for m in messages if m["role"] == "assistant")
-            anchor = hashlib.sha256(_first_user_text(messages).encode()).hexdigest()[:12]
+            anchor = hashlib.sha256(first_user_text(messages).encode()).hexdigest()[:12]
             tool_use_id = f"tooluse-{anchor}-{turn:02d}"
             output = json.dumps(tool_input, sort_keys=True)
             yield {"contentBlockStart": {"start": {"toolUse": {"toolUseId": tool_use_id, "name": name}}}}
