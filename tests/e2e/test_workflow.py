@@ -24,7 +24,7 @@ from infra.constants import (
     STATE_WAIT_FOR_DECISION,
 )
 from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
-from production_orchestrator.domain.errors import ResumeRefusedError
+from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from tests.support.cdk_template import synthesize
 from tests.support.moto_workflow import LocalAws, RunRecord, WorkflowRun, local_aws, run_case
 
@@ -83,6 +83,7 @@ def test_stale_domain_state_while_parked_is_refused(aws: LocalAws, template: dic
     run = _run(aws, template, "stale")
     assert run.status == "FAILED"
     assert run.error == ResumeRefusedError.__name__
+    assert run.refusal is not None and run.refusal.startswith(f"{RefusalCode.STALE_DOMAIN_STATE.value}:")
     assert run.states == [*PARKED, STATE_RESUME, STATE_RESUME_REFUSED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.task_token_leaked is False

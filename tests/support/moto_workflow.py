@@ -44,6 +44,7 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.server import ThreadedMotoServer
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.domain.errors import ResumeRefusedError
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 
 REGION = "us-east-1"
@@ -657,6 +658,7 @@ class WorkflowRun:
     redacted_link: str
     page_statuses: dict[str, int]
     error: str | None
+    refusal: str | None  # the resume gate's message ("<CODE>: ..."), when it refused
 
     def evidence(self) -> dict[str, Any]:
         """The evidence report (no link secret, no task token)."""
@@ -675,6 +677,7 @@ class WorkflowRun:
             "approval_link": self.redacted_link,
             "page_statuses": self.page_statuses,
             "error": self.error,
+            "refusal": self.refusal,
         }
 
 
@@ -724,11 +727,14 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
         say(f"GET -> {page.status} (the plan, nothing decided); POST {case} -> {result.status}")
         status = deployment.wait_for_status(execution_arn)
     states = deployment.states(execution_arn)
-    error = None
+    error = refusal = None
     for event in deployment.history(execution_arn):
-        details = event.get("executionFailedEventDetails")
-        if details:
-            error = details.get("error")
+        if "executionFailedEventDetails" in event:
+            error = event["executionFailedEventDetails"].get("error")
+        # A Lambda task's failure carries the handler's {"errorType", "errorMessage"} as its cause.
+        failed = event.get("lambdaFunctionFailedEventDetails") or event.get("taskFailedEventDetails")
+        if failed and failed.get("error") == ResumeRefusedError.__name__ and failed.get("cause", "").startswith("{"):
+            refusal = str(json.loads(failed["cause"]).get("errorMessage", ""))
     run_results = [i.result for i in deployment.invocations() if i.handler_module == "run_agent" and i.result]
     token = deployment.task_token(execution_arn)
     return WorkflowRun(
@@ -746,4 +752,5 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
         redacted_link=redact_link(link),
         page_statuses=pages,
         error=error,
+        refusal=refusal,
     )
