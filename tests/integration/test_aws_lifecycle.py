@@ -192,6 +192,20 @@ def test_malformed_posts_write_nothing(aws: AwsWorld, clock: Clock) -> None:
     assert flow.post("approve")["statusCode"] == 200
 
 
+def test_a_plain_form_body_decides_too(aws: AwsWorld, clock: Clock) -> None:
+    from production_orchestrator.handlers import decide
+    from tests.support.moto_aws import LambdaContext, function_url_event
+
+    flow = start(aws)
+    flow.request_approval()
+    link = flow.link()
+    form = {"a": link.approval_id, "s": link.secret, "decision": "reject", "reviewed_hash": flow.proposal_hash}
+    cold_start()
+    response = decide.handler(function_url_event("POST", form=form, base64_body=False), LambdaContext())
+    assert response["statusCode"] == 200 and "rejected" in response["body"]
+    assert flow.resume()["outcome"] == "rejected"
+
+
 def test_resume_invoked_twice_applies_once(aws: AwsWorld, clock: Clock) -> None:
     flow = approved_flow(aws)
     assert flow.resume()["outcome"] == "applied"

@@ -90,6 +90,23 @@ def test_no_task_token_or_link_secret_in_any_log(
         assert secret[:24] not in everything
 
 
+def test_records_and_events_do_not_print_secrets(aws: AwsWorld, clock: Clock) -> None:
+    from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from production_orchestrator.handlers.events import DecisionForm, RequestApprovalEvent
+
+    flow = start(aws)
+    flow.request_approval()
+    record = DynamoApprovalStore(aws.dynamodb, aws.table).get_approval(flow.approval_id)
+    assert record is not None and record.task_token == flow.task_token
+    event = RequestApprovalEvent.model_validate({**flow.run, "task_token": flow.task_token})
+    form = DecisionForm(a=flow.approval_id, s=flow.link().secret, decision="approve", reviewed_hash="0")
+    for shown in (repr(record), str(record), repr(event), str(event)):
+        assert flow.task_token not in shown
+    for link_hash in (a.secret_hash for a in record.approvers):
+        assert link_hash not in repr(record)
+    assert flow.link().secret not in repr(form) and flow.link().secret not in str(form)
+
+
 def test_decide_does_not_import_strands() -> None:
     root = Path(__file__).resolve().parents[2]
     code = (

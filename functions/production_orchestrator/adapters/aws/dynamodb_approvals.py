@@ -81,7 +81,7 @@ class DynamoApprovalStore:
         return self._record(self._table.get(APPROVAL_PK_PREFIX + approval_id, APPROVAL_SK))
 
     def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
-        """Every approval requested for ``checkpoint_id``, oldest id order not guaranteed."""
+        """Every approval requested for ``checkpoint_id`` (in approval-id order)."""
         require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
         pointers, _ = self._table.query(SHOP_PK, f"{APPROVAL_OF_SK_PREFIX}{checkpoint_id}#")
         found = (self.get_approval(str(p["approval_id"]["S"])) for p in pointers)
