@@ -1,0 +1,118 @@
+"""Races over real wire calls: double clicks, two approvers at once, and two resumes of one decision.
+
+Threads start together at a barrier; whatever interleaving the server sees, exactly one wins.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import pytest
+
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.domain.errors import DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.planning import apply_proposal, build_proposal
+from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
+from production_orchestrator.domain.scenarios import scenario
+from production_orchestrator.handlers import decide
+from tests.support.aws_flow import approved_flow, start
+from tests.support.moto_aws import AwsWorld, Clock, LambdaContext, cold_start, function_url_event
+
+T = TypeVar("T")
+RACERS = 6
+
+
+def _together(calls: list[Callable[[], T]]) -> list[T | BaseException]:
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], T]) -> T | BaseException:
+        barrier.wait()
+        try:
+            return call()
+        except Exception as exc:  # collected: the test asserts on how each racer ended
+            return exc
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(run, calls))
+
+
+def _event(kind: str) -> AuditEvent:
+    return AuditEvent(event_type=kind, at="2026-08-12T08:00:00Z")
+
+
+def test_simultaneous_posts_record_one_decision(aws: AwsWorld, clock: Clock) -> None:
+    flow = start(aws)
+    flow.request_approval()
+    cold_start()
+    decide.root()
+
+    def post(index: int) -> Any:
+        link = flow.links[index % len(flow.links)]
+        decision = "approve" if index % 2 else "reject"
+        form = {"a": link.approval_id, "s": link.secret, "decision": decision, "reviewed_hash": flow.proposal_hash}
+        return decide.handler(function_url_event("POST", form=form), LambdaContext())["statusCode"]
+
+    statuses = _together([lambda i=i: post(i) for i in range(RACERS)])
+    assert sorted(statuses) == [200] + [404] * (RACERS - 1)  # type: ignore[type-var]
+
+
+def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
+    store = DynamoShopStore(aws.dynamodb, aws.table)
+    rush = scenario("rush-order")
+    store.seed(rush.state.with_order(_rush_order()), _event("shop_seeded"))
+    state = store.load_state()
+    assert state is not None
+    proposal = build_proposal(state, rush.target_order_id)
+    proposal_hash = proposal.proposal_hash()
+    decision = Decision(approved=True, reviewed_hash=proposal_hash, approver="ana", decided_at="2026-08-12T09:00:00Z")
+    record = DecisionRecord(checkpoint_id="ckpt-" + "4" * 32, decision=decision, resume_pid=1, claimed_at="x")
+
+    claims = _together([lambda: store.claim_decision(record, _event("decision_recorded")) for _ in range(RACERS)])
+    assert sum(result is None for result in claims) == 1
+    assert all(isinstance(r, DecisionAlreadyClaimedError) for r in claims if r is not None)
+
+    new_state = apply_proposal(state, proposal, proposal_hash)
+    applies = _together(
+        [
+            lambda: store.apply_plan(
+                proposal_hash=proposal_hash,
+                checkpoint_id=record.checkpoint_id,
+                new_state=new_state,
+                expected_revision=state.revision,
+                expected_digest=state.digest(),
+                event=_event("plan_applied"),
+            )
+            for _ in range(RACERS)
+        ]
+    )
+    assert applies.count(True) == 1, applies
+    assert store.application_count() == 1
+    assert [e.event_type for e in store.audit_events()].count("plan_applied") == 1
+
+
+def _rush_order() -> Any:
+    from production_orchestrator.domain.intake import parse_customer_email
+    from production_orchestrator.domain.scenarios import CATALOG
+
+    rush = scenario("rush-order")
+    return parse_customer_email(rush.customer_email, CATALOG, rush.state.days)
+
+
+@pytest.mark.parametrize("trial", range(2))
+def test_two_resumes_of_one_decision_apply_once(trial: int, aws: AwsWorld, clock: Clock) -> None:
+    flow = approved_flow(aws, "approve" if trial == 0 else "reject")
+    from production_orchestrator.handlers import resume_agent
+
+    event = {**flow.run, "approval_id": flow.approval_id}
+    cold_start()
+    results = _together([lambda: resume_agent.handler(dict(event), LambdaContext()) for _ in range(2)])
+    winners = [r for r in results if isinstance(r, dict)]
+    losers = [r for r in results if isinstance(r, ResumeRefusedError)]
+    assert len(winners) == 1 and len(losers) == 1, results
+    assert losers[0].code is RefusalCode.ALREADY_DECIDED
+    store = DynamoShopStore(aws.dynamodb, aws.table)
+    assert store.application_count() == (1 if trial == 0 else 0)
+    assert [e.event_type for e in store.audit_events()].count("decision_recorded") == 1
