@@ -16,23 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 
 from tests.support.cdk_template import synthesize  # noqa: E402
-from tests.support.moto_workflow import local_aws, run_case  # noqa: E402
-
-from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID  # noqa: E402
-
-CONTEXT = {
-    "provider": "deterministic",
-    "modelId": SCRIPTED_MODEL_ID,
-    "modelRegion": "",
-    "approverEmails": "approver@example.com",
-    "approvalWindow": "10m",
-}
+from tests.support.moto_workflow import LOCAL_CONTEXT, local_aws, run_case  # noqa: E402
 
 
 def main() -> int:
     started = time.monotonic()
     print("synthesizing the CDK stack (cdk-nag checks on, asset bundling skipped)...")
-    template = synthesize(CONTEXT)
+    template = synthesize(LOCAL_CONTEXT)
     with local_aws() as aws:
         print(f"moto server on {aws.endpoint} (127.0.0.1 only), Step Functions execution enabled")
         deployment = aws.deploy(template)

@@ -15,21 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 
 from tests.support.cdk_template import synthesize  # noqa: E402
-from tests.support.moto_workflow import local_aws, run_case  # noqa: E402
-
-from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID  # noqa: E402
+from tests.support.moto_workflow import EXPIRING_CONTEXT, LOCAL_CONTEXT, local_aws, run_case  # noqa: E402
 
 EVIDENCE_DIR = ROOT / "evidence"
-CONTEXT = {
-    "provider": "deterministic",
-    "modelId": SCRIPTED_MODEL_ID,
-    "modelRegion": "",
-    "approverEmails": "approver@example.com",
-    "approvalWindow": "10m",
-}
-# The expiry run uses a window short enough to wait out.
-EXPIRING = {**CONTEXT, "approvalWindow": "4s"}
-RUNS = (("approve", "approve", CONTEXT), ("reject", "reject", CONTEXT), ("expired", "expire", EXPIRING))
+RUNS = (
+    ("approve", "approve", LOCAL_CONTEXT),
+    ("reject", "reject", LOCAL_CONTEXT),
+    ("expired", "expire", EXPIRING_CONTEXT),
+)
 EXPECTED_FINAL_STATE = {"approve": "PlanApplied", "reject": "PlanRejected", "expired": "DecisionExpired"}
 
 

@@ -23,19 +23,18 @@ from infra.constants import (
     STATE_RUN_AGENT,
     STATE_WAIT_FOR_DECISION,
 )
-from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from tests.support.cdk_template import synthesize
-from tests.support.moto_workflow import LocalAws, RunRecord, WorkflowRun, local_aws, run_case
+from tests.support.moto_workflow import (
+    EXPIRING_CONTEXT,
+    LOCAL_CONTEXT,
+    LocalAws,
+    RunRecord,
+    WorkflowRun,
+    local_aws,
+    run_case,
+)
 
-CONTEXT = {
-    "provider": "deterministic",
-    "modelId": SCRIPTED_MODEL_ID,
-    "modelRegion": "",
-    "approverEmails": "approver@example.com",
-    "approvalWindow": "10m",
-}
-EXPIRING = {**CONTEXT, "approvalWindow": "4s"}
 PARKED = [STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION]
 
 
@@ -47,7 +46,7 @@ def aws() -> Iterator[LocalAws]:
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return synthesize(CONTEXT)
+    return synthesize(LOCAL_CONTEXT)
 
 
 def _run(aws: LocalAws, template: dict[str, Any], case: str) -> WorkflowRun:
@@ -90,7 +89,7 @@ def test_stale_domain_state_while_parked_is_refused(aws: LocalAws, template: dic
 
 
 def test_no_decision_within_the_window_expires_and_never_approves(aws: LocalAws) -> None:
-    run = _run(aws, synthesize(EXPIRING), "expire")
+    run = _run(aws, synthesize(EXPIRING_CONTEXT), "expire")
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_DECISION_EXPIRED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)

@@ -44,6 +44,7 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.server import ThreadedMotoServer
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import ResumeRefusedError
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 
@@ -66,6 +67,16 @@ CREDENTIALS = {
     "AWS_EC2_METADATA_DISABLED": "true",
 }
 INVOKE_TIMEOUT_SECONDS = 120
+# The context the local runs synthesize with: the scripted model, one approver, a window long enough to
+# decide in; the expiry run uses one short enough to wait out.
+LOCAL_CONTEXT = {
+    "provider": "deterministic",
+    "modelId": SCRIPTED_MODEL_ID,
+    "modelRegion": "",
+    "approverEmails": "approver@example.com",
+    "approvalWindow": "10m",
+}
+EXPIRING_CONTEXT = {**LOCAL_CONTEXT, "approvalWindow": "4s"}
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
 
 
