@@ -23,13 +23,13 @@ from ..settings import Settings
 TASK_RESPONSE_ACTIONS = ("states:SendTaskSuccess", "states:SendTaskFailure")
 
 
-def encrypted_topic(scope: Construct, construct_id: str, display_name: str) -> sns.Topic:
-    """An SNS topic encrypted with the AWS-managed SNS key that refuses non-TLS publishers."""
+def encrypted_topic(scope: Construct, construct_id: str, display_name: str, key: kms.IKey | None = None) -> sns.Topic:
+    """An SNS topic that refuses non-TLS publishers, encrypted with ``key`` or the AWS-managed SNS key."""
     return sns.Topic(
         scope,
         construct_id,
         display_name=display_name,
-        master_key=kms.Alias.from_alias_name(scope, f"{construct_id}Key", "alias/aws/sns"),
+        master_key=key or kms.Alias.from_alias_name(scope, f"{construct_id}Key", "alias/aws/sns"),
         enforce_ssl=True,
     )
 

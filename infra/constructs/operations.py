@@ -6,6 +6,8 @@ from __future__ import annotations
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
@@ -41,7 +43,19 @@ class Operations(Construct):
         functions: AgentFunctions,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.alarm_topic = encrypted_topic(self, "AlarmTopic", "Production orchestrator alarms")
+        # CloudWatch cannot publish to a topic under the AWS-managed SNS key; this key lets it (and only
+        # it, besides the account's administrators) use the key for the alarm topic.
+        alarm_key = kms.Key(
+            self, "AlarmTopicKey", enable_key_rotation=True, description="production orchestrator alarm topic"
+        )
+        alarm_key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["kms:Decrypt", "kms:GenerateDataKey"],
+                resources=["*"],  # in a key policy, "*" is this key
+            )
+        )
+        self.alarm_topic = encrypted_topic(self, "AlarmTopic", "Production orchestrator alarms", alarm_key)
         if settings.operator_email:
             self.alarm_topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))
         machine = workflow.state_machine

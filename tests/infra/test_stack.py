@@ -307,6 +307,24 @@ def test_alarms_cover_failures_refusals_and_pending_approvals(template_json: dic
     Template.from_json(template_json).resource_count_is("AWS::CloudWatch::Dashboard", 1)
 
 
+def test_cloudwatch_may_use_the_alarm_topic_key(template_json: dict[str, Any]) -> None:
+    # CloudWatch cannot publish to a topic under the AWS-managed SNS key.
+    alarm_actions = {
+        json.dumps(a["Properties"]["AlarmActions"])
+        for a in resources_of_type(template_json, "AWS::CloudWatch::Alarm").values()
+    }
+    ((topic_ref,),) = [json.loads(a) for a in alarm_actions]
+    topic = template_json["Resources"][topic_ref["Ref"]]
+    key = template_json["Resources"][topic["Properties"]["KmsMasterKeyId"]["Fn::GetAtt"][0]]
+    assert key["Properties"]["EnableKeyRotation"] is True
+    grants = [
+        s
+        for s in key["Properties"]["KeyPolicy"]["Statement"]
+        if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    ]
+    assert [sorted(_as_list(g["Action"])) for g in grants] == [["kms:Decrypt", "kms:GenerateDataKey"]]
+
+
 def test_email_subscriptions_come_from_context(template: Template) -> None:
     template.has_resource_properties(
         "AWS::SNS::Subscription",
