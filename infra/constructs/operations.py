@@ -76,8 +76,9 @@ class Operations(Construct):
         expired = self._state_entered_metric(
             workflow.log_group, "TaskStateEntered", STATE_DECISION_EXPIRED, METRIC_DECISION_EXPIRED
         )
-        # Published by the approval functions (Powertools Metrics, POWERTOOLS_METRICS_NAMESPACE); no data
-        # means nothing is pending.
+        # Step Functions has no metric for how long a callback task has waited, so this one is custom: the
+        # handlers' Powertools namespace, dimension service. No handler publishes it yet; until one does,
+        # the alarm has no data and stays OK (no data means nothing is pending).
         pending_age = cloudwatch.Metric(
             namespace=METRICS_NAMESPACE,
             metric_name=METRIC_OLDEST_PENDING_APPROVAL_AGE,
