@@ -23,6 +23,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resume one checkpoint with the decision its approval holds."""
     request = parse_event(ResumeEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, approval_id=request.approval_id)
+    if request.session_id:
+        logger.append_keys(session_id=request.session_id)
     root = agent_root()
     try:
         result = resume_decided(
