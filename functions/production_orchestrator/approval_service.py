@@ -1,11 +1,14 @@
 """Approval use cases over the ports, importing nothing of strands (the decision endpoint's cold start).
 
-    request_approval: checkpoint + proposal (re-hashed) -> approval record (task token, secret hashes)
+    request_approval: checkpoint + proposal (re-hashed) -> approval record (task token, secret hashes,
+                      approvers, requester, separation of duties, quorum)
                       -> one message per approver with the link ?a=<approval id>&s=<secret>
-    open_link:        GET/HEAD -> the plan to confirm, or None (the neutral page); reads only
-    decide:           POST -> conditional pending->decided (first wins) -> SendTaskSuccess with a pointer
+    open_link:        GET/HEAD -> the plan to confirm (and what changed since, if the shop moved on), or
+                      None (the neutral page); reads only
+    decide:           POST -> authorize -> receipt (MAC) -> conditional vote (a reject or the quorum decides)
+                      -> SendTaskSuccess with a pointer once decided
     expire_approvals: workflow timed out -> pending->expired; never approves
-    decision_for_resume: the recorded decision, as the resume gate's request
+    decision_for_resume: the recorded decision, its receipts verified, as the resume gate's request
 
 A link secret is 32 random bytes; only its SHA-256 is stored, and the raw task token never leaves the
 approval record except in the ``SendTaskSuccess`` call.
@@ -13,6 +16,7 @@ approval record except in the ``SendTaskSuccess`` call.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +24,8 @@ from datetime import datetime
 from typing import Literal
 from urllib.parse import urlencode
 
-from .domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from .domain.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret, required_approvals
+from .domain.canonical import sha256_hex
 from .domain.errors import (
     ApprovalExpiredError,
     DecisionAlreadyClaimedError,
@@ -32,8 +37,11 @@ from .domain.errors import (
     ValidationError,
 )
 from .domain.planning import ProposalContent, load_proposal
-from .domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore, WorkflowCallback
+from .domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, MacKey, ShopStore, WorkflowCallback
+from .domain.receipts import Receipt, check_receipt, make_receipt
 from .domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, Checkpoint, Decision, parse_utc, require_id, utc_iso
+from .domain.shop import ShopState
+from .domain.statediff import describe_changes
 from .domain.verification import Refusal, ResumeRequest, read_checkpoint
 from .presentation import fingerprint, render_review
 
@@ -77,14 +85,30 @@ def request_approval(
     approvers: Sequence[str],
     link_base_url: str,
     now: datetime,
+    requester: str = "",
+    separation_of_duties: bool = False,
+    quorum: int = 1,
+    quorum_above_quantity: int | None = None,
+    restricted: bool = True,
 ) -> ApprovalRequested:
-    """Store the task token behind a new approval and send each approver their own link."""
+    """Store the task token behind a new approval and send each approver their own link.
+
+    The policy (approvers, requester, separation of duties, how many approvals) is fixed in the record.
+    """
     checkpoint, proposal = review(store, checkpoint_id)
     if proposal_hash != checkpoint.proposal_hash:
         raise IntegrityError(f"the workflow names another proposal than checkpoint {checkpoint_id}")
     if not approvers:
         raise ValidationError("no approvers are configured")
     links = {approver: secrets.token_urlsafe(32) for approver in dict.fromkeys(approvers)}
+    procured = sum(action.quantity for action in proposal.procurement_actions)
+    needed = required_approvals(procured, quorum=quorum, above_quantity=quorum_above_quantity)
+    eligible = [a for a in links if not (separation_of_duties and a == requester)]
+    if needed > len(eligible):
+        raise ValidationError(
+            f"the plan needs {needed} approvals but only {len(eligible)} approver(s) may approve it"
+            + (" (the requester may not)" if separation_of_duties and requester in links else "")
+        )
     record = ApprovalRecord(
         approval_id=f"appr-{secrets.token_hex(16)}",
         checkpoint_id=checkpoint.checkpoint_id,
@@ -93,6 +117,10 @@ def request_approval(
         expires_at=checkpoint.expires_at,
         task_token=task_token,
         approvers=tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(s)) for a, s in links.items()),
+        requester=requester,
+        separation_of_duties=separation_of_duties,
+        quorum=needed,
+        restricted=restricted,
     )
     # Stored before anything is sent: a link that reaches someone always points at a record.
     approvals.create_approval(record)
@@ -117,6 +145,7 @@ def request_approval(
                 approver=approver,
                 subject=f"Approve plan for order {order.order_id}? [{fingerprint(checkpoint.proposal_hash)}]",
                 body=body,
+                link=approval_link(link_base_url, record.approval_id, secret),
             )
         )
     return ApprovalRequested(
@@ -128,25 +157,115 @@ def request_approval(
     )
 
 
+def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalRecord | None:
+    """The approval ``approval_id`` names, or the one that superseded it ("propose again" keeps links)."""
+    approval = approvals.get_approval(approval_id)
+    for _ in range(20):
+        if approval is None or not approval.superseded_by:
+            return approval
+        approval = approvals.get_approval(approval.superseded_by)
+    return None
+
+
+def open_stale(
+    store: ShopStore, approvals: ApprovalStore, approval_id: str, secret: str, now: datetime
+) -> LinkView | None:
+    """A valid link whose plan was refused as stale (or is stale now): what may be proposed again. Reads only."""
+    approval = current_approval(approvals, approval_id)
+    if approval is None or approval.status == "expired" or now >= parse_utc(approval.expires_at):
+        return None
+    approver = approval.approver_for(secret)
+    if approver is None or store.get_decision(approval.checkpoint_id) is not None:
+        return None
+    try:
+        checkpoint, proposal = review(store, approval.checkpoint_id)
+    except (ResumeRefusedError, IntegrityError):
+        return None
+    changes = what_changed(store, checkpoint)
+    if changes is None:
+        return None
+    return LinkView(approval=approval, approver=approver, checkpoint=checkpoint, proposal=proposal, changes=changes)
+
+
+def supersede(
+    store: ShopStore, approvals: ApprovalStore, old: ApprovalRecord, new_checkpoint: Checkpoint, now: datetime
+) -> ApprovalRecord:
+    """A new approval for ``new_checkpoint`` with ``old``'s policy and links; ``old`` is closed and points at it.
+
+    The approvers keep their links: each opens the new plan. Nothing of the old decision carries over.
+    """
+    record = old.model_copy(
+        update={
+            "approval_id": f"appr-{secrets.token_hex(16)}",
+            "checkpoint_id": new_checkpoint.checkpoint_id,
+            "proposal_hash": new_checkpoint.proposal_hash,
+            "status": "pending",
+            "created_at": utc_iso(now),
+            "expires_at": new_checkpoint.expires_at,
+            "decided_by": "",
+            "decision": None,
+            "closed_at": "",
+            "votes": (),
+            "superseded_by": "",
+        }
+    )
+    approvals.create_approval(ApprovalRecord.model_validate(record.model_dump()))
+    with contextlib.suppress(DecisionAlreadyClaimedError):  # changed meanwhile: the new approval stands alone
+        approvals.expire_approval(old.approval_id, now=now, from_status=old.status, superseded_by=record.approval_id)
+    store.append_audit(
+        AuditEvent(
+            event_type="approval_superseded",
+            at=utc_iso(now),
+            checkpoint_id=old.checkpoint_id,
+            proposal_hash=old.proposal_hash,
+            detail={
+                "approval_id": old.approval_id,
+                "new_approval_id": record.approval_id,
+                "new_checkpoint_id": new_checkpoint.checkpoint_id,
+            },
+        )
+    )
+    return record
+
+
+def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
+    """None while the shop is as it was when the plan was proposed; else each change since, in words."""
+    current = store.load_state()
+    if current is None or current.digest() == checkpoint.domain_digest:
+        return None
+    data = store.get_state_snapshot(checkpoint.domain_digest)
+    if data is None or sha256_hex(data) != checkpoint.domain_digest:
+        return ["The shop changed since this plan was proposed (the state it was proposed on is not on record)."]
+    return describe_changes(ShopState.model_validate_json(data), current)
+
+
 @dataclass(frozen=True)
 class LinkView:
-    """An open link: who holds it and the verified plan it is about."""
+    """An open link: who holds it, the verified plan it is about, and what changed since (if anything)."""
 
     approval: ApprovalRecord
     approver: str
     checkpoint: Checkpoint
     proposal: ProposalContent
+    changes: list[str] | None = None
+
+    @property
+    def may_approve(self) -> bool:
+        """False for the requester under separation of duties: they may only reject."""
+        return self.approval.refusal_for(self.approver, True) is None
 
 
 def open_link(
     store: ShopStore, approvals: ApprovalStore, approval_id: str, secret: str, now: datetime
 ) -> LinkView | None:
-    """The plan behind a valid, pending, unexpired link; None for any other link. Reads only."""
-    approval = approvals.get_approval(approval_id)
+    """The plan behind a valid, pending, unexpired link not yet used; None for any other link. Reads only."""
+    approval = current_approval(approvals, approval_id)
     if approval is None:
         return None
     approver = approval.approver_for(secret)
     if approver is None or approval.status != "pending" or now >= parse_utc(approval.expires_at):
+        return None
+    if approval.has_voted(approver) or store.get_decision(approval.checkpoint_id) is not None:
         return None
     try:
         checkpoint, proposal = review(store, approval.checkpoint_id)
@@ -154,10 +273,16 @@ def open_link(
         return None
     if checkpoint.proposal_hash != approval.proposal_hash:
         return None
-    return LinkView(approval=approval, approver=approver, checkpoint=checkpoint, proposal=proposal)
+    return LinkView(
+        approval=approval,
+        approver=approver,
+        checkpoint=checkpoint,
+        proposal=proposal,
+        changes=what_changed(store, checkpoint),
+    )
 
 
-DecideStatus = Literal["recorded", "closed", "hash_mismatch", "invalid"]
+DecideStatus = Literal["recorded", "vote_recorded", "closed", "hash_mismatch", "invalid", "unauthorized"]
 
 
 @dataclass(frozen=True)
@@ -169,6 +294,9 @@ class DecideResult:
     approver: str = ""
     decision: Decision | None = None
     detail: str = ""
+    checkpoint_id: str = ""
+    approvals_needed: int = 0
+    approvals_given: int = 0
 
 
 def decide(
@@ -182,31 +310,63 @@ def decide(
     reviewed_hash: str,
     reason: str,
     now: datetime,
+    mac_key: MacKey | None = None,
+    allowed_approvers: Sequence[str] | None = None,
 ) -> DecideResult:
-    """Record the decision exactly once, then wake the workflow with a pointer to it.
+    """Record one approver's decision with its receipt; wake the workflow once the approval is decided.
 
-    Validate, then mutate: nothing is written unless the link is valid, pending and unexpired and the
-    human reviewed exactly the pending proposal.
+    Validate, then mutate: nothing is written unless the link is valid, pending, unexpired and unused,
+    the human reviewed exactly the pending proposal, and they may make this decision (on the list the
+    approval was sent to, and on ``allowed_approvers`` when the configuration names one; not the requester
+    approving their own plan under separation of duties). A reject needs a reason.
     """
     view = open_link(store, approvals, approval_id, secret, now)
     if view is None:
         return DecideResult("closed")
+    approver, approval_id = view.approver, view.approval.approval_id
     if reviewed_hash != view.approval.proposal_hash:
-        return DecideResult("hash_mismatch", approval_id, view.approver, detail="reviewed hash differs")
+        return DecideResult("hash_mismatch", approval_id, approver, detail="reviewed hash differs")
+    refusal = view.approval.refusal_for(approver, approve)
+    if refusal is None and allowed_approvers is not None and approver not in allowed_approvers:
+        refusal = f"{approver} is no longer on the configured approver list"
+    if refusal is not None:
+        return DecideResult("unauthorized", approval_id, approver, detail=refusal)
+    if not approve and not reason.strip():
+        return DecideResult("invalid", approval_id, approver, detail="a rejection needs a reason")
     try:
         decision = Decision(
-            approved=approve,
-            reviewed_hash=reviewed_hash,
-            approver=view.approver,
-            reason=reason,
-            decided_at=utc_iso(now),
+            approved=approve, reviewed_hash=reviewed_hash, approver=approver, reason=reason, decided_at=utc_iso(now)
         )
     except ValueError:
-        return DecideResult("invalid", approval_id, view.approver, detail="the reason is too long")
+        return DecideResult("invalid", approval_id, approver, detail="the reason is too long")
+    receipt = None if mac_key is None else make_receipt(view.checkpoint, decision, mac_key, approval_id=approval_id)
     try:
-        recorded = approvals.record_approval_decision(approval_id, decision, now=now)
+        recorded = approvals.record_approval_vote(approval_id, Vote(decision=decision, receipt=receipt), now=now)
     except (DecisionAlreadyClaimedError, ApprovalExpiredError, NotFoundError):
-        return DecideResult("closed", approval_id, view.approver)
+        return DecideResult("closed", approval_id, approver)
+    store.append_audit(
+        AuditEvent(
+            event_type="approval_vote",
+            at=utc_iso(now),
+            session_id=view.checkpoint.session_id,
+            checkpoint_id=recorded.checkpoint_id,
+            proposal_hash=recorded.proposal_hash,
+            detail={
+                "approval_id": approval_id,
+                "approver": approver,
+                "approved": approve,
+                "receipt_mac": receipt.mac if receipt else "",
+                "status": recorded.status,
+            },
+        )
+    )
+    counts = {
+        "checkpoint_id": recorded.checkpoint_id,
+        "approvals_needed": recorded.quorum,
+        "approvals_given": recorded.approving_votes(),
+    }
+    if recorded.status != "decided":
+        return DecideResult("vote_recorded", approval_id, approver, decision=decision, **counts)  # type: ignore[arg-type]
     try:
         callback.send_success(
             recorded.task_token, {"checkpoint_id": recorded.checkpoint_id, "approval_id": recorded.approval_id}
@@ -215,8 +375,8 @@ def decide(
         # The workflow gave up waiting (timeout) before this arrived: the decision can never be acted on,
         # so the record says so instead of claiming a decision nobody will resume.
         approvals.expire_approval(approval_id, now=now, from_status="decided")
-        return DecideResult("closed", approval_id, view.approver, detail=str(exc))
-    return DecideResult("recorded", approval_id, view.approver, decision=decision)
+        return DecideResult("closed", approval_id, approver, detail=str(exc))
+    return DecideResult("recorded", approval_id, approver, decision=decision, **counts)  # type: ignore[arg-type]
 
 
 def expire_approvals(store: ShopStore, approvals: ApprovalStore, checkpoint_id: str, now: datetime) -> list[str]:
@@ -258,8 +418,12 @@ def decision_for_resume(
     *,
     interrupt_id: str | None = None,
     session_id: str | None = None,
+    store: ShopStore | None = None,
+    mac_key: MacKey | None = None,
 ) -> RecordedDecision:
-    """The decision recorded on ``approval_id``; refuse unless it is a decided approval of ``checkpoint_id``."""
+    """The decision recorded on ``approval_id``; refuse unless it is a decided approval of ``checkpoint_id``
+    whose votes are authorized and, with ``mac_key`` (and ``store`` to read the checkpoint), whose every
+    receipt verifies and describes its vote (``RECEIPT_INVALID``)."""
     approval = approvals.get_approval(approval_id)
     if approval is None or approval.checkpoint_id != checkpoint_id:
         raise ResumeRefusedError(
@@ -270,6 +434,24 @@ def decision_for_resume(
     if approval.status != "decided" or approval.decision is None:
         raise ResumeRefusedError(RefusalCode.CHECKPOINT_INVALID, f"approval {approval_id} holds no decision")
     decision = approval.decision
+    votes = approval.votes or ()
+    for vote in votes:
+        refusal = approval.refusal_for(vote.decision.approver, vote.decision.approved)
+        if refusal is not None:
+            raise ResumeRefusedError(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
+    if decision.approved and approval.approving_votes() < approval.quorum:
+        raise ResumeRefusedError(
+            RefusalCode.UNAUTHORIZED_APPROVER,
+            f"approval {approval_id} needs {approval.quorum} approvals and holds {approval.approving_votes()}",
+        )
+    if mac_key is not None and store is not None:
+        checkpoint, _ = review(store, checkpoint_id)
+        if not votes or votes[-1].decision != decision:
+            raise ResumeRefusedError(RefusalCode.RECEIPT_INVALID, f"approval {approval_id} holds no receipted vote")
+        for vote in votes:
+            problem = check_receipt(vote.receipt, mac_key, checkpoint=checkpoint, decision=vote.decision)
+            if problem is not None:
+                raise ResumeRefusedError(RefusalCode.RECEIPT_INVALID, problem)
     return RecordedDecision(
         request=ResumeRequest(
             checkpoint_id=checkpoint_id,
@@ -280,4 +462,33 @@ def decision_for_resume(
         ),
         approver=decision.approver,
         reason=decision.reason,
+    )
+
+
+def authorize_direct(approvals: ApprovalStore, checkpoint_id: str, approver: str, approved: bool) -> None:
+    """A decision typed at the CLI (``resume --approver``) meets the policy of the checkpoint's approval.
+
+    Without an approval record with a closed approver list, the local operator decides unrestricted.
+    Raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``.
+    """
+    require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+    for approval in approvals.approvals_for(checkpoint_id):
+        if not approval.restricted:
+            continue
+        refusal = approval.refusal_for(approver, approved)
+        if refusal is None and approved and approval.quorum > 1:
+            refusal = f"this plan needs {approval.quorum} approvals: each approver decides from their own link"
+        if refusal is not None:
+            raise ResumeRefusedError(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
+
+
+def receipt_event(checkpoint: Checkpoint, receipt: Receipt, *, at: str) -> AuditEvent:
+    """The audit event that keeps a receipt (for decisions typed at the CLI)."""
+    return AuditEvent(
+        event_type="decision_receipt",
+        at=at,
+        session_id=checkpoint.session_id,
+        checkpoint_id=checkpoint.checkpoint_id,
+        proposal_hash=checkpoint.proposal_hash,
+        detail={"receipt": receipt.model_dump(mode="json")},
     )

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from . import cli_approvals
 from .adapters.local.runtime import local_runtime, log_refusal, utc_now
 from .agent.providers import PROVIDERS, ModelSettings, build_binding
 from .domain.durations import parse_duration
-from .domain.errors import OrchestratorError, ResumeRefusedError, ValidationError
+from .domain.errors import OrchestratorError, PlanNotAppliedError, ResumeRefusedError, ValidationError
 from .domain.records import ProviderBinding, require_hash, utc_iso
 from .domain.scenarios import SCENARIOS
 from .domain.verification import ResumeRequest
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--scenario", default="rush-order", choices=sorted(SCENARIOS))
     _provider_flags(start)
     start.add_argument("--approval-window", default="7d", help="e.g. 90s, 30m, 7d (default 7d)")
+    cli_approvals.add_start_flags(start)
 
     resume = sub.add_parser("resume", help="verify a checkpoint and submit the human decision")
     data_dir(resume)
@@ -91,6 +93,27 @@ def _parser() -> argparse.ArgumentParser:
     inv = shop_sub.add_parser("set-inventory", help="record a counted or delivered quantity")
     inv.add_argument("material")
     inv.add_argument("quantity", type=int)
+
+    decided = sub.add_parser("resume-approval", help="resume with the decision recorded on an approval page")
+    data_dir(decided)
+    decided.add_argument("--checkpoint", required=True)
+    decided.add_argument("--approval", required=True)
+    _provider_flags(decided)
+
+    again = sub.add_parser("repropose", help="plan again on the current shop after a stale refusal")
+    data_dir(again)
+    again.add_argument("--approval", default=None)
+    again.add_argument("--checkpoint", default=None)
+    _provider_flags(again)
+
+    serve = sub.add_parser("serve", help="the approval pages on 127.0.0.1")
+    data_dir(serve)
+    serve.add_argument("--port", type=int, default=8765)
+    _provider_flags(serve)
+
+    audit = sub.add_parser("audit", help="check the audit trail's hash chain")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True, parser_class=_Parser)
+    data_dir(audit_sub.add_parser("verify", help="name the first broken link, if any"))
     return parser
 
 
@@ -123,6 +146,7 @@ def _start(args: argparse.Namespace) -> int:
     print(f"EXPIRES_AT={cp.expires_at}")
     print(f"START_PID={cp.start_pid}")
     print(f"STOP_REASON={result.stop_reason}")
+    cli_approvals.request_links(args, rt, result)
     return EXIT_OK
 
 
@@ -142,10 +166,12 @@ def _resume(args: argparse.Namespace) -> int:
     )
     approver = args.approver or os.environ.get("USER") or "operator"
     try:
+        cli_approvals.authorize(args, approver, request.approved)
         result = resume_run(rt, request, binding, approver=approver, reason=args.reason)
     except ResumeRefusedError as refusal:
         print(f"REFUSED={refusal.code.value}")
         print(f"refused: {refusal.human_message}", file=sys.stderr)
+        cli_approvals.print_stale(args, refusal)
         log_refusal(
             args.data_dir,
             {
@@ -157,6 +183,8 @@ def _resume(args: argparse.Namespace) -> int:
             },
         )
         return EXIT_REFUSED
+    if not getattr(result, "replayed", False):
+        cli_approvals.record_cli_receipt(args, rt.store, result.checkpoint, result.decision)
     print(f"DECISION={'approved' if result.decision.approved else 'rejected'}")
     print(f"STATE_REVISION={result.revision}")
     print(f"PLAN_APPLIED_COUNT={result.plan_applied_count}")
@@ -174,6 +202,7 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     report = status(local_runtime(args.data_dir, create=False))
+    cli_approvals.superseded_labels(args.data_dir, report)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
         return EXIT_OK
@@ -215,7 +244,71 @@ def _shop(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"start": _start, "resume": _resume, "status": _status, "show": _show, "shop": _shop}
+def _resume_approval(args: argparse.Namespace) -> int:
+    try:
+        result = cli_approvals.resume_approval(args, _agent_runtime, _binding(args))
+    except ResumeRefusedError as refusal:
+        print(f"REFUSED={refusal.code.value}")
+        print(f"refused: {refusal.human_message}", file=sys.stderr)
+        cli_approvals.print_stale(args, refusal)
+        log_refusal(
+            args.data_dir,
+            {
+                "at": utc_iso(utc_now()),
+                "code": refusal.code.value,
+                "message": refusal.human_message,
+                "checkpoint_id": args.checkpoint,
+                "pid": os.getpid(),
+            },
+        )
+        return EXIT_REFUSED
+    except PlanNotAppliedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_NOT_APPLIED
+    print(f"DECISION={'approved' if result.decision.approved else 'rejected'}")
+    print(f"STATE_REVISION={result.revision}")
+    print(f"PLAN_APPLIED_COUNT={result.plan_applied_count}")
+    print(f"RESUME_PID={result.resume_pid}")
+    return EXIT_OK
+
+
+def _provider_argv(args: argparse.Namespace) -> list[str]:
+    argv = ["--provider", args.provider]
+    for flag, value in (
+        ("--model", args.model),
+        ("--region", args.region),
+        ("--profile", args.profile),
+        ("--bedrock-endpoint", args.bedrock_endpoint),
+        ("--ollama-host", args.ollama_host),
+    ):
+        if value:
+            argv += [flag, value]
+    return [*argv, "--bedrock-streaming" if args.bedrock_streaming else "--no-bedrock-streaming"]
+
+
+def _serve(args: argparse.Namespace) -> int:
+    return cli_approvals.serve(args, _provider_argv(args))
+
+
+def _repropose(args: argparse.Namespace) -> int:
+    return cli_approvals.repropose(args, _agent_runtime, _binding(args))
+
+
+def _audit(args: argparse.Namespace) -> int:
+    return cli_approvals.audit_verify(local_runtime(args.data_dir, create=False).store)
+
+
+COMMANDS = {
+    "start": _start,
+    "resume": _resume,
+    "status": _status,
+    "show": _show,
+    "shop": _shop,
+    "resume-approval": _resume_approval,
+    "repropose": _repropose,
+    "serve": _serve,
+    "audit": _audit,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

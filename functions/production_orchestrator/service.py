@@ -19,6 +19,7 @@ from .agent.context import RunContext
 from .agent.factory import build_agent
 from .agent.prompts import first_message
 from .agent.providers import ModelSettings
+from .domain.canonical import canonical_bytes
 from .domain.errors import (
     DecisionAlreadyClaimedError,
     RefusalCode,
@@ -131,6 +132,8 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         raise StartError(f"proposal {proposal_hash} was not persisted")
     proposal = load_proposal(stored, proposal_hash)
     state = _state(rt.store)
+    # What the plan was proposed on, kept by digest, so a stale refusal can say what changed since.
+    rt.store.put_state_snapshot(state.digest(), canonical_bytes(state.to_canonical()))
     now = rt.clock()
     checkpoint = Checkpoint(
         checkpoint_id=checkpoint_id,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import approval_service
 from .domain.errors import PlanNotAppliedError
-from .domain.ports import ApprovalStore
+from .domain.ports import ApprovalStore, MacKey
 from .domain.records import ProviderBinding
 from .service import ResumeResult, Runtime, resume_run
 
@@ -21,14 +21,22 @@ def resume_decided(
     approval_id: str,
     interrupt_id: str | None = None,
     session_id: str | None = None,
+    mac_key: MacKey | None = None,
 ) -> ResumeResult:
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id``.
 
-    Refusals raise ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not
-    apply raises ``PlanNotAppliedError``.
+    With ``mac_key`` every vote's receipt must verify (``RECEIPT_INVALID``). Refusals raise
+    ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not apply raises
+    ``PlanNotAppliedError``.
     """
     recorded = approval_service.decision_for_resume(
-        approvals, checkpoint_id, approval_id, interrupt_id=interrupt_id, session_id=session_id
+        approvals,
+        checkpoint_id,
+        approval_id,
+        interrupt_id=interrupt_id,
+        session_id=session_id,
+        store=rt.store,
+        mac_key=mac_key,
     )
     result = resume_run(rt, recorded.request, binding, approver=recorded.approver, reason=recorded.reason)
     if result.outcome == "not_applied":

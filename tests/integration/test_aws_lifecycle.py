@@ -199,7 +199,13 @@ def test_a_plain_form_body_decides_too(aws: AwsWorld, clock: Clock) -> None:
     flow = start(aws)
     flow.request_approval()
     link = flow.link()
-    form = {"a": link.approval_id, "s": link.secret, "decision": "reject", "reviewed_hash": flow.proposal_hash}
+    form = {
+        "a": link.approval_id,
+        "s": link.secret,
+        "decision": "reject",
+        "reviewed_hash": flow.proposal_hash,
+        "reason": "not this week",
+    }
     cold_start()
     response = decide.handler(function_url_event("POST", form=form, base64_body=False), LambdaContext())
     assert response["statusCode"] == 200 and "rejected" in response["body"]

@@ -52,7 +52,13 @@ def test_simultaneous_posts_record_one_decision(aws: AwsWorld, clock: Clock) -> 
     def post(index: int) -> Any:
         link = flow.links[index % len(flow.links)]
         decision = "approve" if index % 2 else "reject"
-        form = {"a": link.approval_id, "s": link.secret, "decision": decision, "reviewed_hash": flow.proposal_hash}
+        form = {
+            "a": link.approval_id,
+            "s": link.secret,
+            "decision": decision,
+            "reviewed_hash": flow.proposal_hash,
+            "reason": "racing",
+        }
         return decide.handler(function_url_event("POST", form=form), LambdaContext())["statusCode"]
 
     statuses = _together([lambda i=i: post(i) for i in range(RACERS)])

@@ -95,6 +95,22 @@ def _already_resumed(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyP
     return {}
 
 
+def _approver_not_on_list(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
+    def change(data: dict[str, Any]) -> None:
+        data["decision"]["approver"] = "mallory@example.com"
+        for vote in data["votes"]:
+            vote["decision"]["approver"] = "mallory@example.com"
+
+    _rewrite(aws, APPROVAL_PK_PREFIX + flow.approval_id, APPROVAL_SK, "record", change)
+    return {}
+
+
+def _receipt_stripped(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
+    # The resume requires receipts once a key is configured; a vote whose receipt is gone is refused.
+    mp.setenv("PO_RECEIPT_KEY_ID", aws.receipt_key())
+    return {}
+
+
 def _window_closed(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
     clock.advance(timedelta(days=7, seconds=1))
     return {}
@@ -111,6 +127,8 @@ CASES: dict[str, tuple[RefusalCode, Breaker]] = {
     "inventory-changed": (RefusalCode.STALE_DOMAIN_STATE, _inventory_counted),
     "already-decided": (RefusalCode.ALREADY_DECIDED, _already_resumed),
     "window-closed": (RefusalCode.EXPIRED, _window_closed),
+    "approver-not-on-list": (RefusalCode.UNAUTHORIZED_APPROVER, _approver_not_on_list),
+    "receipt-stripped": (RefusalCode.RECEIPT_INVALID, _receipt_stripped),
 }
 
 

@@ -70,11 +70,13 @@ class Flow:
         *,
         link: Link | None = None,
         reviewed_hash: str | None = None,
-        reason: str = "",
+        reason: str | None = None,
         **overrides: str,
     ) -> dict[str, Any]:
-        """Press a button on the confirmation page."""
+        """Press a button on the confirmation page (a reject needs a reason: one is filled in)."""
         chosen = link or self.link()
+        if reason is None:
+            reason = "not this plan" if decision == "reject" else ""
         form = {
             "a": chosen.approval_id,
             "s": chosen.secret,

@@ -167,6 +167,14 @@ class AwsWorld:
             )
             self.queues[approver] = url
 
+    def receipt_key(self) -> str:
+        """A KMS HMAC key for decision receipts (created on first use); its id for ``PO_RECEIPT_KEY_ID``."""
+        if not getattr(self, "_receipt_key", ""):
+            kms = self.session.client("kms")
+            made = kms.create_key(KeySpec="HMAC_256", KeyUsage="GENERATE_VERIFY_MAC", Description="receipts")
+            self._receipt_key = str(made["KeyMetadata"]["KeyId"])
+        return self._receipt_key
+
     def env(self) -> dict[str, str]:
         """The handlers' configuration for this world."""
         return {
@@ -304,6 +312,7 @@ def cold_start() -> None:
     from production_orchestrator.handlers import core, decide, request_approval
 
     core.core.cache_clear()
+    core.receipt_key.cache_clear()
     decide.root.cache_clear()
     request_approval.root.cache_clear()
     if "production_orchestrator.handlers.agent_root" in sys.modules:

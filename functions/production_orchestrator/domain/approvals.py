@@ -1,10 +1,13 @@
 """Approval records: one approval per notification round, holding the task token and link-secret hashes.
 
-    pending --decide (first valid POST, before expiry)--> decided
-    pending --window closed / workflow timed out-------> expired
+    pending --vote (valid POST, before expiry)--> pending   (an approve short of the quorum)
+    pending --reject, or the approve that reaches the quorum--> decided
+    pending --window closed / workflow timed out / superseded by a new proposal--> expired
     decided --task token found closed on SendTaskSuccess--> expired
 
 Only a SHA-256 of each link secret is stored; the raw secret exists in the e-mail and the link only.
+Who may decide is part of the record (the policy at the time of the request): the approver list, the
+requester and whether separation of duties forbids them to approve, and how many approvals it takes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .receipts import Receipt
 from .records import CHECKPOINT_ID_PATTERN, Decision, parse_utc, require_hash, require_id
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}$")
@@ -46,6 +50,20 @@ class ApproverLink(_Frozen):
         return require_hash(value, "secret hash")
 
 
+class Vote(_Frozen):
+    """One approver's decision and its receipt."""
+
+    decision: Decision
+    receipt: Receipt | None = None
+
+
+def required_approvals(procurement_quantity: int, *, quorum: int, above_quantity: int | None) -> int:
+    """How many approvals a plan needs: ``quorum`` when it procures more than ``above_quantity``, else 1."""
+    if above_quantity is None or procurement_quantity <= above_quantity:
+        return 1
+    return max(1, quorum)
+
+
 class ApprovalRecord(_Frozen):
     """An approval request: what it is about, who may decide, and (once decided) what they decided."""
 
@@ -62,6 +80,14 @@ class ApprovalRecord(_Frozen):
     decided_by: str = ""
     decision: Decision | None = None
     closed_at: str = ""
+    requester: str = Field(default="", max_length=120)
+    separation_of_duties: bool = False
+    quorum: int = Field(default=1, ge=1, le=20)
+    votes: tuple[Vote, ...] = ()
+    # False only for a local run started without --approvers: the operator's own CLI may then decide.
+    restricted: bool = True
+    # Set when "propose again" replaced this approval: the same links open the new one.
+    superseded_by: str = ""
 
     @field_validator("approval_id")
     @classmethod
@@ -94,3 +120,41 @@ class ApprovalRecord(_Frozen):
             if hmac.compare_digest(link.secret_hash, presented):
                 found = link.approver
         return found
+
+    def approver_names(self) -> tuple[str, ...]:
+        """Everyone asked, in the order they were asked."""
+        return tuple(link.approver for link in self.approvers)
+
+    def has_voted(self, approver: str) -> bool:
+        """True when ``approver`` already decided on this approval."""
+        return any(vote.decision.approver == approver for vote in self.votes)
+
+    def approving_votes(self) -> int:
+        """How many distinct approvers approved."""
+        return len({vote.decision.approver for vote in self.votes if vote.decision.approved})
+
+    def refusal_for(self, approver: str, approved: bool) -> str | None:
+        """Why ``approver`` may not make this decision, or None when they may."""
+        if approver not in self.approver_names():
+            return f"{approver} is not an approver of approval {self.approval_id}"
+        if approved and self.separation_of_duties and self.requester and approver == self.requester:
+            return f"{approver} started this run and may not approve their own plan (separation of duties)"
+        return None
+
+    def with_vote(self, vote: Vote, closed_at: str) -> ApprovalRecord:
+        """The record after ``vote``: decided on a reject or on reaching the quorum, else still pending."""
+        votes = (*self.votes, vote)
+        probe = self.model_copy(update={"votes": votes})
+        done = not vote.decision.approved or probe.approving_votes() >= self.quorum
+        if not done:
+            return probe
+        return probe.model_copy(
+            update={
+                "status": "decided",
+                "decided_by": ", ".join(
+                    v.decision.approver for v in votes if v.decision.approved == vote.decision.approved
+                ),
+                "decision": vote.decision,
+                "closed_at": closed_at,
+            }
+        )

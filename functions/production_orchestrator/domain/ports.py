@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .approvals import ApprovalRecord, ApprovalStatus
-from .records import AuditEvent, Decision, DecisionRecord
+from .approvals import ApprovalRecord, ApprovalStatus, Vote
+from .records import AuditEvent, DecisionRecord
 from .shop import Order, ShopState
 from .verification import SessionFacts
 
@@ -92,6 +92,18 @@ class ShopStore(Protocol):
         """The audit trail, oldest first."""
         ...
 
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+        """Every stored audit event in stored order (None where one cannot be read) and the chain head."""
+        ...
+
+    def put_state_snapshot(self, digest: str, data: bytes) -> None:
+        """Keep the canonical state whose hash is ``digest`` (idempotent; content-addressed)."""
+        ...
+
+    def get_state_snapshot(self, digest: str) -> bytes | None:
+        """The snapshot stored under ``digest`` (callers re-hash it)."""
+        ...
+
 
 class SessionStore(Protocol):
     """Where agent sessions live (files locally, S3 in AWS)."""
@@ -123,21 +135,40 @@ class ApprovalStore(Protocol):
         """Every approval requested for ``checkpoint_id``."""
         ...
 
-    def record_approval_decision(self, approval_id: str, decision: Decision, *, now: datetime) -> ApprovalRecord:
-        """Move a pending, unexpired approval to ``decided`` with ``decision``, exactly once.
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` to a pending, unexpired approval; a reject or the quorum moves it to ``decided``.
 
-        Raises ``DecisionAlreadyClaimedError`` when it was decided, ``ApprovalExpiredError`` when it expired
-        or its window closed, ``NotFoundError`` when it does not exist.
+        Conditioned on the votes read, so racing voters serialize. Raises ``DecisionAlreadyClaimedError``
+        when it was decided or this approver already voted, ``ApprovalExpiredError`` when it expired or its
+        window closed, ``NotFoundError`` when it does not exist.
         """
         ...
 
     def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending"
+        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
     ) -> ApprovalRecord:
-        """Move the approval from ``from_status`` to ``expired``; an already expired one is returned as is.
+        """Move the approval from ``from_status`` to ``expired`` (recording ``superseded_by`` when a new
+        proposal replaced it); an already expired one is returned as is.
 
         Raises ``DecisionAlreadyClaimedError`` when it is ``decided`` and ``from_status`` is ``pending``.
         """
+        ...
+
+
+class MacKey(Protocol):
+    """A message-authentication key that never leaves its adapter (a 0600 file, a KMS HMAC key)."""
+
+    @property
+    def key_id(self) -> str:
+        """Which key (a file name, a KMS key id): recorded in each receipt."""
+        ...
+
+    def sign(self, message: bytes) -> str:
+        """The MAC of ``message``, as text."""
+        ...
+
+    def verify(self, message: bytes, mac: str) -> bool:
+        """True when ``mac`` is this key's MAC of ``message``."""
         ...
 
 
@@ -149,6 +180,7 @@ class ApprovalMessage:
     approver: str
     subject: str
     body: str
+    link: str = ""
 
     def __repr__(self) -> str:
         return f"ApprovalMessage(approval_id={self.approval_id!r}, approver={self.approver!r})"

@@ -181,3 +181,6 @@ class AuditEvent(_Frozen):
     checkpoint_id: str = ""
     proposal_hash: str = ""
     detail: dict[str, Any] = Field(default_factory=dict)
+    # Stamped by the store inside the appending transaction (domain/audit_chain.py): position and link.
+    seq: int = Field(default=0, ge=0)
+    prev_hash: str = ""

@@ -16,6 +16,7 @@ from botocore.config import Config  # type: ignore[import-untyped]
 
 from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from ..adapters.aws.dynamodb_store import DynamoShopStore
+from ..adapters.aws.kms_mac import KmsMacKey
 from .settings import Settings, load_settings
 
 # Standard retry mode retries throttling and 5xx with backoff; conditional failures are never retried.
@@ -58,3 +59,10 @@ def core() -> Core:
         store=DynamoShopStore(dynamodb, table),
         approvals=DynamoApprovalStore(dynamodb, table),
     )
+
+
+@cache
+def receipt_key(shared: Core) -> KmsMacKey | None:
+    """The KMS HMAC key receipts are MACed with (``PO_RECEIPT_KEY_ID``), or None when none is configured."""
+    key_id = shared.settings.receipt_key_id
+    return KmsMacKey(shared.client("kms"), key_id) if key_id else None

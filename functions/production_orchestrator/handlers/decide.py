@@ -1,8 +1,12 @@
 """The decision endpoint (Lambda Function URL, payload format 2.0). Imports nothing of strands.
 
-    GET/HEAD ?a=&s=  -> confirmation page (plan, fingerprint, provider, expiry) or the neutral page; reads only
-    POST form        -> record the decision once (conditional write) -> SendTaskSuccess({checkpoint_id,
-                        approval_id}) -> outcome page; unknown, expired, used or undeliverable: neutral page
+    GET/HEAD ?a=&s=  -> confirmation page (plan, fingerprint, provider, who is asked, time left) or the
+                        neutral page; reads only
+    POST ?a=&s= form -> authorize, MAC a receipt (KMS), record the vote (conditional write); once decided
+                        SendTaskSuccess({checkpoint_id, approval_id}) -> what happens next; unknown,
+                        expired, used or undeliverable: neutral page
+
+The pages and their routing live in approval_endpoint.py / approval_page.py, shared with `serve`.
 
 Mail scanners prefetch links with GET and HEAD, which is why only a POST can decide. The query string
 and the form carry the link secret: the event is never logged.
@@ -10,7 +14,6 @@ and the form carry the link secret: the event is never logged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl
@@ -19,18 +22,10 @@ from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..adapters.aws.step_functions import StepFunctionsCallback
-from ..approval_page import (
-    CONTENT_TYPE,
-    SECURITY_HEADERS,
-    render_confirmation,
-    render_hash_mismatch,
-    render_invalid,
-    render_neutral,
-    render_recorded,
-)
-from ..approval_service import decide, open_link
+from ..approval_endpoint import DecisionEndpoint, PageResponse
+from ..approval_page import CONTENT_TYPE, SECURITY_HEADERS, render_invalid
 from ..domain.errors import ValidationError
-from .core import Core, core
+from .core import core, receipt_key
 from .events import DecisionForm, LinkQuery, parse_event
 from .observability import count, logger, metrics, tracer
 
@@ -38,85 +33,47 @@ _FORM_TYPE = "application/x-www-form-urlencoded"
 _MAX_BODY = 16 * 1024
 
 
-@dataclass(frozen=True)
-class _Root:
-    core: Core
-    callback: StepFunctionsCallback
-
-
 @cache
-def root() -> _Root:
-    """Build once per cold start."""
+def root() -> DecisionEndpoint:
+    """Build once per cold start. Without ``PO_RECEIPT_KEY_ID`` decisions carry no receipt (logged)."""
     shared = core()
-    return _Root(core=shared, callback=StepFunctionsCallback(shared.client("stepfunctions")))
+    settings = shared.settings
+    mac_key = receipt_key(shared)
+    if mac_key is None:
+        logger.warning("no receipt key configured: decisions are recorded without receipts")
+    return DecisionEndpoint(
+        store=shared.store,
+        approvals=shared.approvals,
+        callback=StepFunctionsCallback(shared.client("stepfunctions")),
+        clock=shared.now,
+        mac_key=mac_key,
+        allowed_approvers=settings.approvers or None,
+    )
 
 
-def _response(status: int, body: str, *, head: bool = False, extra: dict[str, str] | None = None) -> dict[str, Any]:
-    headers = {"Content-Type": CONTENT_TYPE, **SECURITY_HEADERS, **(extra or {})}
-    return {"statusCode": status, "headers": headers, "body": "" if head else body, "isBase64Encoded": False}
+def _response(page: PageResponse | None, *, head: bool = False, status: int = 0, body: str = "") -> dict[str, Any]:
+    headers = {"Content-Type": CONTENT_TYPE, **SECURITY_HEADERS}
+    code, html = (page.status, page.body) if page else (status, body)
+    return {"statusCode": code, "headers": headers, "body": "" if head else html, "isBase64Encoded": False}
 
 
-def _show(r: _Root, event: LambdaFunctionUrlEvent, *, head: bool) -> dict[str, Any]:
+def _query(event: LambdaFunctionUrlEvent) -> dict[str, str]:
     try:
         query = parse_event(LinkQuery, event.query_string_parameters or {})
     except ValidationError:
         query = LinkQuery()
-    view = open_link(r.core.store, r.core.approvals, query.a, query.s, r.core.now())
-    if view is None:
-        logger.info("link not usable", extra={"method": "HEAD" if head else "GET"})
-        return _response(404, render_neutral(), head=head)
-    logger.append_keys(approval_id=view.approval.approval_id, checkpoint_id=view.approval.checkpoint_id)
-    logger.info("confirmation shown", extra={"approver": view.approver, "method": "HEAD" if head else "GET"})
-    page = render_confirmation(
-        view.checkpoint, view.proposal, approval_id=view.approval.approval_id, secret=query.s, approver=view.approver
-    )
-    return _response(200, page, head=head)
+    return {"a": query.a, "s": query.s}
 
 
-def _form(event: LambdaFunctionUrlEvent) -> DecisionForm:
+def _form(event: LambdaFunctionUrlEvent) -> dict[str, str]:
     content_type = (event.headers or {}).get("content-type", "")
     if content_type.split(";")[0].strip().lower() != _FORM_TYPE:
         raise ValidationError("expected a form post")
     body = event.decoded_body or ""
     if len(body) > _MAX_BODY:
         raise ValidationError("the form is too large")
-    return parse_event(DecisionForm, dict(parse_qsl(body, keep_blank_values=True)))
-
-
-def _decide(r: _Root, event: LambdaFunctionUrlEvent) -> dict[str, Any]:
-    try:
-        form = _form(event)
-    except ValidationError:
-        logger.info("form not usable")
-        return _response(400, render_invalid("the form is incomplete or malformed"))
-    result = decide(
-        r.core.store,
-        r.core.approvals,
-        r.callback,
-        approval_id=form.a,
-        secret=form.s,
-        approve=form.decision == "approve",
-        reviewed_hash=form.reviewed_hash,
-        reason=form.reason,
-        now=r.core.now(),
-    )
-    if result.approval_id:
-        logger.append_keys(approval_id=result.approval_id)
-    logger.info("decision post handled", extra={"status": result.status, "approver": result.approver})
-    if result.status == "recorded" and result.decision is not None:
-        count("DecisionRecorded")
-        decision = result.decision
-        return _response(
-            200,
-            render_recorded(
-                approved=decision.approved, approver=decision.approver, proposal_hash=decision.reviewed_hash
-            ),
-        )
-    if result.status == "hash_mismatch":
-        return _response(409, render_hash_mismatch())
-    if result.status == "invalid":
-        return _response(400, render_invalid(result.detail))
-    return _response(404, render_neutral())
+    form = parse_event(DecisionForm, dict(parse_qsl(body, keep_blank_values=True)))
+    return {k: v for k, v in form.model_dump().items() if isinstance(v, str)}
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -126,9 +83,22 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Route by method: GET/HEAD show, POST decides, anything else 405."""
     request = LambdaFunctionUrlEvent(event)
     method = request.request_context.http.method.upper()
-    r = root()
+    endpoint = root()
     if method in ("GET", "HEAD"):
-        return _show(r, request, head=method == "HEAD")
+        page = endpoint.show(_query(request))
+        logger.info("link opened", extra={"method": method, "outcome": page.label})
+        return _response(page, head=method == "HEAD")
     if method == "POST":
-        return _decide(r, request)
-    return _response(405, render_invalid("unsupported method"), extra={"Allow": "GET, HEAD, POST"})
+        try:
+            form = _form(request)
+        except ValidationError:
+            logger.info("form not usable")
+            return _response(None, status=400, body=render_invalid("the form is incomplete or malformed"))
+        page = endpoint.post(_query(request), form)
+        logger.info("decision post handled", extra={"outcome": page.label})
+        if page.label == "recorded":
+            count("DecisionRecorded")
+        return _response(page)
+    response = _response(None, status=405, body=render_invalid("unsupported method"))
+    response["headers"]["Allow"] = "GET, HEAD, POST"
+    return response

@@ -58,6 +58,8 @@ class RunAgentEvent(_Event):
     """The execution input of ``RunAgentUntilApproval``; the scenario defaults to ``PO_SCENARIO``."""
 
     scenario: str | None = Field(default=None, max_length=60)
+    # Who started the run (execution input); separation of duties keeps them from approving it.
+    requested_by: str = Field(default="", max_length=120)
 
 
 class RunAgentOutput(BaseModel):
@@ -68,6 +70,7 @@ class RunAgentOutput(BaseModel):
     interrupt_id: str
     proposal_hash: str
     expires_at: str
+    requested_by: str = ""
 
 
 class RequestApprovalEvent(_Checkpointed):
@@ -75,6 +78,7 @@ class RequestApprovalEvent(_Checkpointed):
 
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
     proposal_hash: str
+    requested_by: str = Field(default="", max_length=120)
 
     @model_validator(mode="before")
     @classmethod
@@ -157,8 +161,8 @@ class LinkQuery(_Event):
 
 
 class DecisionForm(LinkQuery):
-    """The confirmation page's POST."""
+    """The confirmation page's POST (``a``/``s`` normally come in the query string instead)."""
 
-    decision: Literal["approve", "reject"]
+    decision: Literal["approve", "reject", "repropose"]
     reviewed_hash: str = Field(max_length=64)
     reason: str = Field(default="", max_length=2000)

@@ -52,6 +52,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         approvers=settings.approvers,
         link_base_url=str(settings.link_base_url),
         now=r.core.now(),
+        requester=request.requested_by,
+        separation_of_duties=settings.separation_of_duties,
+        quorum=settings.quorum,
+        quorum_above_quantity=settings.quorum_above_quantity,
     )
     logger.append_keys(approval_id=result.approval_id)
     logger.info("approval links sent", extra={"approvers": result.notified, "expires_at": result.expires_at})

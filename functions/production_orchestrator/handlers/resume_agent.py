@@ -12,6 +12,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from ..domain.errors import ResumeRefusedError
 from ..workflow import resume_decided
 from .agent_root import agent_root
+from .core import receipt_key
 from .events import ResumeEvent, ResumeOutput, parse_event
 from .observability import count, count_refusal, logger, metrics, tracer
 
@@ -35,6 +36,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             approval_id=request.approval_id,
             interrupt_id=request.interrupt_id,
             session_id=request.session_id,
+            mac_key=receipt_key(root.core),
         )
     except ResumeRefusedError as refusal:
         logger.warning("resume refused", extra={"code": refusal.code.value, "reason": refusal.human_message})

@@ -34,4 +34,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         interrupt_id=cp.interrupt_id,
         proposal_hash=cp.proposal_hash,
         expires_at=cp.expires_at,
+        requested_by=request.requested_by,
     ).model_dump()

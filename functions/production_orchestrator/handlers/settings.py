@@ -20,6 +20,10 @@ from ..domain.errors import ConfigurationError, ValidationError
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
     "table_name": "PO_TABLE_NAME",
+    "separation_of_duties": "PO_SEPARATION_OF_DUTIES",
+    "quorum": "PO_QUORUM",
+    "quorum_above_quantity": "PO_QUORUM_ABOVE_QUANTITY",
+    "receipt_key_id": "PO_RECEIPT_KEY_ID",
     "session_bucket": "PO_SESSION_BUCKET",
     "session_prefix": "PO_SESSION_PREFIX",
     "topic_arn": "PO_TOPIC_ARN",
@@ -45,6 +49,11 @@ class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     table_name: str | None = None
+    # On by default in AWS: whoever started a run (the execution input's requested_by) may not approve it.
+    separation_of_duties: bool = True
+    quorum: int = Field(default=2, ge=1, le=20)
+    quorum_above_quantity: int | None = Field(default=None, ge=0)
+    receipt_key_id: str | None = Field(default=None, max_length=2048)
     session_bucket: str | None = None
     session_prefix: str = "sessions/"
     topic_arn: str | None = None

@@ -4,7 +4,7 @@ An approval lives at ``APPROVAL#<id>`` with its record as JSON plus the attribut
 read (``status``, ``expires_epoch``) and a TTL; a pointer ``SHOP / APPROVAL_OF#<checkpoint>#<id>`` (no
 secrets) lets the expiry step find every approval of a checkpoint without a secondary index.
 
-    pending --UpdateItem if status = pending and expires_epoch > now--> decided   (first POST wins)
+    pending --UpdateItem if status = pending, votes = <read> and expires_epoch > now--> pending | decided
     pending|decided --UpdateItem if status = <from>-------------------> expired
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus
+from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus, Vote
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, IntegrityError, NotFoundError
-from ...domain.records import CHECKPOINT_ID_PATTERN, Decision, parse_utc, require_id, utc_iso
+from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id, utc_iso
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
 from .table_schema import (
     APPROVAL_OF_SK_PREFIX,
@@ -47,6 +47,7 @@ class DynamoApprovalStore:
             **key(APPROVAL_PK_PREFIX + record.approval_id, APPROVAL_SK),
             "record": s(record.model_dump_json()),
             "status": s(record.status),
+            "votes": n(len(record.votes)),
             "checkpoint_id": s(record.checkpoint_id),
             "expires_epoch": n(expires),
             TTL_ATTRIBUTE: n(expires + APPROVAL_RETENTION_SECONDS),
@@ -97,10 +98,15 @@ class DynamoApprovalStore:
         self._table.update(
             APPROVAL_PK_PREFIX + before.approval_id,
             APPROVAL_SK,
-            update="SET #status = :to, #record = :record",
+            update="SET #status = :to, #record = :record, #votes = :votes",
             condition=condition,
-            names={**_NAMES, "#record": "record"},
-            values={":to": s(after.status), ":record": s(after.model_dump_json()), **values},
+            names={**_NAMES, "#record": "record", "#votes": "votes"},
+            values={
+                ":to": s(after.status),
+                ":record": s(after.model_dump_json()),
+                ":votes": n(len(after.votes)),
+                **values,
+            },
         )
 
     @staticmethod
@@ -110,33 +116,28 @@ class DynamoApprovalStore:
         if record.status == "expired" or now >= parse_utc(record.expires_at):
             raise ApprovalExpiredError(f"approval {record.approval_id} expired at {record.expires_at}")
 
-    def record_approval_decision(self, approval_id: str, decision: Decision, *, now: datetime) -> ApprovalRecord:
-        """Pending and unexpired -> decided with ``decision``; the first caller wins, every other is refused."""
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` if the approval is still pending with the votes read; a reject or the quorum decides."""
         before = self._existing(approval_id)
         self._refuse(before, now)
-        after = before.model_copy(
-            update={
-                "status": "decided",
-                "decided_by": decision.approver,
-                "decision": decision,
-                "closed_at": utc_iso(now),
-            }
-        )
+        if before.has_voted(vote.decision.approver):
+            raise DecisionAlreadyClaimedError(f"{vote.decision.approver} already decided on approval {approval_id}")
+        after = before.with_vote(vote, utc_iso(now))
         try:
             self._transition(
                 before,
                 after,
-                condition="#status = :pending AND expires_epoch > :now",
-                values={":pending": s("pending"), ":now": n(int(now.timestamp()))},
+                condition="#status = :pending AND #votes = :seen AND expires_epoch > :now",
+                values={":pending": s("pending"), ":seen": n(len(before.votes)), ":now": n(int(now.timestamp()))},
             )
         except ConditionFailed:
             # Lost a race (double click, two approvers): report what the winner left behind.
             self._refuse(self._existing(approval_id), now)
-            raise ApprovalExpiredError(f"approval {approval_id} is no longer pending") from None
+            raise DecisionAlreadyClaimedError(f"approval {approval_id} changed while this vote was recorded") from None
         return after
 
     def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending"
+        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
     ) -> ApprovalRecord:
         """``from_status`` -> expired; an already expired approval is returned unchanged."""
         before = self._existing(approval_id)
@@ -144,7 +145,9 @@ class DynamoApprovalStore:
             return before
         if before.status != from_status:
             raise DecisionAlreadyClaimedError(f"approval {approval_id} is {before.status}, not {from_status}")
-        after = before.model_copy(update={"status": "expired", "closed_at": utc_iso(now)})
+        after = before.model_copy(
+            update={"status": "expired", "closed_at": utc_iso(now), "superseded_by": superseded_by}
+        )
         try:
             self._transition(before, after, condition="#status = :from", values={":from": s(from_status)})
         except ConditionFailed:

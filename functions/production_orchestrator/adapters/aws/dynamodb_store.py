@@ -10,15 +10,24 @@ Each state change is a single conditional write or one ``TransactWriteItems``:
     apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
 
 so a replay, a double click or a Lambda retry can never apply a plan twice.
+
+Every ``Put AUDIT`` above is linked into the audit hash chain inside the same transaction: the chain head
+(``SHOP / AUDIT_HEAD``: seq and hash of the last event) is read, the event is stamped with seq + 1 and the
+head's hash, and the transaction also puts the new head conditioned on the seq it read. Two concurrent
+appenders cannot both win; the loser's whole transaction is cancelled and re-linked on the new head.
 """
 
 from __future__ import annotations
 
-import secrets
+import contextlib
+import random
+import time
 from collections.abc import Callable
 from typing import Any
 
+from ...domain.audit_chain import chained, event_hash
 from ...domain.errors import (
+    BackendError,
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
@@ -30,6 +39,7 @@ from ...domain.shop import Order, ShopState
 from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
 from .table_schema import (
     APPLICATION_SK_PREFIX,
+    AUDIT_HEAD_SK,
     AUDIT_SK_PREFIX,
     CHECKPOINT_SK_PREFIX,
     DECISION_SK_PREFIX,
@@ -37,19 +47,59 @@ from .table_schema import (
     PROPOSAL_PK_PREFIX,
     PROPOSAL_SK,
     SHOP_PK,
+    SNAPSHOT_PK_PREFIX,
+    SNAPSHOT_SK,
     STATE_SK,
 )
 
 _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
 _UNCHANGED = f"attribute_exists({PARTITION_KEY}) AND revision = :revision AND digest = :digest"
 _OPTIMISTIC_ATTEMPTS = 5
+_CHAIN_ATTEMPTS = 12
+_AUDIT_EVENT = "_audit_event"  # marks the transaction item an audit event goes into (never sent)
+
+
+def _head(item: Item | None) -> tuple[int, str] | None:
+    return None if item is None else (int(item["seq"]["N"]), str(item["hash"]["S"]))
+
+
+class _ChainedTable(DynamoTable):
+    """The table, with every transaction that carries an audit event linked to the chain head."""
+
+    def transact(self, writes: Any) -> None:
+        """Link the marked audit put (if any) to the head and condition the new head on the one read."""
+        marked = [i for i, write in enumerate(writes) if _AUDIT_EVENT in write]
+        if not marked:
+            super().transact(writes)
+            return
+        index = marked[0]
+        for attempt in range(_CHAIN_ATTEMPTS):
+            head = _head(self.get(SHOP_PK, AUDIT_HEAD_SK))
+            event = chained(writes[index][_AUDIT_EVENT], head)
+            audit = {**key(SHOP_PK, f"{AUDIT_SK_PREFIX}{event.seq:012d}"), "raw": s(event.model_dump_json())}
+            new_head = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(event.seq), "hash": s(event_hash(event))}
+            ops = [self.put_op(audit, condition=_ABSENT) if i == index else w for i, w in enumerate(writes)]
+            if head is None:
+                ops.append(self.put_op(new_head, condition=_ABSENT))
+            else:
+                ops.append(self.put_op(new_head, condition="seq = :seq", values={":seq": n(head[0])}))
+            try:
+                super().transact(ops)
+                return
+            except ConditionFailed as failed:
+                theirs = any(failed.failed(i) for i in range(len(writes)) if i != index)
+                if theirs or not (failed.failed(len(writes)) or failed.failed(index)):
+                    raise
+                # Another writer appended between our read of the head and our write: link again.
+                time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
+        raise BackendError(f"the audit chain head of table {self.name} kept moving; nothing was written")
 
 
 class DynamoShopStore:
     """One shop in one DynamoDB table."""
 
     def __init__(self, client: Any, table_name: str) -> None:
-        self._table = DynamoTable(client, table_name)
+        self._table: DynamoTable = _ChainedTable(client, table_name)
 
     # -- items ---------------------------------------------------------------------------------------
 
@@ -62,10 +112,10 @@ class DynamoShopStore:
             "state": s(state.model_dump_json()),
         }
 
-    def _audit_put(self, event: AuditEvent) -> Item:
-        sort_key = f"{AUDIT_SK_PREFIX}{now_ns():020d}#{secrets.token_hex(4)}"
-        item = {**key(SHOP_PK, sort_key), "raw": s(event.model_dump_json())}
-        return self._table.put_op(item, condition=_ABSENT)
+    @staticmethod
+    def _audit_put(event: AuditEvent) -> Item:
+        # A placeholder: _ChainedTable.transact links it to the chain head when the transaction is sent.
+        return {_AUDIT_EVENT: event}
 
     @staticmethod
     def _unchanged(revision: int, digest: str) -> Item:
@@ -240,10 +290,34 @@ class DynamoShopStore:
 
     def append_audit(self, event: AuditEvent) -> None:
         """Append one audit event."""
-        put = self._audit_put(event)["Put"]
-        self._table.put(put["Item"], condition=put["ConditionExpression"])
+        self._table.transact([self._audit_put(event)])
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
         items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
         return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]
+
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+        """Every stored event in sort-key order (None where unreadable) and the chain head.
+
+        The head is read first: events appended after it only extend the trail past the head.
+        """
+        head = _head(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
+        items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
+        events: list[AuditEvent | None] = []
+        for item in items:
+            try:
+                events.append(AuditEvent.model_validate_json(item["raw"]["S"]))
+            except (KeyError, ValueError):
+                events.append(None)
+        return events, head
+
+    def put_state_snapshot(self, digest: str, data: bytes) -> None:
+        """Keep the canonical state whose hash is ``digest``; content-addressed, so a second put is a no-op."""
+        with contextlib.suppress(ConditionFailed):
+            self._table.put({**key(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK), "data": b(data)}, condition=_ABSENT)
+
+    def get_state_snapshot(self, digest: str) -> bytes | None:
+        """The snapshot stored under ``digest`` (callers re-hash it)."""
+        item = self._table.get(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK)
+        return None if item is None else bytes(item["data"]["B"])

@@ -20,9 +20,12 @@ CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
 AUDIT_SK_PREFIX = "AUDIT#"
+AUDIT_HEAD_SK = "AUDIT_HEAD"  # the chain head: seq and hash of the last audit event (not under AUDIT#)
 APPROVAL_OF_SK_PREFIX = "APPROVAL_OF#"  # pointer: checkpoint -> approval id (no secrets)
 PROPOSAL_PK_PREFIX = "PROPOSAL#"
 PROPOSAL_SK = "PROPOSAL"
+SNAPSHOT_PK_PREFIX = "SNAPSHOT#"  # the canonical shop state a plan was proposed on, by digest
+SNAPSHOT_SK = "SNAPSHOT"
 APPROVAL_PK_PREFIX = "APPROVAL#"
 APPROVAL_SK = "APPROVAL"
 

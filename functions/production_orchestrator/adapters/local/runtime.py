@@ -11,11 +11,14 @@ from typing import Any
 from ...domain.errors import ValidationError
 from ...service import Runtime
 from .file_sessions import FileSessionStore
+from .mac_key import KEY_FILE, FileMacKey
+from .sqlite_approvals import SqliteApprovalStore
 from .sqlite_store import SqliteShopStore
 
 DB_NAME = "shop.sqlite3"
 SESSIONS_DIR = "sessions"
 REFUSALS_LOG = "refusals.jsonl"
+DEFAULT_LINK_BASE = "http://127.0.0.1:8765/approve"
 
 
 def utc_now() -> datetime:
@@ -53,3 +56,13 @@ def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
         return
     with (data_dir / REFUSALS_LOG).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def local_approvals(data_dir: Path) -> SqliteApprovalStore:
+    """The approval records of ``data_dir`` (same database as the shop)."""
+    return SqliteApprovalStore(data_dir / DB_NAME)
+
+
+def local_mac_key(data_dir: Path) -> FileMacKey:
+    """The receipt key of ``data_dir``, created (0600) on first use."""
+    return FileMacKey(data_dir / KEY_FILE)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ...domain.audit_chain import chained, event_hash
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
@@ -42,6 +43,12 @@ CREATE TABLE IF NOT EXISTS applications (
     revision INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
 """
 
 
@@ -70,7 +77,13 @@ class SqliteShopStore:
         self._conn.execute("COMMIT")
 
     def _insert_audit(self, event: AuditEvent) -> None:
-        self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (event.model_dump_json(),))
+        # Inside the caller's BEGIN IMMEDIATE: the head read here cannot move before this commits.
+        row = self._conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+        linked = chained(event, None if row is None else (int(row[0]), str(row[1])))
+        self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (linked.model_dump_json(),))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO audit_head (id, seq, hash) VALUES (1, ?, ?)", (linked.seq, event_hash(linked))
+        )
 
     def _state_row(self) -> tuple[int, str, str] | None:
         row = self._conn.execute("SELECT revision, digest, state FROM shop WHERE id = 1").fetchone()
@@ -231,3 +244,30 @@ class SqliteShopStore:
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
         return [AuditEvent.model_validate_json(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]
+
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+        """Every stored event in stored order (None where unreadable) and the chain head, read together."""
+        self._conn.execute("BEGIN")
+        try:
+            rows = [str(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]
+            head = self._conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+        finally:
+            self._conn.execute("COMMIT")
+        return [_readable(raw) for raw in rows], None if head is None else (int(head[0]), str(head[1]))
+
+    def put_state_snapshot(self, digest: str, data: bytes) -> None:
+        """Keep the canonical state whose hash is ``digest``; a second put is a no-op."""
+        with self._write() as conn:
+            conn.execute("INSERT OR IGNORE INTO snapshots (digest, data) VALUES (?, ?)", (digest, data))
+
+    def get_state_snapshot(self, digest: str) -> bytes | None:
+        """The snapshot stored under ``digest``."""
+        row = self._conn.execute("SELECT data FROM snapshots WHERE digest = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+
+def _readable(raw: str) -> AuditEvent | None:
+    try:
+        return AuditEvent.model_validate_json(raw)
+    except ValueError:
+        return None

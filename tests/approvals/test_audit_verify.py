@@ -1,0 +1,70 @@
+"""`audit verify` on a real data dir: intact after a full run; an edit, a deletion or a reordering of one
+stored event is found, naming the link."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripts.clidriver import Run, cli
+
+from tests.approvals.conftest import APPROVERS
+
+
+def _verify(data_dir: Path) -> Run:
+    return cli("audit", "verify", "--data-dir", str(data_dir))
+
+
+def _decided(started: Any) -> Path:
+    data_dir, run = started("--approvers", APPROVERS)
+    done = cli(
+        "resume", "--data-dir", str(data_dir), "--checkpoint", run["CHECKPOINT_ID"], "--decision", "approve",
+        "--reviewed-hash", run["PROPOSAL_HASH"], "--approver", "ben@example.com",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return data_dir
+
+
+def _rows(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    return [(int(seq), str(raw)) for seq, raw in conn.execute("SELECT seq, raw FROM audit ORDER BY seq")]
+
+
+def test_the_chain_of_a_full_run_is_intact(started: Any) -> None:
+    data_dir = _decided(started)
+    report = _verify(data_dir)
+    assert report.returncode == 0 and report["AUDIT_CHAIN"] == "intact"
+    assert int(report["AUDIT_EVENTS"]) >= 10
+    with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
+        types = [json.loads(raw)["event_type"] for _, raw in _rows(conn)]
+    assert "decision_receipt" in types  # a CLI decision gets its receipt too
+
+
+def _edit(conn: sqlite3.Connection) -> None:
+    seq, raw = _rows(conn)[3]
+    data = json.loads(raw)
+    data["detail"]["tampered"] = True
+    conn.execute("UPDATE audit SET raw = ? WHERE seq = ?", (json.dumps(data), seq))
+
+
+def _delete(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM audit WHERE seq = ?", (_rows(conn)[3][0],))
+
+
+def _reorder(conn: sqlite3.Connection) -> None:
+    (seq_a, raw_a), (seq_b, raw_b) = _rows(conn)[3:5]
+    conn.execute("UPDATE audit SET raw = ? WHERE seq = ?", (raw_b, seq_a))
+    conn.execute("UPDATE audit SET raw = ? WHERE seq = ?", (raw_a, seq_b))
+
+
+@pytest.mark.parametrize(("tamper", "broken_at"), [(_edit, "5"), (_delete, "4"), (_reorder, "4")])
+def test_tampering_with_one_event_names_the_link(started: Any, tamper: Any, broken_at: str) -> None:
+    data_dir = _decided(started)
+    with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
+        tamper(conn)
+    report = _verify(data_dir)
+    assert report.returncode == 5 and report["AUDIT_CHAIN"] == "broken"
+    assert report["BROKEN_AT"] == broken_at, report.stderr
+    assert f"event #{broken_at}" in report.stderr

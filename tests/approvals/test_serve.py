@@ -1,0 +1,55 @@
+"""The local server: loopback only, GET/HEAD burn nothing, safe headers, and no secret in any page, header
+or log line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+from urllib.request import Request, urlopen
+
+from scripts.localstore import fingerprint
+
+from tests.approvals.conftest import APPROVERS, free_port
+from tests.approvals.test_policy import approval_rows
+from tests.support.local_serve import Served
+
+
+def test_get_and_head_over_http_change_nothing_and_leak_nothing(started: Any) -> None:
+    port = free_port()
+    data_dir, run = started("--approvers", APPROVERS, link_base=f"http://127.0.0.1:{port}/approve")
+    served = Served(data_dir, port)
+    secrets = [parse_qs(urlsplit(run[f"APPROVAL_URL_{n}"]).query)["s"][0] for n in (1, 2, 3)]
+    before = (fingerprint(data_dir), approval_rows(data_dir))
+    seen: list[str] = []
+    try:
+        for method in ("HEAD", "GET", "HEAD", "GET"):
+            with urlopen(Request(run["APPROVAL_URL_1"], method=method), timeout=10) as response:
+                body = response.read().decode()
+                headers = dict(response.headers.items())
+            assert response.status == 200
+            assert headers["Cache-Control"] == "no-store" and headers["Referrer-Policy"] == "no-referrer"
+            assert "script-src" not in headers["Content-Security-Policy"]
+            assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
+            assert (body == "") == (method == "HEAD")
+            seen += [body, repr(headers)]
+        with urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            index = response.read().decode()
+        assert "RUSH-200" in index and "ana@example.com" in index
+        seen.append(index)
+    finally:
+        log = served.stop()
+    assert (fingerprint(data_dir), approval_rows(data_dir)) == before
+    for secret in secrets:
+        assert all(secret not in text for text in [*seen, log])
+
+
+def test_the_server_binds_loopback_only(started: Any) -> None:
+    from production_orchestrator.adapters.local.server import make_server
+
+    data_dir, _ = started("--approvers", APPROVERS)
+    server = make_server(Path(data_dir), 0, [])
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+    finally:
+        server.server_close()
