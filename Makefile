@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live
+.PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
+	browser-deps serve
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,15 @@ typecheck: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests
+
+# Debian's chromium and chromium-driver for the approval-page browser tests (tests/browser skip without them).
+browser-deps:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
+
+# The approval pages of the local data dir on http://127.0.0.1:8765/ (links printed by start as APPROVAL_URL=).
+serve: $(STAMP)
+	$(PY) -m production_orchestrator serve
 
 evidence: $(STAMP) evidence-providers evidence-aws
 	$(PY) scripts/evidence_local.py
