@@ -16,6 +16,7 @@ scenario            rush-order                    reference scenario the start f
 sessionPrefix       sessions/                     S3 key prefix of agent sessions
 logRetentionDays    30                            retention of every log group
 architecture        arm64                         Lambda architecture (arm64 | x86_64)
+separationOfDuties  true                          who started a run may not approve it (true | false)
 ==================  ============================  =====================================================
 """
 
@@ -47,6 +48,7 @@ DEFAULTS: dict[str, Any] = {
     "sessionPrefix": "sessions/",
     "logRetentionDays": 30,
     "architecture": "arm64",
+    "separationOfDuties": True,
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
@@ -68,6 +70,7 @@ class Settings:
     session_prefix: str
     log_retention_days: int
     architecture: str
+    separation_of_duties: bool = True
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -121,7 +124,17 @@ class Settings:
             session_prefix=prefix,
             log_retention_days=int(raw["logRetentionDays"]),
             architecture=architecture,
+            separation_of_duties=_flag("separationOfDuties", raw["separationOfDuties"]),
         )
+
+
+def _flag(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise ConfigurationError(f"{key} must be true or false")
+    return text == "true"
 
 
 def _email_list(value: Any) -> tuple[str, ...]:

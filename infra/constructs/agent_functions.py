@@ -28,6 +28,7 @@ from ..constants import (
     ENV_MODEL_REGION,
     ENV_PROVIDER,
     ENV_SCENARIO,
+    ENV_SEPARATION_OF_DUTIES,
     ENV_SERVICE_NAME,
     ENV_SESSION_BUCKET,
     ENV_SESSION_PREFIX,
@@ -111,6 +112,7 @@ class AgentFunctions(Construct):
             ENV_APPROVAL_WINDOW: settings.approval_window,
             ENV_APPROVERS: ",".join(settings.approver_emails),
             ENV_SCENARIO: settings.scenario,
+            ENV_SEPARATION_OF_DUTIES: "true" if settings.separation_of_duties else "false",
             ENV_SERVICE_NAME: SERVICE_NAME,
             ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
         }

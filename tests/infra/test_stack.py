@@ -253,6 +253,12 @@ def test_approval_links_point_at_the_decision_function_url(template_json: dict[s
     }
 
 
+def test_separation_of_duties_is_on_by_default(template_json: dict[str, Any]) -> None:
+    request = template_json["Resources"][_function_id(template_json, "request_approval")]
+    assert request["Properties"]["Environment"]["Variables"]["PO_SEPARATION_OF_DUTIES"] == "true"
+    assert Settings.parse({**DEFAULTS, "separationOfDuties": "false"}).separation_of_duties is False
+
+
 def test_no_policy_grants_a_wildcard_action(template_json: dict[str, Any]) -> None:
     for logical_id, statement in _statements(template_json):
         for action in _as_list(statement["Action"]):
@@ -356,6 +362,7 @@ def test_the_default_model_is_the_runtime_default() -> None:
         ("linkBaseUrl", "http://plain.example.com"),
         ("scenario", "unknown"),
         ("architecture", "sparc"),
+        ("separationOfDuties", "maybe"),
     ],
 )
 def test_invalid_context_is_refused_at_synth(key: str, value: str) -> None:
