@@ -91,7 +91,15 @@ class ApprovalWorkflow(Construct):
             integration_pattern=sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
             # The token goes to the notify function only; it stores it and mails a link that holds a
             # separate secret, so the token never reaches a URL, an e-mail or a log line.
-            payload=sfn.TaskInput.from_object({"task_token": sfn.JsonPath.task_token, **_run_fields()}),
+            payload=sfn.TaskInput.from_object(
+                {
+                    "task_token": sfn.JsonPath.task_token,
+                    **_run_fields(),
+                    # Who started the run (execution input, echoed by RunAgentUntilApproval): the approval
+                    # record keeps them from approving it under separation of duties.
+                    "requested_by": sfn.JsonPath.string_at("$.run.requested_by"),
+                }
+            ),
             task_timeout=sfn.Timeout.duration(Duration.seconds(settings.approval_timeout_seconds)),
             result_path="$.decision",
             retry_on_service_exceptions=True,

@@ -259,6 +259,11 @@ def test_separation_of_duties_is_on_by_default(template_json: dict[str, Any]) ->
     assert Settings.parse({**DEFAULTS, "separationOfDuties": "false"}).separation_of_duties is False
 
 
+def test_the_approval_request_learns_who_started_the_run(definition: dict[str, Any]) -> None:
+    payload = definition["States"][STATE_WAIT_FOR_DECISION]["Parameters"]["Payload"]
+    assert payload["requested_by.$"] == "$.run.requested_by"
+
+
 def test_no_policy_grants_a_wildcard_action(template_json: dict[str, Any]) -> None:
     for logical_id, statement in _statements(template_json):
         for action in _as_list(statement["Action"]):

@@ -134,3 +134,19 @@ def test_concurrent_appends_keep_one_chain(aws: AwsWorld) -> None:
     events, head = store.raw_audit_trail()
     assert len(events) == 24 and head is not None and head[0] == 24
     assert verify_chain(events, head).intact
+
+
+def test_the_requester_may_not_approve_in_aws(aws: AwsWorld, clock: Clock) -> None:
+    from tests.support.aws_flow import _invoke
+    from tests.support.moto_aws import APPROVERS, load_event
+
+    flow = Flow(aws=aws, run=_invoke("run_agent", {**load_event("run_agent"), "requested_by": APPROVERS[0]}))
+    assert flow.run["requested_by"] == APPROVERS[0]
+    flow.request_approval()  # PO_SEPARATION_OF_DUTIES is unset: on by default
+    page = flow.get(flow.link(APPROVERS[0]))
+    assert page["statusCode"] == 200 and "Approve this exact plan" not in page["body"]
+    before = aws.snapshot()
+    refused = flow.post("approve", link=flow.link(APPROVERS[0]))
+    assert refused["statusCode"] == 403 and aws.snapshot() == before
+    assert flow.post("approve", link=flow.link(APPROVERS[1]))["statusCode"] == 200
+    assert flow.resume()["outcome"] == "applied"

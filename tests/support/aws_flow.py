@@ -49,7 +49,9 @@ class Flow:
     def request_approval(self, task_token: str | None = None) -> dict[str, Any]:
         """``WaitForHumanDecision``: the notify Lambda with the token; collects the e-mailed links."""
         self.task_token = task_token or fake_task_token()
-        result = _invoke("request_approval", load_event("request_approval", task_token=self.task_token, **self.run))
+        event = load_event("request_approval", task_token=self.task_token, **self.run)
+        event["requested_by"] = self.run.get("requested_by", "")  # the state machine passes it (not in the sample)
+        result = _invoke("request_approval", event)
         self.approval_id = str(result["approval_id"])
         self.links = tuple(self.aws.links())
         return result
