@@ -53,3 +53,24 @@ def test_the_server_binds_loopback_only(started: Any) -> None:
         assert server.server_address[0] == "127.0.0.1"
     finally:
         server.server_close()
+
+
+def test_a_post_runs_the_resume_in_a_fresh_process_and_status_shows_it(started: Any) -> None:
+    from urllib.parse import urlencode
+
+    from scripts.clidriver import cli
+
+    port = free_port()
+    data_dir, run = started("--approvers", APPROVERS, link_base=f"http://127.0.0.1:{port}/approve")
+    served = Served(data_dir, port)
+    form = {"decision": "reject", "reviewed_hash": run["PROPOSAL_HASH"], "reason": "not this week"}
+    try:
+        request = Request(run["APPROVAL_URL_2"], data=urlencode(form).encode(), method="POST")
+        with urlopen(request, timeout=120) as response:
+            page = response.read().decode()
+    finally:
+        log = served.stop()
+    assert "Plan rejected" in page and "changed nothing" in page
+    assert "resume process finished" in log and "exit=0 decision=rejected" in log
+    status = cli("status", "--data-dir", str(data_dir))
+    assert f"{run['CHECKPOINT_ID']}  rejected  by ben@example.com" in status.stdout
