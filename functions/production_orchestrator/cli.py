@@ -27,6 +27,7 @@ from .presentation import render_review, render_shop
 from .service import Runtime, resume_run, review, start_run, status
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
+ENV_LEASE = "PO_DECISION_LEASE"
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_REFUSED, EXIT_NOT_APPLIED = 0, 1, 2, 3, 4
 
 
@@ -76,6 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     resume.add_argument("--approver", default=None, help="who decides (default: the OS user)")
     resume.add_argument("--interrupt-id", default=None)
     resume.add_argument("--session-id", default=None)
+    resume.add_argument(
+        "--lease",
+        default=os.environ.get(ENV_LEASE) or "10m",
+        help=f"how long this resume holds the decision before a re-run may finish it (default 10m, or ${ENV_LEASE})",
+    )
     _provider_flags(resume)
 
     stat = sub.add_parser("status", help="revision, applications and every approval")
@@ -155,8 +161,9 @@ def _resume(args: argparse.Namespace) -> int:
         require_hash(args.reviewed_hash, "--reviewed-hash")
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
+    lease = parse_duration(args.lease)
     binding = _binding(args)
-    rt = _agent_runtime(args, create=False)
+    rt = dataclasses.replace(_agent_runtime(args, create=False), lease=lease)
     request = ResumeRequest(
         checkpoint_id=args.checkpoint,
         approved=args.decision == "approve",
@@ -193,7 +200,9 @@ def _resume(args: argparse.Namespace) -> int:
     print(f"FINAL_STOP_REASON={result.stop_reason}")
     if result.outcome == "not_applied":
         print(
-            f"error: the approval was recorded but the plan did not apply: {result.final_text}",
+            f"error: the approval was recorded but the plan did not apply: {result.final_text}\n"
+            "action needed: nothing was written to the shop and re-running this decision will not apply it; "
+            "check the shop (shop show), then start a new run to propose a plan on the current state",
             file=sys.stderr,
         )
         return EXIT_NOT_APPLIED

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import approval_service
+from . import approval_service, faults
 from .agent.context import RunContext
 from .agent.factory import build_agent
 from .agent.prompts import first_message
 from .agent.providers import ModelSettings
 from .domain.canonical import canonical_bytes
+from .domain.claims import DEFAULT_LEASE, ClaimState, completed_refusal, judge_claim
 from .domain.errors import (
     DecisionAlreadyClaimedError,
     RefusalCode,
@@ -34,6 +35,7 @@ from .domain.records import (
     CHECKPOINT_ID_PATTERN,
     INTERRUPT_NAME,
     Checkpoint,
+    Completion,
     Decision,
     DecisionRecord,
     ProviderBinding,
@@ -57,6 +59,9 @@ class Runtime:
     clock: Callable[[], datetime]
     pid: int
     model_settings: ModelSettings = field(default_factory=ModelSettings)
+    # How long a claimed decision belongs to the resume that claimed it; past it a re-run may finish it.
+    # Longer than the resume Lambda's timeout, so a live resume is never taken over.
+    lease: timedelta = DEFAULT_LEASE
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class ResumeResult:
     final_text: str
     resume_pid: int
     usage: dict[str, int] = field(default_factory=dict)
+    replayed: bool = False  # read back from the completed decision record; nothing ran, nothing was written
 
 
 def _state(store: ShopStore) -> ShopState:
@@ -111,11 +117,13 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = _run_ctx(rt, session_id, checkpoint_id)
     rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
+    faults.point("after_seed")
     agent_id = agent_identity(binding, chosen.name)
     agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
     result = agent(first_message(chosen.customer_email))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
+    faults.point("after_session_save")  # the session manager synced the interrupted agent
     interrupts = [i for i in result.interrupts or () if i.name == INTERRUPT_NAME]
     if len(interrupts) != 1 or not isinstance(interrupts[0].reason, dict):
         raise StartError("the agent stopped without exactly one approval request")
@@ -161,6 +169,7 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
             provider=binding.describe(),
         ),
     )
+    faults.point("after_checkpoint_write")
     return StartResult(
         checkpoint=checkpoint,
         proposal=proposal,
@@ -170,28 +179,114 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
     )
 
 
-def verify(rt: Runtime, request: ResumeRequest, runtime_binding: ProviderBinding) -> Go:
-    """Run the resume gate against persisted evidence; raise :class:`ResumeRefusedError` on any mismatch.
-
-    Reads only: nothing here can write to the store or the session.
-    """
-    require_id(request.checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
-    checkpoint = read_checkpoint(rt.store.get_checkpoint(request.checkpoint_id), request.checkpoint_id)
+def _checkpoint(rt: Runtime, checkpoint_id: str) -> Checkpoint:
+    require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+    checkpoint = read_checkpoint(rt.store.get_checkpoint(checkpoint_id), checkpoint_id)
     if isinstance(checkpoint, Refusal):
         raise ResumeRefusedError(checkpoint.code, checkpoint.message)
+    return checkpoint
+
+
+def _gate(
+    rt: Runtime,
+    checkpoint: Checkpoint,
+    request: ResumeRequest,
+    runtime_binding: ProviderBinding,
+    *,
+    decided: bool,
+    recovering: bool = False,
+) -> Go:
     verdict = verify_resume(
         checkpoint,
         request,
-        decided=rt.store.get_decision(checkpoint.checkpoint_id) is not None,
+        decided=decided,
         session=rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
         proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
         current_digest=_state(rt.store).digest(),
         runtime_binding=runtime_binding,
         now=rt.clock(),
+        recovering=recovering,
+        already_applied=recovering and rt.store.application_count(checkpoint.proposal_hash) > 0,
     )
     if isinstance(verdict, Refusal):
         raise ResumeRefusedError(verdict.code, verdict.message)
     return verdict
+
+
+def verify(rt: Runtime, request: ResumeRequest, runtime_binding: ProviderBinding) -> Go:
+    """Run the resume gate against persisted evidence; raise :class:`ResumeRefusedError` on any mismatch.
+
+    Reads only: nothing here can write to the store or the session.
+    """
+    checkpoint = _checkpoint(rt, request.checkpoint_id)
+    decided = rt.store.get_decision(checkpoint.checkpoint_id) is not None
+    return _gate(rt, checkpoint, request, runtime_binding, decided=decided)
+
+
+def _same_ids(request: ResumeRequest, checkpoint: Checkpoint) -> bool:
+    """A replay names the checkpoint's own interrupt and session (or none): else it is refused like a replay."""
+    return request.interrupt_id in (None, checkpoint.interrupt_id) and request.session_id in (
+        None,
+        checkpoint.session_id,
+    )
+
+
+def _replayed(rt: Runtime, checkpoint: Checkpoint, record: DecisionRecord) -> ResumeResult:
+    """The recorded outcome of a finished resume, read back without writing anything."""
+    done = record.completion
+    assert done is not None
+    return ResumeResult(
+        checkpoint=checkpoint,
+        decision=record.decision,
+        outcome=done.outcome,
+        revision=done.revision,
+        plan_applied_count=done.plan_applied_count,
+        stop_reason=done.stop_reason,
+        final_text=done.final_text,
+        resume_pid=record.resume_pid,
+        replayed=True,
+    )
+
+
+def _hold(
+    rt: Runtime, ctx: RunContext, checkpoint: Checkpoint, decision: Decision, previous: DecisionRecord | None
+) -> DecisionRecord:
+    """Claim the decision (or take over the claim of a resume that died); the record this process holds."""
+    now = rt.clock()
+    lease = {"claim_token": secrets.token_hex(16), "lease_expires_at": utc_iso(now + rt.lease), "resume_pid": rt.pid}
+    try:
+        if previous is None:
+            held = DecisionRecord(
+                checkpoint_id=checkpoint.checkpoint_id, decision=decision, claimed_at=decision.decided_at, **lease
+            )
+            rt.store.claim_decision(
+                held,
+                ctx.event(
+                    "decision_recorded",
+                    checkpoint.proposal_hash,
+                    approved=decision.approved,
+                    approver=decision.approver,
+                    reason=decision.reason,
+                ),
+            )
+        else:
+            held = previous.model_copy(update={**lease, "claimed_at": utc_iso(now), "attempt": previous.attempt + 1})
+            rt.store.take_over_decision(
+                held,
+                previous.claim_token,
+                ctx.event(
+                    "decision_claim_taken_over",
+                    checkpoint.proposal_hash,
+                    attempt=held.attempt,
+                    previous_pid=previous.resume_pid,
+                    previous_lease_expired_at=previous.lease_expires_at,
+                ),
+            )
+    except DecisionAlreadyClaimedError as exc:
+        # Lost a race that verification could not see: another resume claimed between read and claim.
+        raise ResumeRefusedError(RefusalCode.ALREADY_DECIDED, str(exc)) from None
+    faults.point("after_decision_claim")
+    return held
 
 
 def resume_run(
@@ -201,8 +296,14 @@ def resume_run(
     *,
     approver: str,
     reason: str,
+    replay_completed: bool = False,
 ) -> ResumeResult:
-    """Verify, claim the decision exactly once, then resume the agent with the decision object."""
+    """Verify, claim the decision exactly once, then resume the agent with the decision object.
+
+    A re-run of the same decision whose resume died (its lease ran out) takes the claim over and finishes
+    with the recorded decision. A re-run of a finished resume is ALREADY_DECIDED, or with
+    ``replay_completed`` (a workflow retry) returns the recorded outcome; neither writes anything.
+    """
     try:
         decision = Decision(
             approved=request.approved,
@@ -213,54 +314,65 @@ def resume_run(
         )
     except ValueError as exc:
         raise ValidationError(f"invalid decision: {exc}") from None
-    go = verify(rt, request, runtime_binding)
-    checkpoint = go.checkpoint
+    checkpoint = _checkpoint(rt, request.checkpoint_id)
+    previous = rt.store.get_decision(checkpoint.checkpoint_id)
+    claim = judge_claim(previous, approved=request.approved, reviewed_hash=request.reviewed_hash, now=rt.clock())
+    if isinstance(claim, Refusal):
+        raise ResumeRefusedError(claim.code, claim.message)
+    if claim is ClaimState.COMPLETED:
+        assert previous is not None
+        if replay_completed and _same_ids(request, checkpoint):
+            return _replayed(rt, checkpoint, previous)
+        refusal = completed_refusal(previous)
+        raise ResumeRefusedError(refusal.code, refusal.message)
+    recovering = claim is ClaimState.TAKEOVER
+    go = _gate(rt, checkpoint, request, runtime_binding, decided=False, recovering=recovering)
     ctx = _run_ctx(rt, checkpoint.session_id, checkpoint.checkpoint_id)
-    try:
-        rt.store.claim_decision(
-            DecisionRecord(
-                checkpoint_id=checkpoint.checkpoint_id,
-                decision=decision,
-                resume_pid=rt.pid,
-                claimed_at=decision.decided_at,
-            ),
-            ctx.event(
-                "decision_recorded",
-                checkpoint.proposal_hash,
-                approved=decision.approved,
-                approver=decision.approver,
-                reason=decision.reason,
-            ),
-        )
-    except DecisionAlreadyClaimedError as exc:
-        # Lost a race that verification could not see: another resume claimed between read and claim.
-        raise ResumeRefusedError(RefusalCode.ALREADY_DECIDED, str(exc)) from None
+    held = _hold(rt, ctx, checkpoint, decision, previous if recovering else None)
+    decision = held.decision  # a takeover resumes with the decision the first claim recorded
 
-    ctx.approved_checkpoint = checkpoint
-    ctx.decision = decision
-    agent = build_agent(
-        runtime_binding,
-        checkpoint.scenario,
-        ctx,
-        rt.sessions.session_manager(checkpoint.session_id),
-        rt.model_settings,
-    )
-    response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
-    result = agent(response)  # type: ignore[arg-type]
+    stop_reason, final_text, usage = "end_turn", "", {}
+    if not go.agent_finished:  # else the dead resume's agent already ran to the end: only the outcome is missing
+        ctx.approved_checkpoint = checkpoint
+        ctx.decision = decision
+        agent = build_agent(
+            runtime_binding,
+            checkpoint.scenario,
+            ctx,
+            rt.sessions.session_manager(checkpoint.session_id),
+            rt.model_settings,
+        )
+        response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
+        result = agent(response)  # type: ignore[arg-type]
+        stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), _usage(result)
+    faults.point("after_agent_resume")
     applied = rt.store.application_count(checkpoint.proposal_hash)
-    if not decision.approved:
-        rt.store.append_audit(ctx.event("plan_rejected", checkpoint.proposal_hash, reason=decision.reason))
     outcome = "applied" if decision.approved and applied else "rejected" if not decision.approved else "not_applied"
+    revision = _state(rt.store).revision
+    rt.store.complete_decision(
+        checkpoint.checkpoint_id,
+        held.claim_token,
+        Completion(
+            outcome=outcome,
+            revision=revision,
+            plan_applied_count=applied,
+            completed_at=utc_iso(rt.clock()),
+            stop_reason=stop_reason,
+            final_text=final_text[:4000],
+        ),
+        None if decision.approved else ctx.event("plan_rejected", checkpoint.proposal_hash, reason=decision.reason),
+    )
+    faults.point("after_completion")
     return ResumeResult(
         checkpoint=checkpoint,
         decision=decision,
         outcome=outcome,
-        revision=_state(rt.store).revision,
+        revision=revision,
         plan_applied_count=applied,
-        stop_reason=str(result.stop_reason),
-        final_text=str(result).strip(),
+        stop_reason=stop_reason,
+        final_text=final_text,
         resume_pid=rt.pid,
-        usage=_usage(result),
+        usage=usage,
     )
 
 
@@ -269,7 +381,7 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | approved | rejected | expired | invalid
+    status: str  # pending | resuming | approved | rejected | expired | invalid
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -295,6 +407,8 @@ def status(rt: Runtime) -> dict[str, Any]:
         record = rt.store.get_decision(cp.checkpoint_id)
         if record is not None:
             label = "approved" if record.decision.approved else "rejected"
+            if not record.is_complete():
+                label = "resuming"  # claimed, outcome not yet recorded (in progress, or died: re-run it)
         else:
             label = "expired" if now >= parse_utc(cp.expires_at) else "pending"
         if not cp.is_intact():

@@ -26,8 +26,8 @@ def resume_decided(
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id``.
 
     With ``mac_key`` every vote's receipt must verify (``RECEIPT_INVALID``). Refusals raise
-    ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not apply raises
-    ``PlanNotAppliedError``.
+    ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not
+    apply raises ``PlanNotAppliedError`` (again on every retry: the outcome is recorded).
     """
     recorded = approval_service.decision_for_resume(
         approvals,
@@ -38,7 +38,11 @@ def resume_decided(
         store=rt.store,
         mac_key=mac_key,
     )
-    result = resume_run(rt, recorded.request, binding, approver=recorded.approver, reason=recorded.reason)
+    # A retry of this step after the resume finished (a lost response, a redelivery) gets the recorded
+    # outcome back, with nothing written; a retry while the first attempt still holds the claim is refused.
+    result = resume_run(
+        rt, recorded.request, binding, approver=recorded.approver, reason=recorded.reason, replay_completed=True
+    )
     if result.outcome == "not_applied":
         raise PlanNotAppliedError(
             f"the approval of checkpoint {checkpoint_id} was recorded but the plan did not apply: {result.final_text}"

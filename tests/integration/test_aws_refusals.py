@@ -23,7 +23,7 @@ from production_orchestrator.adapters.aws.table_schema import (
     SHOP_PK,
 )
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
-from production_orchestrator.domain.records import AuditEvent
+from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso
 from tests.support.aws_flow import Flow, approved_flow
 from tests.support.moto_aws import AwsWorld, Clock
 
@@ -90,8 +90,23 @@ def _inventory_counted(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.Monke
     return {}
 
 
-def _already_resumed(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
-    assert flow.resume()["outcome"] == "applied"
+def _resume_in_progress(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
+    # Another invocation holds the claim and its lease is live. (A retry after the resume finished gets
+    # the recorded outcome instead: test_aws_lifecycle.test_resume_invoked_twice_applies_once.)
+    decided_at = utc_iso(clock.now)
+    decision = Decision(
+        approved=True, reviewed_hash=flow.proposal_hash, approver="a@example.com", decided_at=decided_at
+    )
+    record = DecisionRecord(
+        checkpoint_id=flow.checkpoint_id,
+        decision=decision,
+        resume_pid=1,
+        claimed_at=utc_iso(clock.now),
+        claim_token="t" * 32,
+        lease_expires_at=utc_iso(clock.now + timedelta(minutes=10)),
+    )
+    event = AuditEvent(event_type="decision_recorded", at=utc_iso(clock.now))
+    DynamoShopStore(aws.dynamodb, aws.table).claim_decision(record, event)
     return {}
 
 
@@ -125,7 +140,7 @@ CASES: dict[str, tuple[RefusalCode, Breaker]] = {
     "proposal-tampered": (RefusalCode.PROPOSAL_INTEGRITY, _tampered_proposal),
     "reviewed-hash-differs": (RefusalCode.REVIEWED_HASH_MISMATCH, _other_reviewed_hash),
     "inventory-changed": (RefusalCode.STALE_DOMAIN_STATE, _inventory_counted),
-    "already-decided": (RefusalCode.ALREADY_DECIDED, _already_resumed),
+    "resume-in-progress": (RefusalCode.ALREADY_DECIDED, _resume_in_progress),
     "window-closed": (RefusalCode.EXPIRED, _window_closed),
     "approver-not-on-list": (RefusalCode.UNAUTHORIZED_APPROVER, _approver_not_on_list),
     "receipt-stripped": (RefusalCode.RECEIPT_INVALID, _receipt_stripped),

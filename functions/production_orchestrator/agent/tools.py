@@ -12,6 +12,7 @@ from typing import Any
 from strands import tool
 from strands.types.tools import AgentTool
 
+from .. import faults
 from ..domain.errors import IntegrityError, NotFoundError, PlanningError, ShopError
 from ..domain.intake import parse_customer_email
 from ..domain.planning import ProposalContent, analyze_blockers, apply_proposal, build_proposal, load_proposal
@@ -157,6 +158,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         proposal = build_proposal(_state(ctx), order_id)
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
+        faults.point("after_proposal_write")
         ctx.store.append_audit(ctx.event("proposal_created", proposal_hash, order_id=order_id))
         return _json({"proposal_hash": proposal_hash, "summary": proposal.summary()})
 
@@ -194,6 +196,10 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
             raise IntegrityError("the approved proposal is not the one this call names")
         proposal = stored_proposal(ctx, proposal_hash)
         state = _state(ctx)
+        if ctx.store.application_count(proposal_hash):
+            # A resume that died after its apply is being finished: the plan is in, never apply it again.
+            ctx.apply_result = {"applied": False, "revision": state.revision}
+            return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
         new_state = apply_proposal(state, proposal, proposal_hash)
         applied_now = ctx.store.apply_plan(
             proposal_hash=proposal_hash,
@@ -208,6 +214,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
                 approver=decision.approver,
             ),
         )
+        faults.point("after_apply_before_session_sync")
         ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}
         return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
 

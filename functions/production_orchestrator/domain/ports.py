@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .approvals import ApprovalRecord, ApprovalStatus, Vote
-from .records import AuditEvent, DecisionRecord
+from .records import AuditEvent, Completion, DecisionRecord
 from .shop import Order, ShopState
 from .verification import SessionFacts
 
@@ -60,6 +60,23 @@ class ShopStore(Protocol):
 
     def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
         """Record the decision exactly once; raises ``DecisionAlreadyClaimedError`` when one exists."""
+        ...
+
+    def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
+        """Replace the open claim held by ``previous_token`` with ``record`` (same decision, new token and lease).
+
+        Conditioned on the token and on no outcome being recorded, so of many racing re-runs one wins;
+        the others get ``DecisionAlreadyClaimedError``.
+        """
+        ...
+
+    def complete_decision(
+        self, checkpoint_id: str, claim_token: str, completion: Completion, event: AuditEvent | None
+    ) -> bool:
+        """Record how the resume ended, with ``event`` if given, while ``claim_token`` holds the open claim.
+
+        Returns False (nothing written) when the claim was taken over or already completed.
+        """
         ...
 
     def apply_plan(

@@ -20,7 +20,7 @@ SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}$")
 AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}$")
 INTERRUPT_NAME = "production_orchestrator.approve_plan"
 CHECKPOINT_SCHEMA_VERSION: Literal[1] = 1
-DECISION_SCHEMA_VERSION: Literal[1] = 1
+DECISION_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Frozen(BaseModel):
@@ -162,14 +162,48 @@ class Decision(_Frozen):
         return self.model_dump(mode="json")
 
 
-class DecisionRecord(_Frozen):
-    """A claimed decision; at most one per checkpoint."""
+class Completion(_Frozen):
+    """How the resume that held the claim ended; written once, under the claim token."""
 
-    schema_version: Literal[1] = DECISION_SCHEMA_VERSION
+    outcome: Literal["applied", "rejected", "not_applied"]
+    revision: int
+    plan_applied_count: int
+    completed_at: str
+    stop_reason: str = ""
+    final_text: str = Field(default="", max_length=4000)
+
+
+class DecisionRecord(_Frozen):
+    r"""A claimed decision; at most one per checkpoint.
+
+    claimed (token, lease) --resume finishes--> completed (outcome)
+        \--process dies, lease runs out--> taken over by a re-run of the same decision (new token, lease)
+
+    Version 1 records (no lease, no completion) were written by a claim-and-resume that had no recovery:
+    they read as completed, so they stay ALREADY_DECIDED as they always were.
+    """
+
+    schema_version: Literal[1, 2] = DECISION_SCHEMA_VERSION
     checkpoint_id: str
     decision: Decision
     resume_pid: int
     claimed_at: str
+    claim_token: str = ""
+    lease_expires_at: str = ""
+    attempt: int = 1
+    completion: Completion | None = None
+
+    def is_complete(self) -> bool:
+        """True once the resume holding the claim recorded its outcome (or for a version 1 record)."""
+        return self.completion is not None or self.schema_version == 1
+
+    def lease_live(self, now: datetime) -> bool:
+        """True while the resume holding the claim may still be running."""
+        return bool(self.lease_expires_at) and now < parse_utc(self.lease_expires_at)
+
+    def same_decision(self, approved: bool, reviewed_hash: str) -> bool:
+        """True when a re-run asks for the decision this record holds (approver and wording aside)."""
+        return self.decision.approved == approved and self.decision.reviewed_hash == reviewed_hash
 
 
 class AuditEvent(_Frozen):

@@ -54,6 +54,8 @@ class Go:
 
     checkpoint: Checkpoint
     proposal: ProposalContent
+    # Recovery only: the stored session shows the agent already consumed the decision (it ran to the end).
+    agent_finished: bool = False
 
 
 def read_checkpoint(raw: str | None, checkpoint_id: str) -> Checkpoint | Refusal:
@@ -84,16 +86,22 @@ def verify_resume(
     current_digest: str,
     runtime_binding: ProviderBinding,
     now: datetime,
+    recovering: bool = False,
+    already_applied: bool = False,
 ) -> Go | Refusal:
     """Check every fact a resume depends on, in a fixed order; the first failure is the answer.
 
     A claimed decision is reported before anything else changes the verdict, so a replay is always
     ALREADY_DECIDED even after the apply moved the domain digest on.
+
+    ``recovering``: finishing a decision claimed in time by a resume that died (see ``claims``). The window
+    is not re-checked, the session may show the agent already finished, and when this proposal already
+    applied (``already_applied``) the digest has moved on because of it, not against it.
     """
     cid = checkpoint.checkpoint_id
-    if decided:
+    if decided and not recovering:
         return Refusal(RefusalCode.ALREADY_DECIDED, f"a decision for checkpoint {cid} was already recorded")
-    if now >= parse_utc(checkpoint.expires_at):
+    if not recovering and now >= parse_utc(checkpoint.expires_at):
         return Refusal(
             RefusalCode.EXPIRED, f"the approval window of checkpoint {cid} closed at {checkpoint.expires_at}"
         )
@@ -106,7 +114,9 @@ def verify_resume(
             RefusalCode.SESSION_MISMATCH,
             f"stored session {checkpoint.session_id} does not hold the agent of {cid}",
         )
-    if not session.interrupt_activated or checkpoint.interrupt_id not in session.pending_interrupt_ids:
+    pending = session.interrupt_activated and checkpoint.interrupt_id in session.pending_interrupt_ids
+    finished = recovering and not pending
+    if not pending and not finished:
         return Refusal(
             RefusalCode.INTERRUPT_MISMATCH,
             f"interrupt of checkpoint {cid} is not pending in the restored session",
@@ -126,7 +136,7 @@ def verify_resume(
         return Refusal(
             RefusalCode.PROPOSAL_INTEGRITY, f"stored proposal does not re-hash to {checkpoint.proposal_hash}"
         )
-    if session.interrupt_proposal_hash != checkpoint.proposal_hash:
+    if not finished and session.interrupt_proposal_hash != checkpoint.proposal_hash:
         return Refusal(
             RefusalCode.PROPOSAL_INTEGRITY,
             "the pending interrupt and the checkpoint name different proposals",
@@ -141,9 +151,9 @@ def verify_resume(
             f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
             f"{checkpoint.proposal_hash[:12]}...",
         )
-    if current_digest != checkpoint.domain_digest:
+    if current_digest != checkpoint.domain_digest and not (recovering and already_applied):
         return Refusal(
             RefusalCode.STALE_DOMAIN_STATE,
             "the shop changed since this plan was proposed; propose again on the current state",
         )
-    return Go(checkpoint=checkpoint, proposal=proposal)
+    return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)

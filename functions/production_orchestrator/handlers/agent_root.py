@@ -38,5 +38,7 @@ def agent_root() -> AgentRoot:
         endpoint=settings.model_endpoint,
     )
     sessions = S3SessionStore(str(settings.session_bucket), settings.session_prefix, shared.boto_session)
-    runtime = Runtime(store=shared.store, sessions=sessions, clock=shared.now, pid=os.getpid())
+    runtime = Runtime(
+        store=shared.store, sessions=sessions, clock=shared.now, pid=os.getpid(), lease=settings.decision_lease
+    )
     return AgentRoot(core=shared, runtime=runtime, binding=binding)

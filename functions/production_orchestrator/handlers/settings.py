@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from ..domain.claims import DEFAULT_LEASE
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
 
@@ -36,6 +37,7 @@ ENV_VARS = {
     "link_base_url": "PO_LINK_BASE_URL",
     "approvers": "PO_APPROVERS",
     "scenario": "PO_SCENARIO",
+    "decision_lease": "PO_DECISION_LEASE",
 }
 _EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
@@ -66,6 +68,8 @@ class Settings(BaseModel):
     link_base_url: str | None = None
     approvers: tuple[str, ...] = Field(default=())
     scenario: str = "rush-order"
+    # Longer than the resume function's timeout: a running resume is never taken over (docs/recovery.md).
+    decision_lease: timedelta = DEFAULT_LEASE
 
     @field_validator("table_name")
     @classmethod
@@ -88,7 +92,7 @@ class Settings(BaseModel):
             raise ValueError("must be an https URL without query or fragment (http only for localhost)")
         return value
 
-    @field_validator("approval_window", mode="before")
+    @field_validator("approval_window", "decision_lease", mode="before")
     @classmethod
     def _window(cls, value: Any) -> Any:
         if isinstance(value, str):

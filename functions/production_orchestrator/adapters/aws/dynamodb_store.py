@@ -7,6 +7,8 @@ Each state change is a single conditional write or one ``TransactWriteItems``:
     proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
     checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
     decision     Put DECISION#<checkpoint> if absent                   + Put AUDIT
+    takeover     Put DECISION#<checkpoint> if claim_token = old, no outcome + Put AUDIT
+    completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
     apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
 
 so a replay, a double click or a Lambda retry can never apply a plan twice.
@@ -25,6 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ... import faults
 from ...domain.audit_chain import chained, event_hash
 from ...domain.errors import (
     BackendError,
@@ -34,7 +37,7 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
-from ...domain.records import AuditEvent, DecisionRecord
+from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
 from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
 from .table_schema import (
@@ -54,6 +57,7 @@ from .table_schema import (
 
 _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
 _UNCHANGED = f"attribute_exists({PARTITION_KEY}) AND revision = :revision AND digest = :digest"
+_HELD = f"attribute_exists({PARTITION_KEY}) AND claim_token = :token AND attribute_not_exists(completed_at)"
 _OPTIMISTIC_ATTEMPTS = 5
 _CHAIN_ATTEMPTS = 12
 _AUDIT_EVENT = "_audit_event"  # marks the transaction item an audit event goes into (never sent)
@@ -232,15 +236,54 @@ class DynamoShopStore:
         item = self._table.get(SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
         return None if item is None else DecisionRecord.model_validate_json(item["raw"]["S"])
 
+    @staticmethod
+    def _decision_item(record: DecisionRecord) -> Item:
+        item = {
+            **key(SHOP_PK, DECISION_SK_PREFIX + record.checkpoint_id),
+            "raw": s(record.model_dump_json()),
+            "claim_token": s(record.claim_token or "-"),
+        }
+        if record.completion is not None:
+            item["completed_at"] = s(record.completion.completed_at)
+        return item
+
     def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
         """Put the decision if none exists, with its audit event, in one transaction."""
-        item = {**key(SHOP_PK, DECISION_SK_PREFIX + record.checkpoint_id), "raw": s(record.model_dump_json())}
+        item = self._decision_item(record)
         try:
             self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
         except ConditionFailed:
             raise DecisionAlreadyClaimedError(
                 f"a decision for checkpoint {record.checkpoint_id} was already recorded"
             ) from None
+
+    def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
+        """Replace an open claim still held by ``previous_token``; else ``DecisionAlreadyClaimedError``."""
+        put = self._table.put_op(self._decision_item(record), condition=_HELD, values={":token": s(previous_token)})
+        try:
+            self._table.transact([put, self._audit_put(event)])
+        except ConditionFailed:
+            raise DecisionAlreadyClaimedError(
+                f"another resume took over or finished the decision of checkpoint {record.checkpoint_id}"
+            ) from None
+
+    def complete_decision(
+        self, checkpoint_id: str, claim_token: str, completion: Completion, event: AuditEvent | None
+    ) -> bool:
+        """Record the outcome if ``claim_token`` still holds the open claim; False when it does not."""
+        current = self.get_decision(checkpoint_id)
+        if current is None or current.claim_token != claim_token or current.completion is not None:
+            return False
+        put = self._table.put_op(
+            self._decision_item(current.model_copy(update={"completion": completion})),
+            condition=_HELD,
+            values={":token": s(claim_token)},
+        )
+        try:
+            self._table.transact([put] if event is None else [put, self._audit_put(event)])
+        except ConditionFailed:
+            return False  # taken over meanwhile: the new holder finishes and records the outcome
+        return True
 
     def apply_plan(
         self,
@@ -258,6 +301,7 @@ class DynamoShopStore:
             "checkpoint_id": s(checkpoint_id),
             "revision": n(new_state.revision),
         }
+        faults.point("inside_apply")  # the transaction is built and not sent: a crash here writes nothing
         try:
             self._table.transact(
                 [

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ... import faults
 from ...domain.audit_chain import chained, event_hash
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
@@ -20,7 +21,7 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
-from ...domain.records import AuditEvent, DecisionRecord
+from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
 
 _SCHEMA = """
@@ -195,6 +196,42 @@ class SqliteShopStore:
                 ) from None
             self._insert_audit(event)
 
+    def _held_decision(self, checkpoint_id: str, claim_token: str) -> DecisionRecord | None:
+        """The open record when ``claim_token`` still holds it (call inside a write transaction)."""
+        row = self._conn.execute("SELECT raw FROM decisions WHERE checkpoint_id = ?", (checkpoint_id,)).fetchone()
+        record = None if row is None else DecisionRecord.model_validate_json(row[0])
+        if record is None or record.claim_token != claim_token or record.completion is not None:
+            return None
+        return record
+
+    def _rewrite_decision(self, record: DecisionRecord) -> None:
+        self._conn.execute(
+            "UPDATE decisions SET raw = ? WHERE checkpoint_id = ?", (record.model_dump_json(), record.checkpoint_id)
+        )
+
+    def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
+        """Replace an open claim still held by ``previous_token``; else ``DecisionAlreadyClaimedError``."""
+        with self._write():
+            if self._held_decision(record.checkpoint_id, previous_token) is None:
+                raise DecisionAlreadyClaimedError(
+                    f"another resume took over or finished the decision of checkpoint {record.checkpoint_id}"
+                )
+            self._rewrite_decision(record)
+            self._insert_audit(event)
+
+    def complete_decision(
+        self, checkpoint_id: str, claim_token: str, completion: Completion, event: AuditEvent | None
+    ) -> bool:
+        """Record the outcome if ``claim_token`` still holds the open claim; False when it does not."""
+        with self._write():
+            record = self._held_decision(checkpoint_id, claim_token)
+            if record is None:
+                return False
+            self._rewrite_decision(record.model_copy(update={"completion": completion}))
+            if event is not None:
+                self._insert_audit(event)
+            return True
+
     def apply_plan(
         self,
         *,
@@ -224,6 +261,7 @@ class SqliteShopStore:
                 (proposal_hash, checkpoint_id, new_state.revision),
             )
             self._insert_audit(event)
+            faults.point("inside_apply")  # written, not committed: a crash here must leave nothing behind
             return True
 
     def application_count(self, proposal_hash: str | None = None) -> int:

@@ -1,0 +1,34 @@
+"""Fault injection for the crash torture suite: named persistence points that can kill this process.
+
+``PO_FAULT_KILL_AT=<point>`` makes :func:`point` send SIGKILL to the own process when execution reaches
+``<point>``: no ``finally``, no flush, no atexit, exactly like a Lambda sandbox or a laptop dying there.
+Unset (always, in production) it is one dict lookup.
+
+start:   after_seed -> after_proposal_write -> after_session_save -> after_checkpoint_write
+resume:  after_decision_claim -> inside_apply (state written, not committed) -> after_apply_before_session_sync
+         -> after_agent_resume (session synced, completion not yet written) -> after_completion
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Final
+
+ENV_KILL_AT: Final = "PO_FAULT_KILL_AT"
+
+START_POINTS: Final = ("after_seed", "after_proposal_write", "after_session_save", "after_checkpoint_write")
+RESUME_POINTS: Final = (
+    "after_decision_claim",
+    "inside_apply",
+    "after_apply_before_session_sync",
+    "after_agent_resume",
+    "after_completion",
+)
+POINTS: Final = START_POINTS + RESUME_POINTS
+
+
+def point(name: str) -> None:
+    """Die here, by SIGKILL, when ``PO_FAULT_KILL_AT`` names this point; otherwise do nothing."""
+    if os.environ.get(ENV_KILL_AT) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
