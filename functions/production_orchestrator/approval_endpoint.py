@@ -98,6 +98,7 @@ class DecisionEndpoint:
                 proposal_hash=result.decision.reviewed_hash,
                 outcome=outcome,
                 changes=changes,
+                receipted=self.mac_key is not None,
             )
             return PageResponse(200, body, "recorded")
         if result.status == "vote_recorded" and result.decision is not None:
@@ -106,6 +107,7 @@ class DecisionEndpoint:
                 proposal_hash=result.decision.reviewed_hash,
                 given=result.approvals_given,
                 needed=result.approvals_needed,
+                receipted=self.mac_key is not None,
             )
             return PageResponse(200, body, "vote_recorded")
         if result.status == "hash_mismatch":

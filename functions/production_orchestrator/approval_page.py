@@ -199,12 +199,18 @@ def render_neutral() -> str:
 
 
 def render_recorded(
-    *, approved: bool, approver: str, proposal_hash: str, outcome: str = "", changes: list[str] | None = None
+    *,
+    approved: bool,
+    approver: str,
+    proposal_hash: str,
+    outcome: str = "",
+    changes: list[str] | None = None,
+    receipted: bool = True,
 ) -> str:
     """The decision was recorded and the workflow woken; ``outcome`` says how the resume ended when known."""
     verdict = "approved" if approved else "rejected"
     nexts = {
-        "applied": "The plan was verified again and applied once. The drafted messages go out with it.",
+        "applied": "The plan was verified again against the stored evidence and applied, once.",
         "rejected": "The agent was told your reason and changed nothing. The shop stays as it was.",
         "refused": "The resume refused to act on it: the checks before any change failed. Nothing was changed.",
         "": (
@@ -215,7 +221,8 @@ def render_recorded(
     klass = "ok" if outcome in ("applied", "rejected", "") else "bad"
     body = (
         f"<p>Your decision ({verdict}, by {escape(approver)}) on proposal "
-        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded with a signed receipt.</p>'
+        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded'
+        f"{' with a signed receipt' if receipted else ''}.</p>"
         f'<p class="note {klass}"><b>What happens next:</b> {escape(nexts.get(outcome, nexts["refused"]))}</p>'
     )
     if changes:
@@ -227,12 +234,13 @@ def render_recorded(
     return _page(f"Plan {verdict}", body)
 
 
-def render_vote_recorded(*, approver: str, proposal_hash: str, given: int, needed: int) -> str:
+def render_vote_recorded(*, approver: str, proposal_hash: str, given: int, needed: int, receipted: bool = True) -> str:
     """An approval short of the quorum: recorded, waiting for more approvers."""
     return _page(
         "Approval recorded, waiting for more",
         f"<p>Your approval (by {escape(approver)}) of proposal "
-        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded with a signed receipt.</p>'
+        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded'
+        f"{' with a signed receipt' if receipted else ''}.</p>"
         f'<p class="note"><b>What happens next:</b> this plan needs {needed} approvals; {given} given so far. '
         "Nothing changes until enough approvers approve; any approver can still reject it.</p>",
     )
