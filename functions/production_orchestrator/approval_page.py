@@ -113,11 +113,15 @@ def _hidden(checkpoint: Checkpoint) -> str:
     return f'<input type="hidden" name="reviewed_hash" value="{escape(checkpoint.proposal_hash)}">'
 
 
-def _changes(changes: list[str]) -> str:
+def _changes(changes: list[str], can_repropose: bool) -> str:
+    then = (
+        "Propose again to plan on the current shop."
+        if can_repropose
+        else "Reject it; a new run plans on the current shop."
+    )
     return (
         '<section class="note bad" role="alert"><h2>The shop changed since this plan was proposed</h2>'
-        f"{_items(changes)}<p>Approving it would be refused. Propose again to plan on the current shop.</p>"
-        "</section>"
+        f"{_items(changes)}<p>Approving it would be refused. {then}</p></section>"
     )
 
 
@@ -154,7 +158,7 @@ def render_confirmation(
         f"{escape(order.product_code)}, priority {order.priority}, needed {escape(order.requested_day)}.</p>",
     ]
     if changes:
-        parts.append(_changes(changes))
+        parts.append(_changes(changes, can_repropose))
     parts += [
         f"<section><h2>Why it is blocked</h2>{_items(describe_blockers(proposal))}</section>",
         f"<section><h2>Schedule changes</h2>{_items(schedule)}</section>",
