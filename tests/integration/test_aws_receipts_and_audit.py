@@ -150,3 +150,14 @@ def test_the_requester_may_not_approve_in_aws(aws: AwsWorld, clock: Clock) -> No
     assert refused["statusCode"] == 403 and aws.snapshot() == before
     assert flow.post("approve", link=flow.link(APPROVERS[1]))["statusCode"] == 200
     assert flow.resume()["outcome"] == "applied"
+
+
+def test_no_page_or_header_carries_a_secret(keyed: AwsWorld, clock: Clock) -> None:
+    flow = start(keyed)
+    flow.request_approval()
+    responses = [flow.get(), flow.get(method="HEAD"), flow.post("reject"), flow.get(), flow.post("approve")]
+    assert [r["statusCode"] for r in responses] == [200, 200, 200, 404, 404]
+    secrets = [flow.task_token, *(link.secret for link in flow.links)]
+    for response in responses:
+        text = response["body"] + json.dumps(response["headers"])
+        assert all(secret not in text for secret in secrets)
