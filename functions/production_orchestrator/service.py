@@ -343,8 +343,17 @@ def resume_run(
             rt.model_settings,
         )
         response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
-        result = agent(response)  # type: ignore[arg-type]
-        stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), _usage(result)
+        try:
+            result = agent(response)  # type: ignore[arg-type]
+        except (KeyError, ValueError):
+            # Strands: the restored session no longer waits on this interrupt. Only a takeover of a claim
+            # whose holder was still running (a lease shorter than the resume) gets here: the holder
+            # answered it meanwhile, so only the outcome is left to record, from the store.
+            facts = rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
+            if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
+                raise
+        else:
+            stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), _usage(result)
     faults.point("after_agent_resume")
     applied = rt.store.application_count(checkpoint.proposal_hash)
     outcome = "applied" if decision.approved and applied else "rejected" if not decision.approved else "not_applied"

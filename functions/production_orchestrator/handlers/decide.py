@@ -82,7 +82,11 @@ def _form(event: LambdaFunctionUrlEvent) -> dict[str, str]:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Route by method: GET/HEAD show, POST decides, anything else 405."""
     request = LambdaFunctionUrlEvent(event)
-    method = request.request_context.http.method.upper()
+    try:
+        method = request.request_context.http.method.upper()
+    except (KeyError, TypeError, AttributeError):
+        # Not a Function URL request (a direct invoke with another payload): nothing to route, nothing read.
+        return _response(None, status=400, body=render_invalid("not a web request"))
     endpoint = root()
     if method in ("GET", "HEAD"):
         page = endpoint.show(_query(request))

@@ -157,7 +157,10 @@ class SqliteShopStore:
     def get_proposal(self, proposal_hash: str) -> bytes | None:
         """The stored proposal bytes."""
         row = self._conn.execute("SELECT data FROM proposals WHERE proposal_hash = ?", (proposal_hash,)).fetchone()
-        return None if row is None else bytes(row[0])
+        if row is None:
+            return None
+        # A hand-edited row can come back as TEXT: hand it over as bytes so the re-hash refuses it.
+        return row[0].encode() if isinstance(row[0], str) else bytes(row[0])
 
     def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
         """Create the checkpoint (never overwrite) together with its audit event."""
