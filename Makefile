@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve
+	browser-deps serve torture torture-ci bench
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,18 @@ typecheck: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests
+
+# Races, SIGKILL at every persistence point, tampering, hostile input: writes evidence/torture.json (~6 min).
+torture: $(STAMP)
+	$(PY) scripts/torture.py --size full
+
+# The same families with small counts (~2.5 min), for CI; the report goes to a temp file.
+torture-ci: $(STAMP)
+	$(PY) scripts/torture.py --size ci --out $(or $(TMPDIR),/tmp)/torture-ci.json
+
+# Benchmarks (not timed tests): writes evidence/bench.json. Quote medians; this machine is noisy.
+bench: $(STAMP)
+	$(PY) scripts/bench.py
 
 # Debian's chromium and chromium-driver for the approval-page browser tests (tests/browser skip without them).
 browser-deps:

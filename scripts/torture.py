@@ -1,0 +1,616 @@
+"""The torture suite: races, crashes, tampering and hostile input; writes evidence/torture.json.
+
+    python scripts/torture.py [--size full|ci] [--out evidence/torture.json]
+
+Every family counts what it attempted, what survived (the promise held) and the failures (each one named).
+Processes are forked from this one (strands and the AWS models are imported once), so each resume and
+each crash is a separate process with its own store connection, and a crash is a real SIGKILL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import sqlite3
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
+
+import pytest  # noqa: E402  (MonkeyPatch for the moto world outside a test)
+
+from production_orchestrator import faults  # noqa: E402
+from production_orchestrator.adapters.local.runtime import local_runtime  # noqa: E402
+from production_orchestrator.agent.providers import build_binding  # noqa: E402
+from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
+from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso  # noqa: E402
+from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
+from production_orchestrator.service import Runtime, resume_run, start_run  # noqa: E402
+
+LEASE = timedelta(seconds=2)
+RACE_LEASE = timedelta(minutes=10)
+BINDING = build_binding("deterministic")
+SIZES = {
+    "full": {"race_trials": 12, "threaded_trials": 4, "racers": 32, "hostile_examples": 150},
+    "ci": {"race_trials": 2, "threaded_trials": 0, "racers": 32, "hostile_examples": 25},
+}
+
+
+@dataclass
+class Family:
+    """One family's tally."""
+
+    name: str
+    attempted: int = 0
+    survived: int = 0
+    failures: list[str] = field(default_factory=list)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def check(self, label: str, ok: bool, why: str = "") -> None:
+        self.attempted += 1
+        if ok:
+            self.survived += 1
+        else:
+            self.failures.append(f"{label}: {why}")
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "attempted": self.attempted,
+            "survived": self.survived,
+            "failures": len(self.failures),
+            "failure_detail": self.failures[:20],
+            **self.detail,
+        }
+
+
+# -- stores -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    """Where one run lives: a local data dir, or a table + bucket on the moto server."""
+
+    kind: str  # "sqlite" | "dynamodb"
+    data_dir: Path | None = None
+    aws: Any = None
+
+    lease: timedelta = LEASE
+
+    def runtime(self) -> Runtime:
+        """A fresh runtime (call in the process that uses it: connections are not shared across forks)."""
+        if self.kind == "sqlite":
+            assert self.data_dir is not None
+            return replace(local_runtime(self.data_dir, create=True), lease=self.lease)
+        import boto3  # type: ignore[import-untyped]
+
+        from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+        from production_orchestrator.adapters.aws.s3_sessions import S3SessionStore
+
+        session = boto3.Session(region_name="us-east-1")
+        return Runtime(
+            store=DynamoShopStore(session.client("dynamodb"), self.aws.table),
+            sessions=S3SessionStore(self.aws.bucket, self.aws.prefix, session),
+            clock=lambda: datetime.now(UTC),
+            pid=os.getpid(),
+            lease=self.lease,
+        )
+
+
+class Worlds:
+    """Fresh worlds of either kind; the moto server runs in this process for the whole suite."""
+
+    def __init__(self, tmp: Path, endpoint: str, patch: pytest.MonkeyPatch) -> None:
+        self.tmp, self.endpoint, self.patch, self.count = tmp, endpoint, patch, 0
+
+    def new(self, kind: str) -> World:
+        self.count += 1
+        if kind == "sqlite":
+            return World("sqlite", data_dir=self.tmp / f"w{self.count}")
+        from tests.support.moto_aws import AwsWorld
+
+        return World("dynamodb", aws=AwsWorld(self.endpoint, f"t{os.getpid()}x{self.count}"))
+
+
+logging.getLogger("werkzeug").setLevel(logging.ERROR)
+# moto 5.2.5 serves requests on threads and its transact_write_items is not thread-safe: under 32
+# concurrent clients it fails with 500s (a deepcopy racing a write) and lets two conditional puts on one
+# key both succeed, which DynamoDB never does. The DynamoDB families therefore serialize the server's
+# requests (what DynamoDB guarantees per item, and more); "dynamodb-threaded-moto" races without that, to
+# show the application key alone still prevents a second application.
+MOTO = {"serialized": True}
+_MOTO_LOCK = threading.Lock()
+
+
+def _serialize_moto() -> None:
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    original = DomainDispatcherApplication.__call__
+
+    def call(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
+        if not MOTO["serialized"]:
+            return original(self, environ, start_response)
+        with _MOTO_LOCK:
+            return original(self, environ, start_response)
+
+    DomainDispatcherApplication.__call__ = call  # type: ignore[method-assign]
+
+
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
+
+@contextlib.contextmanager
+def moto_env() -> Iterator[tuple[str, pytest.MonkeyPatch]]:
+    from tests.support.moto_aws import environment, moto_server
+
+    _serialize_moto()
+    with moto_server() as endpoint, pytest.MonkeyPatch.context() as patch:
+        for name, value in environment(endpoint).items():
+            patch.setenv(name, value)
+        yield endpoint, patch
+
+
+# -- processes ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """How a child process ended: killed by a signal, refused with a code, or a result."""
+
+    killed: bool = False
+    refused: str = ""
+    message: str = ""
+    result: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+
+
+def _child(fn: Callable[[], dict[str, Any]], write_fd: int, gate: int | None, env: dict[str, str]) -> None:
+    os.environ.update(env)
+    if gate is not None:
+        os.read(gate, 1)
+    try:
+        payload: dict[str, Any] = {"result": fn()}
+    except ResumeRefusedError as refusal:
+        payload = {"refused": refusal.code.value, "message": refusal.human_message}
+    except BaseException as exc:  # reported, never raised: the parent judges
+        payload = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-2000:]}
+    os.write(write_fd, json.dumps(payload, default=str).encode())
+    os._exit(0)
+
+
+def run_forked(
+    fns: list[Callable[[], dict[str, Any]]], env: dict[str, str] | None = None, *, together: bool = False
+) -> list[Outcome]:
+    """Run each ``fn`` in its own forked process (released at once when ``together``); collect outcomes."""
+    gate_r, gate_w = os.pipe() if together else (None, None)
+    children: list[tuple[int, int]] = []
+    for fn in fns:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            _child(fn, write_fd, gate_r, env or {})
+        os.close(write_fd)
+        children.append((pid, read_fd))
+    if gate_w is not None:
+        os.write(gate_w, b"x" * len(fns))
+    outcomes = []
+    for pid, read_fd in children:
+        chunks = []
+        while chunk := os.read(read_fd, 65536):
+            chunks.append(chunk)
+        os.close(read_fd)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            outcomes.append(Outcome(killed=os.WTERMSIG(status) == signal.SIGKILL))
+            continue
+        data = json.loads(b"".join(chunks) or b"{}")
+        outcomes.append(
+            Outcome(
+                refused=data.get("refused", ""),
+                message=data.get("message", ""),
+                result=data.get("result", {}),
+                error=data.get("error", "") + data.get("trace", ""),
+            )
+        )
+    for fd in (gate_r, gate_w):
+        if fd is not None:
+            os.close(fd)
+    return outcomes
+
+
+def do_start(world: World) -> dict[str, Any]:
+    """Start a run; its ids."""
+    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7))
+    cp = result.checkpoint
+    return {"checkpoint_id": cp.checkpoint_id, "proposal_hash": cp.proposal_hash}
+
+
+def do_resume(world: World, ids: dict[str, Any], approve: bool = True) -> dict[str, Any]:
+    """Resume ``ids`` with a decision; how it ended."""
+    request = ResumeRequest(checkpoint_id=ids["checkpoint_id"], approved=approve, reviewed_hash=ids["proposal_hash"])
+    result = resume_run(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
+    return {"outcome": result.outcome, "revision": result.revision, "applied": result.plan_applied_count}
+
+
+def facts(world: World, proposal_hash: str | None = None) -> dict[str, Any]:
+    """What the store says now."""
+    store = world.runtime().store
+    state = store.load_state()
+    events = [e.event_type for e in store.audit_events()]
+    return {
+        "revision": state.revision if state else None,
+        "applications": store.application_count(),
+        "plan_applied_events": events.count("plan_applied"),
+        "checkpoints": len(store.list_checkpoints()),
+        "proposal_stored": proposal_hash is None or store.get_proposal(proposal_hash) is not None,
+    }
+
+
+# -- races --------------------------------------------------------------------------------------------
+
+
+def races(worlds: Worlds, size: dict[str, int]) -> Family:
+    """N concurrent resumes of one decision, per store; half the trials race takeovers of a dead claim."""
+    fam = Family("races")
+    doubles, double_claims = 0, 0
+    plan = [("sqlite", size["race_trials"]), ("dynamodb", size["race_trials"])]
+    plan.append(("dynamodb-threaded-moto", size["threaded_trials"]))
+    for kind, trials in plan:
+        MOTO["serialized"] = kind != "dynamodb-threaded-moto"
+        for trial in range(trials):
+            # The racers' own lease outlasts any resume here: a race, not a takeover of a live claim.
+            world = replace(worlds.new(kind.split("-")[0]), lease=RACE_LEASE)
+            ids = do_start(world)
+            takeover = trial % 2 == 1
+            if takeover:  # a resume claimed this decision and died; its lease is over
+                _plant_dead_claim(world, ids)
+            outcomes = run_forked([lambda w=world, i=ids: do_resume(w, i)] * size["racers"], together=True)
+            won = [o for o in outcomes if o.result]
+            lost = [o for o in outcomes if o.refused == "ALREADY_DECIDED"]
+            now = facts(world)
+            doubles += max(0, now["applications"] - 1)
+            double_claims += max(0, len([o for o in outcomes if not o.refused]) - 1)
+            ok = len(won) == 1 and len(lost) == len(outcomes) - 1
+            if MOTO["serialized"]:
+                ok = ok and now["applications"] == 1 and now["plan_applied_events"] == 1 and now["revision"] == 2
+            else:  # threaded moto breaks claim atomicity (and can starve the audit chain): safety only
+                ok = now["applications"] <= 1 and now["plan_applied_events"] == now["applications"]
+            errors = [o.error[:300] for o in outcomes if o.error][:2]
+            fam.check(f"{kind} trial {trial}{' takeover' if takeover else ''}", ok, f"{len(won)} won, {now}, {errors}")
+    MOTO["serialized"] = True
+    fam.detail = {
+        "racers_per_trial": size["racers"],
+        "trials": {kind: trials for kind, trials in plan},
+        "double_applications": doubles,
+        "threaded_moto_resumes_past_the_claim_beyond_one": double_claims,
+    }
+    return fam
+
+
+def _plant_dead_claim(world: World, ids: dict[str, Any]) -> None:
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    decision = Decision(approved=True, reviewed_hash=ids["proposal_hash"], approver="torture", decided_at=utc_iso(past))
+    record = DecisionRecord(
+        checkpoint_id=ids["checkpoint_id"],
+        decision=decision,
+        resume_pid=999999,
+        claimed_at=utc_iso(past),
+        claim_token="dead" * 8,
+        lease_expires_at=utc_iso(past + LEASE),
+    )
+    world.runtime().store.claim_decision(record, AuditEvent(event_type="decision_recorded", at=utc_iso(past)))
+
+
+# -- crashes ------------------------------------------------------------------------------------------
+
+
+def crashes(worlds: Worlds) -> Family:
+    """SIGKILL at each persistence point of start and resume; the re-run (or the next command) converges."""
+    fam = Family("crashes")
+    for kind in ("sqlite", "dynamodb"):
+        for point in faults.START_POINTS:
+            fam.check(f"{kind} start@{point}", *_crash_start(worlds.new(kind), point))
+        for point in faults.RESUME_POINTS:
+            for approve in (True, False):
+                if not approve and point in ("inside_apply", "after_apply_before_session_sync"):
+                    continue  # a rejection never reaches the apply
+                label = f"{kind} resume({'approve' if approve else 'reject'})@{point}"
+                fam.check(label, *_crash_resume(worlds.new(kind), point, approve))
+    fam.detail = {"points": list(faults.POINTS), "lease_seconds": LEASE.total_seconds()}
+    return fam
+
+
+def _crash_start(world: World, point: str) -> tuple[bool, str]:
+    (crash,) = run_forked([lambda: do_start(world)], {faults.ENV_KILL_AT: point})
+    if not crash.killed:
+        return False, f"not killed: {crash}"
+    if point == "after_checkpoint_write":  # the next command: status lists it, resume it
+        from production_orchestrator.domain.records import Checkpoint
+
+        (raw,) = world.runtime().store.list_checkpoints()
+        cp = Checkpoint.model_validate_json(raw)
+        ids = {"checkpoint_id": cp.checkpoint_id, "proposal_hash": cp.proposal_hash}
+    else:
+        (again,) = run_forked([lambda: do_start(world)])
+        if not again.result:
+            return False, f"re-run of start failed: {again}"
+        ids = again.result
+    (resumed,) = run_forked([lambda: do_resume(world, ids)])
+    now = facts(world, ids["proposal_hash"])
+    ok = resumed.result.get("outcome") == "applied" and now["applications"] == 1 and now["proposal_stored"]
+    return ok and now["plan_applied_events"] == 1, f"{resumed} {now}"
+
+
+def _crash_resume(world: World, point: str, approve: bool) -> tuple[bool, str]:
+    (started,) = run_forked([lambda: do_start(world)])
+    ids = started.result
+    (crash,) = run_forked([lambda: do_resume(world, ids, approve)], {faults.ENV_KILL_AT: point})
+    if not crash.killed:
+        return False, f"not killed: {crash}"
+    outcome = "applied" if approve else "rejected"
+    # Straight away: the dead resume's lease normally still runs ("in progress"); on a slow machine it may
+    # already have passed, and then this re-run is the takeover that finishes the decision.
+    (early,) = run_forked([lambda: do_resume(world, ids, approve)])
+    if point == "after_completion":
+        expect_early = early.refused == "ALREADY_DECIDED" and "already" in early.message
+    else:
+        in_progress = early.refused == "ALREADY_DECIDED" and "in progress" in early.message
+        expect_early = in_progress or early.result.get("outcome") == outcome
+    (other,) = run_forked([lambda: do_resume(world, ids, not approve)])
+    time.sleep(LEASE.total_seconds() + 1.1)
+    (late,) = run_forked([lambda: do_resume(world, ids, approve)])
+    if point == "after_completion" or early.result:
+        expect_late = late.refused == "ALREADY_DECIDED"
+    else:
+        expect_late = late.result.get("outcome") == outcome
+    (replay,) = run_forked([lambda: do_resume(world, ids, approve)])
+    now = facts(world)
+    want = 1 if approve else 0
+    ok = expect_early and expect_late and other.refused == "ALREADY_DECIDED" and replay.refused == "ALREADY_DECIDED"
+    ok = ok and now["applications"] == want and now["plan_applied_events"] == want
+    ok = ok and now["revision"] == (2 if approve else 1)
+    return (
+        ok,
+        f"early={early.refused}:{early.message[:80]} late={late.result or late.refused or late.error[:300]} {now}",
+    )
+
+
+# -- tampering ----------------------------------------------------------------------------------------
+
+
+def tampering(worlds: Worlds) -> Family:
+    """Each persisted artifact altered after the decision: the resume refuses and writes nothing."""
+    fam = Family("tampering")
+    for kind in ("sqlite", "dynamodb"):
+        for name, (expected, tamper) in TAMPERS[kind].items():
+            world = worlds.new(kind)
+            ids = do_start(world)
+            tamper(world, ids)
+            before = snapshot(world)
+            (out,) = run_forked([lambda w=world, i=ids: do_resume(w, i)])
+            after = snapshot(world)
+            ok = out.refused in expected and before == after
+            fam.check(
+                f"{kind} {name}", ok, f"got {out.refused or out.result or out.error[:200]}, unchanged={before == after}"
+            )
+    fam.detail = {"artifacts": sorted({n for t in TAMPERS.values() for n in t})}
+    fam.detail["approval_records"] = "tests/integration/test_aws_refusals.py (run by make test) rewrites the approval"
+    return fam
+
+
+def snapshot(world: World) -> Any:
+    if world.kind == "dynamodb":
+        return world.aws.snapshot()
+    assert world.data_dir is not None
+    con = sqlite3.connect(world.data_dir / "shop.sqlite3")
+    dump = [line for line in con.iterdump() if line.startswith("INSERT")]  # rows, not lazily created tables
+    con.close()
+    files = {str(p.relative_to(world.data_dir)): p.read_bytes() for p in sorted(world.data_dir.rglob("*.json"))}
+    return dump, files
+
+
+def _session_files(world: World) -> list[Path]:
+    assert world.data_dir is not None
+    return sorted((world.data_dir / "sessions").rglob("agent.json"))
+
+
+def _rewrite_json(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def _sql(world: World, statement: str, *args: Any) -> None:
+    assert world.data_dir is not None
+    con = sqlite3.connect(world.data_dir / "shop.sqlite3")
+    con.execute(statement, args)
+    con.commit()
+    con.close()
+
+
+def _interrupt_answered(data: dict[str, Any]) -> None:
+    for item in data["_internal_state"]["interrupt_state"]["interrupts"].values():
+        item["response"] = {"approved": True}
+
+
+def _interrupt_reason(data: dict[str, Any]) -> None:
+    for item in data["_internal_state"]["interrupt_state"]["interrupts"].values():
+        item["reason"]["proposal_hash"] = "0" * 64
+
+
+def _s3_agent_objects(world: World) -> list[str]:
+    keys = []
+    for page in world.aws.s3.get_paginator("list_objects_v2").paginate(Bucket=world.aws.bucket):
+        keys += [o["Key"] for o in page.get("Contents", []) if o["Key"].endswith("agent.json")]
+    return keys
+
+
+def _s3_rewrite(world: World, change: Callable[[dict[str, Any]], None]) -> None:
+    for key in _s3_agent_objects(world):
+        body = json.loads(world.aws.s3.get_object(Bucket=world.aws.bucket, Key=key)["Body"].read())
+        change(body)
+        world.aws.s3.put_object(Bucket=world.aws.bucket, Key=key, Body=json.dumps(body).encode())
+
+
+def _dynamo_rewrite(world: World, pk: str, sk: str, attr: str, change: Callable[[Any], Any]) -> None:
+    item = world.aws.raw_item(pk, sk)
+    kind = next(iter(item[attr]))
+    item[attr] = {kind: change(item[attr][kind])}
+    world.aws.put_raw_item(item)
+
+
+def _checkpoint_edit(raw: str) -> str:
+    data = json.loads(raw)
+    data["expires_at"] = "2099-01-01T00:00:00Z"  # a longer window, granted by nobody
+    return json.dumps(data)
+
+
+def _state_edit(raw: str) -> str:
+    data = json.loads(raw)
+    data["inventory"]["THREAD-RED-40"] = 5000  # the shortage the plan addresses, silently gone
+    return json.dumps(data)
+
+
+def _dyn_keys() -> Any:
+    from production_orchestrator.adapters.aws import table_schema as t
+
+    return t
+
+
+TAMPERS: dict[str, dict[str, tuple[set[str], Callable[[World, dict[str, Any]], None]]]] = {
+    "sqlite": {
+        "session-deleted": ({"SESSION_MISMATCH"}, lambda w, i: [p.unlink() for p in _session_files(w)] and None),
+        "session-garbage": (
+            {"SESSION_MISMATCH"},
+            lambda w, i: [p.write_text("{not json") for p in _session_files(w)] and None,
+        ),
+        "session-interrupt-answered": (
+            {"INTERRUPT_MISMATCH"},
+            lambda w, i: [_rewrite_json(p, _interrupt_answered) for p in _session_files(w)] and None,
+        ),
+        "session-interrupt-reason": (
+            {"PROPOSAL_INTEGRITY"},
+            lambda w, i: [_rewrite_json(p, _interrupt_reason) for p in _session_files(w)] and None,
+        ),
+        "proposal-bytes": (
+            {"PROPOSAL_INTEGRITY"},
+            lambda w, i: _sql(w, "UPDATE proposals SET data = replace(data, '600', '6000')"),
+        ),
+        "proposal-deleted": ({"PROPOSAL_INTEGRITY"}, lambda w, i: _sql(w, "DELETE FROM proposals")),
+        "checkpoint-field": (
+            {"CHECKPOINT_INVALID"},
+            lambda w, i: _sql(
+                w,
+                "UPDATE checkpoints SET raw = ?",
+                _checkpoint_edit(w.runtime().store.get_checkpoint(i["checkpoint_id"]) or ""),
+            ),
+        ),
+        "checkpoint-garbage": ({"CHECKPOINT_INVALID"}, lambda w, i: _sql(w, "UPDATE checkpoints SET raw = '{'")),
+        "domain-state": (
+            {"STALE_DOMAIN_STATE"},
+            lambda w, i: _sql(
+                w,
+                "UPDATE shop SET state = ?",
+                _state_edit(json.dumps(w.runtime().store.load_state().model_dump(mode="json"))),
+            ),  # type: ignore[union-attr]
+        ),
+    },
+    "dynamodb": {
+        "session-deleted-in-s3": (
+            {"SESSION_MISMATCH"},
+            lambda w, i: [w.aws.s3.delete_object(Bucket=w.aws.bucket, Key=k) for k in _s3_agent_objects(w)] and None,
+        ),
+        "session-interrupt-answered-in-s3": ({"INTERRUPT_MISMATCH"}, lambda w, i: _s3_rewrite(w, _interrupt_answered)),
+        "session-interrupt-reason-in-s3": ({"PROPOSAL_INTEGRITY"}, lambda w, i: _s3_rewrite(w, _interrupt_reason)),
+        "proposal-bytes": (
+            {"PROPOSAL_INTEGRITY"},
+            lambda w, i: _dynamo_rewrite(
+                w,
+                _dyn_keys().PROPOSAL_PK_PREFIX + i["proposal_hash"],
+                _dyn_keys().PROPOSAL_SK,
+                "data",
+                lambda v: bytes(v).replace(b"600", b"6000"),
+            ),
+        ),
+        "checkpoint-field": (
+            {"CHECKPOINT_INVALID"},
+            lambda w, i: _dynamo_rewrite(
+                w, _dyn_keys().SHOP_PK, _dyn_keys().CHECKPOINT_SK_PREFIX + i["checkpoint_id"], "raw", _checkpoint_edit
+            ),
+        ),
+        "domain-state": (
+            {"STALE_DOMAIN_STATE"},
+            lambda w, i: _dynamo_rewrite(w, _dyn_keys().SHOP_PK, _dyn_keys().STATE_SK, "state", _state_edit),
+        ),
+    },
+}
+
+
+# -- main ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", choices=sorted(SIZES), default="full")
+    parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "torture.json")
+    parser.add_argument("--families", default="races,crashes,tampering,hostile")
+    parser.add_argument("--merge", action="store_true", help="replace only these families in the --out report")
+    args = parser.parse_args(argv)
+    size = SIZES[args.size]
+    wanted = args.families.split(",")
+    report: dict[str, Any] = {"size": args.size, "lease_seconds": LEASE.total_seconds(), "families": {}}
+    if args.merge and args.out.exists():
+        report = json.loads(args.out.read_text())
+    tmp = Path(tempfile.mkdtemp(prefix="po-torture-"))
+    try:
+        with moto_env() as (endpoint, patch):
+            worlds = Worlds(tmp, endpoint, patch)
+            runners: dict[str, Callable[[], Family]] = {
+                "races": lambda: races(worlds, size),
+                "crashes": lambda: crashes(worlds),
+                "tampering": lambda: tampering(worlds),
+                "hostile": lambda: _hostile(endpoint, patch, tmp, size["hostile_examples"]),
+            }
+            for name in wanted:
+                t0 = time.monotonic()
+                fam = runners[name]()
+                entry = fam.report()
+                entry["seconds"] = round(time.monotonic() - t0, 1)
+                report["families"][name] = entry
+                tally = f"{fam.survived}/{fam.attempted} survived, {len(fam.failures)} failures"
+                print(f"{name}: {tally} ({entry['seconds']}s)")
+                for failure in fam.failures[:5]:
+                    print(f"  FAIL {failure[:400]}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    report["seconds"] = round(sum(f["seconds"] for f in report["families"].values()), 1)
+    report["failures"] = sum(f["failures"] for f in report["families"].values())
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    print(f"wrote {args.out} in {report['seconds']}s: {report['failures']} failures")
+    return 1 if report["failures"] else 0
+
+
+def _hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int) -> Family:
+    from scripts.torture_hostile import hostile
+
+    return hostile(endpoint, patch, tmp, examples, Family)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
