@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,11 +21,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.request import Request, urlopen
 
 import boto3
 import botocore.loaders
 import botocore.session
 import pytest
+from moto.dynamodb.responses import DynamoHandler
 from moto.server import ThreadedMotoServer
 
 from production_orchestrator.adapters.aws.table_schema import (
@@ -54,6 +57,22 @@ DUMMY_CREDENTIALS = {
     "POWERTOOLS_SERVICE_NAME": "production-orchestrator",
     "POWERTOOLS_METRICS_NAMESPACE": "ProductionOrchestrator",
 }
+
+
+_DYNAMODB_LOCK = threading.RLock()
+_original_call_action = DynamoHandler.call_action
+
+
+def _serialized_call_action(self: DynamoHandler) -> Any:
+    # moto's TransactWriteItems deep-copies the table first and, when any condition fails, rolls back by
+    # putting that copy back: under concurrent requests (the threaded server) that loses other requests'
+    # committed writes and can fail the copy itself ("dictionary changed size during iteration"). DynamoDB
+    # applies each request atomically, so the local server serializes DynamoDB requests the same way.
+    with _DYNAMODB_LOCK:
+        return _original_call_action(self)
+
+
+DynamoHandler.call_action = _serialized_call_action  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -297,6 +316,7 @@ def aws_world(endpoint: str, patch: pytest.MonkeyPatch) -> Iterator[AwsWorld]:
     for name, value in environment(endpoint).items():
         patch.setenv(name, value)
     patch.setattr(boto3, "Session", _SharedModelsSession)
+    _step_functions_execute(endpoint, False)
     world = AwsWorld(endpoint, secrets.token_hex(6))
     for name, value in world.env().items():
         patch.setenv(name, value)
@@ -305,6 +325,19 @@ def aws_world(endpoint: str, patch: pytest.MonkeyPatch) -> Iterator[AwsWorld]:
         yield world
     finally:
         cold_start()
+
+
+def _step_functions_execute(endpoint: str, execute: bool) -> None:
+    """moto's configuration is global to the process: the workflow tests (tests/e2e) turn state machine
+    execution on, under which these handler-level tests' made-up task tokens are rejected. Set it here."""
+    request = Request(
+        f"{endpoint}/moto-api/config",
+        data=json.dumps({"stepfunctions": {"execute_state_machine": execute}}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urlopen(request, timeout=10) as response:
+        response.read()
 
 
 def cold_start() -> None:
