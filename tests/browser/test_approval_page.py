@@ -86,15 +86,26 @@ def _get(driver: Any, url: str) -> None:
 
 
 def _press(driver: Any, selector: str) -> str:
-    """Click a submit button and wait for the next page (the local POST runs the resume first); its h1."""
+    """Click a submit button and wait for the next page (the local POST runs the resume first); its h1.
+
+    Chromium's inspector can report a node as detached while a navigation starts; such a report is
+    retried, never the click that already submitted the form (the title tells them apart).
+    """
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.wait import WebDriverWait
 
-    page = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.CSS_SELECTOR, selector).click()
-    WebDriverWait(driver, 90).until(expected_conditions.staleness_of(page))
-    return str(driver.find_element(By.TAG_NAME, "h1").text)
+    before = driver.title
+    for attempt in range(3):
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+            break
+        except WebDriverException:
+            if attempt == 2 or driver.title != before:
+                break
+    wait = WebDriverWait(driver, 90, ignored_exceptions=(WebDriverException,))
+    wait.until(lambda d: d.title != before and d.execute_script("return document.readyState") == "complete")
+    return str(wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text))
 
 
 def _shot(driver: Any, name: str) -> None:
