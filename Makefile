@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench
+	browser-deps serve torture torture-ci bench screens
 
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -71,8 +71,12 @@ browser-deps:
 serve: $(STAMP)
 	$(PY) -m production_orchestrator serve
 
-evidence: $(STAMP) evidence-providers evidence-aws
+evidence: $(STAMP) evidence-providers evidence-aws screens
 	$(PY) scripts/evidence_local.py
+
+# Phone-sized screenshots of every approval page state, in headless Chromium, into evidence/screens/.
+screens: $(STAMP) browser-deps
+	PO_SCREENS_DIR=$(CURDIR)/evidence/screens $(PY) -m pytest -q tests/browser
 
 # Deterministic, Bedrock and Ollama through their real Strands clients, against loopback servers (offline).
 evidence-providers: $(STAMP)

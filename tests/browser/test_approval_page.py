@@ -4,13 +4,15 @@
     -> sees the plan -> rejects with a reason -> sees what happens next -> the second tab's stale POST
     gets the neutral page -> status shows the rejection; a stale plan shows what changed and proposes again
 
-Screenshots of every page state go to evidence/screens/. None shows a link secret: no page contains one
+Screenshots of every page state go to $PO_SCREENS_DIR (`make screens`: evidence/screens/).
+None shows a link secret: no page contains one
 (the forms post back to their own URL) and headless screenshots have no address bar; the test checks both
 the page sources and the server's log.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -19,14 +21,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from scripts.clidriver import ROOT, cli
+from scripts.clidriver import cli
 
 from tests.approvals.conftest import APPROVERS, free_port
 from tests.support.local_serve import Served
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
-SCREENS = ROOT / "evidence" / "screens"
+# `make screens` writes the committed evidence/screens/; a plain test run keeps its screenshots out of the tree.
+SCREENS = Path(os.environ.get("PO_SCREENS_DIR") or Path(tempfile.gettempdir()) / "po-screens")
 FLAGS = (
     "--headless",
     "--no-sandbox",
