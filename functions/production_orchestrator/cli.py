@@ -156,6 +156,24 @@ def _start(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refused(args: argparse.Namespace, refusal: ResumeRefusedError) -> int:
+    """Report a refusal: the code on stdout, the reason on stderr, one line in refusals.jsonl; nothing else."""
+    print(f"REFUSED={refusal.code.value}")
+    print(f"refused: {refusal.human_message}", file=sys.stderr)
+    cli_approvals.print_stale(args, refusal)
+    log_refusal(
+        args.data_dir,
+        {
+            "at": utc_iso(utc_now()),
+            "code": refusal.code.value,
+            "message": refusal.human_message,
+            "checkpoint_id": args.checkpoint,
+            "pid": os.getpid(),
+        },
+    )
+    return EXIT_REFUSED
+
+
 def _resume(args: argparse.Namespace) -> int:
     try:
         require_hash(args.reviewed_hash, "--reviewed-hash")
@@ -176,20 +194,7 @@ def _resume(args: argparse.Namespace) -> int:
         cli_approvals.authorize(args, approver, request.approved)
         result = resume_run(rt, request, binding, approver=approver, reason=args.reason)
     except ResumeRefusedError as refusal:
-        print(f"REFUSED={refusal.code.value}")
-        print(f"refused: {refusal.human_message}", file=sys.stderr)
-        cli_approvals.print_stale(args, refusal)
-        log_refusal(
-            args.data_dir,
-            {
-                "at": utc_iso(utc_now()),
-                "code": refusal.code.value,
-                "message": refusal.human_message,
-                "checkpoint_id": args.checkpoint,
-                "pid": os.getpid(),
-            },
-        )
-        return EXIT_REFUSED
+        return _refused(args, refusal)
     if not getattr(result, "replayed", False):
         cli_approvals.record_cli_receipt(args, rt.store, result.checkpoint, result.decision)
     print(f"DECISION={'approved' if result.decision.approved else 'rejected'}")
@@ -257,20 +262,7 @@ def _resume_approval(args: argparse.Namespace) -> int:
     try:
         result = cli_approvals.resume_approval(args, _agent_runtime, _binding(args))
     except ResumeRefusedError as refusal:
-        print(f"REFUSED={refusal.code.value}")
-        print(f"refused: {refusal.human_message}", file=sys.stderr)
-        cli_approvals.print_stale(args, refusal)
-        log_refusal(
-            args.data_dir,
-            {
-                "at": utc_iso(utc_now()),
-                "code": refusal.code.value,
-                "message": refusal.human_message,
-                "checkpoint_id": args.checkpoint,
-                "pid": os.getpid(),
-            },
-        )
-        return EXIT_REFUSED
+        return _refused(args, refusal)
     except PlanNotAppliedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_NOT_APPLIED

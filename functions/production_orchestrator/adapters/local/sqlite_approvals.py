@@ -8,14 +8,13 @@ serialize on the database lock exactly as the DynamoDB conditional updates do.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus, Vote
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id, utc_iso
+from .sqlite_db import SqliteDatabase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS approvals (
@@ -28,28 +27,11 @@ CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, 
 """
 
 
-class SqliteApprovalStore:
+class SqliteApprovalStore(SqliteDatabase):
     """Approval records of one data dir."""
 
     def __init__(self, path: Path) -> None:
-        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.executescript(_SCHEMA)
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        super().__init__(path, _SCHEMA)
 
     def create_approval(self, record: ApprovalRecord) -> None:
         """Create the approval; an existing id is ``IntegrityError``."""

@@ -8,8 +8,6 @@ conditional update keyed by the proposal hash.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from ... import faults
@@ -23,6 +21,7 @@ from ...domain.errors import (
 )
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
+from .sqlite_db import SqliteDatabase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS shop (
@@ -53,29 +52,11 @@ CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NUL
 """
 
 
-class SqliteShopStore:
+class SqliteShopStore(SqliteDatabase):
     """One shop in one SQLite file."""
 
     def __init__(self, path: Path) -> None:
-        self._path = path
-        self._conn = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.executescript(_SCHEMA)
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._conn
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        super().__init__(path, _SCHEMA)
 
     def _insert_audit(self, event: AuditEvent) -> None:
         # Inside the caller's BEGIN IMMEDIATE: the head read here cannot move before this commits.
