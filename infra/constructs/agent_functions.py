@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
@@ -27,6 +28,7 @@ from ..constants import (
     ENV_MODEL_PROFILE,
     ENV_MODEL_REGION,
     ENV_PROVIDER,
+    ENV_RECEIPT_KEY_ID,
     ENV_SCENARIO,
     ENV_SEPARATION_OF_DUTIES,
     ENV_SERVICE_NAME,
@@ -99,6 +101,22 @@ class AgentFunctions(Construct):
         full_code = lambda_code(settings.architecture)
         decision_code = lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES)
         binding = settings.binding
+        # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision
+        # function may create a MAC, so a receipt cannot be forged by any other role.
+        self.receipt_key = kms.Key(
+            self,
+            "ReceiptKey",
+            description="production orchestrator: MACs decision receipts (HMAC_SHA_256)",
+            key_spec=kms.KeySpec.HMAC_256,
+            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        acknowledge(
+            self.receipt_key,
+            "AwsSolutions-KMS5",
+            "HMAC keys cannot have automatic rotation in KMS; receipts name the key id they were MACed with, "
+            "so a manually rotated key still verifies old receipts while it is kept.",
+        )
         self.environment = {
             ENV_TABLE_NAME: store.table.table_name,
             ENV_SESSION_BUCKET: store.session_bucket.bucket_name,
@@ -113,6 +131,7 @@ class AgentFunctions(Construct):
             ENV_APPROVERS: ",".join(settings.approver_emails),
             ENV_SCENARIO: settings.scenario,
             ENV_SEPARATION_OF_DUTIES: "true" if settings.separation_of_duties else "false",
+            ENV_RECEIPT_KEY_ID: self.receipt_key.key_id,
             ENV_SERVICE_NAME: SERVICE_NAME,
             ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
         }
@@ -175,6 +194,8 @@ class AgentFunctions(Construct):
             store.grant_sessions(fn)
             self._grant_model(fn)
         topic.grant_publish(self.request_approval)
+        self.receipt_key.grant(self.decide, "kms:GenerateMac", "kms:VerifyMac")
+        self.receipt_key.grant(self.resume_agent, "kms:VerifyMac")
 
     @property
     def all(self) -> tuple[lambda_.Function, ...]:

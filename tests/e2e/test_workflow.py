@@ -60,13 +60,23 @@ def _start_and_resume_ran_in_different_processes(run: WorkflowRun) -> None:
 
 
 def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[str, Any]) -> None:
-    run = _run(aws, template, "approve")
+    deployment = aws.deploy(template)
+    run = run_case(deployment, "approve")
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     assert run.page_statuses == {"GET": 200, "POST": 200}
     _start_and_resume_ran_in_different_processes(run)
     assert run.task_token_leaked is False
+    # The stack's KMS HMAC key MACed the decision, and the resume verified that receipt before applying.
+    items = deployment.dynamodb.scan(TableName=deployment.table_name)["Items"]
+    votes = [
+        vote
+        for item in items
+        if "record" in item and item.get("votes")
+        for vote in json.loads(item["record"]["S"])["votes"]
+    ]
+    assert len(votes) == 1 and votes[0]["receipt"]["mac"]
 
 
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:

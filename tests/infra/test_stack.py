@@ -283,6 +283,28 @@ def test_only_the_decision_role_may_send_task_results(template_json: dict[str, A
     assert holders == [[{"Ref": decide_role["Fn::GetAtt"][0]}]]
 
 
+def test_receipts_are_maced_by_a_kms_hmac_key_only_the_decision_role_may_sign_with(
+    template_json: dict[str, Any],
+) -> None:
+    keys = {
+        logical_id: key
+        for logical_id, key in resources_of_type(template_json, "AWS::KMS::Key").items()
+        if key["Properties"].get("KeySpec") == "HMAC_256"
+    }
+    ((key_id, key),) = keys.items()
+    assert key["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
+    for handler in ("decide", "resume_agent"):
+        env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
+        assert env["Variables"]["PO_RECEIPT_KEY_ID"] == {"Ref": key_id}
+    decide_role = template_json["Resources"][_function_id(template_json, "decide")]["Properties"]["Role"]
+    signers = [
+        template_json["Resources"][logical_id]["Properties"]["Roles"]
+        for logical_id, statement in _statements(template_json)
+        if "kms:GenerateMac" in _as_list(statement["Action"])
+    ]
+    assert signers == [[{"Ref": decide_role["Fn::GetAtt"][0]}]]
+
+
 def test_bedrock_access_is_scoped_to_the_configured_model(template_json: dict[str, Any]) -> None:
     granted = [s for _, s in _statements(template_json) if any("bedrock:" in a for a in _as_list(s["Action"]))]
     assert len(granted) == 2, "run_agent and resume_agent only"

@@ -383,6 +383,7 @@ class Deployment:
         self.sqs = aws.client("sqs")
         self._create_state_store(tag)
         self._create_topic(tag)
+        self._create_receipt_keys()
         role_arn = self._create_role(tag)
         self._create_functions(tag, role_arn)
         definition = state_machine_definition(template, self.resolve)
@@ -439,6 +440,14 @@ class Deployment:
         ]
         sns.subscribe(TopicArn=self.topic_arn, Protocol="sqs", Endpoint=queue_arn)
         self.inbox_url = queue_url
+
+    def _create_receipt_keys(self) -> None:
+        kms = self.aws.client("kms")
+        for key_id, key in resources_of_type(self.template, "AWS::KMS::Key").items():
+            props = key["Properties"]
+            if props.get("KeySpec") == "HMAC_256":
+                created = kms.create_key(KeySpec="HMAC_256", KeyUsage=props["KeyUsage"], Description="receipts")
+                self._names[key_id] = created["KeyMetadata"]["KeyId"]
 
     def _create_role(self, tag: str) -> str:
         trust = {
