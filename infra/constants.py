@@ -22,6 +22,7 @@ REQUEST_APPROVAL_HANDLER: Final = "production_orchestrator.handlers.request_appr
 DECIDE_HANDLER: Final = "production_orchestrator.handlers.decide.handler"
 RESUME_AGENT_HANDLER: Final = "production_orchestrator.handlers.resume_agent.handler"
 RECORD_EXPIRY_HANDLER: Final = "production_orchestrator.handlers.record_expiry.handler"
+REPORT_PENDING_AGE_HANDLER: Final = "production_orchestrator.handlers.report_pending_age.handler"
 
 # State names an operator sees in the Step Functions console.
 STATE_RUN_AGENT: Final = "RunAgentUntilApproval"

@@ -492,3 +492,21 @@ def receipt_event(checkpoint: Checkpoint, receipt: Receipt, *, at: str) -> Audit
         proposal_hash=checkpoint.proposal_hash,
         detail={"receipt": receipt.model_dump(mode="json")},
     )
+
+
+def pending_approval_ages(store: ShopStore, approvals: ApprovalStore, now: datetime) -> list[int]:
+    """Seconds each approval that still waits for a person (pending, window open) has waited, oldest first.
+
+    Step Functions has no metric for how long a callback task has been parked; this is what the operator's
+    "oldest pending approval" alarm is fed from.
+    """
+    ages: list[int] = []
+    for raw in store.list_checkpoints():
+        try:
+            checkpoint_id = Checkpoint.model_validate_json(raw).checkpoint_id
+        except ValueError:
+            continue  # an unreadable checkpoint is the resume gate's to report, not this gauge's
+        for approval in approvals.approvals_for(checkpoint_id):
+            if approval.status == "pending" and now < parse_utc(approval.expires_at):
+                ages.append(max(0, int((now - parse_utc(approval.created_at)).total_seconds())))
+    return sorted(ages, reverse=True)

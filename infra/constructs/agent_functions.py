@@ -38,6 +38,7 @@ from ..constants import (
     ENV_TOPIC_ARN,
     METRICS_NAMESPACE,
     RECORD_EXPIRY_HANDLER,
+    REPORT_PENDING_AGE_HANDLER,
     REQUEST_APPROVAL_HANDLER,
     RESUME_AGENT_HANDLER,
     RUN_AGENT_HANDLER,
@@ -82,7 +83,7 @@ class _Spec:
 
 
 class AgentFunctions(Construct):
-    """run_agent, request_approval, decide, resume_agent and record_expiry."""
+    """run_agent, request_approval, decide, resume_agent, record_expiry and the scheduled report_pending_age."""
 
     def __init__(
         self,
@@ -188,6 +189,18 @@ class AgentFunctions(Construct):
             ),
             full_code,
         )
+        # Runs on a schedule (operations); reads approvals, imports no strands.
+        self.report_pending_age = self._function(
+            _Spec(
+                "ReportPendingAge",
+                REPORT_PENDING_AGE_HANDLER,
+                "publishes how long the oldest pending approval has waited",
+                256,
+                Duration.seconds(60),
+                False,
+            ),
+            decision_code,
+        )
         for fn in self.all:
             store.grant_table(fn)
         for fn in (self.run_agent, self.resume_agent):
@@ -200,7 +213,14 @@ class AgentFunctions(Construct):
     @property
     def all(self) -> tuple[lambda_.Function, ...]:
         """Every function, in workflow order."""
-        return (self.run_agent, self.request_approval, self.decide, self.resume_agent, self.record_expiry)
+        return (
+            self.run_agent,
+            self.request_approval,
+            self.decide,
+            self.resume_agent,
+            self.record_expiry,
+            self.report_pending_age,
+        )
 
     def _function(self, spec: _Spec, code: lambda_.Code) -> lambda_.Function:
         log_group = logs.LogGroup(

@@ -6,6 +6,8 @@ from __future__ import annotations
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
@@ -77,8 +79,15 @@ class Operations(Construct):
             workflow.log_group, "TaskStateEntered", STATE_DECISION_EXPIRED, METRIC_DECISION_EXPIRED
         )
         # Step Functions has no metric for how long a callback task has waited, so this one is custom: the
-        # handlers' Powertools namespace, dimension service. No handler publishes it yet; until one does,
-        # the alarm has no data and stays OK (no data means nothing is pending).
+        # handlers' Powertools namespace, dimension service, published every period by report_pending_age
+        # (0 when nothing waits); if the publisher itself fails, its function-error alarm below fires.
+        events.Rule(
+            self,
+            "ReportPendingAgeSchedule",
+            description="publish the age of the oldest pending approval",
+            schedule=events.Schedule.rate(PERIOD),
+            targets=[targets.LambdaFunction(functions.report_pending_age, retry_attempts=0)],
+        )
         pending_age = cloudwatch.Metric(
             namespace=METRICS_NAMESPACE,
             metric_name=METRIC_OLDEST_PENDING_APPROVAL_AGE,

@@ -12,6 +12,7 @@ from aws_cdk.assertions import Match, Template
 from infra.bundling import AGENT_ONLY_PACKAGES, requirement_lines
 from infra.constants import (
     ENV_LINK_BASE_URL,
+    METRIC_OLDEST_PENDING_APPROVAL_AGE,
     STATE_DECISION_EXPIRED,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
@@ -26,6 +27,7 @@ from production_orchestrator.adapters.aws import table_schema
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 from production_orchestrator.domain import errors
 from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
+from production_orchestrator.handlers import report_pending_age
 from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
 
 CONTEXT = {"approvalWindow": "2h", "approverEmails": "approver@example.com", "operatorEmail": "ops@example.com"}
@@ -227,7 +229,14 @@ def test_topics_are_encrypted(template: Template) -> None:
 def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_json: dict[str, Any]) -> None:
     functions = resources_of_type(template_json, "AWS::Lambda::Function")
     handlers = {fn["Properties"]["Handler"].split(".")[2] for fn in functions.values()}
-    assert handlers == {"run_agent", "request_approval", "decide", "resume_agent", "record_expiry"}
+    assert handlers == {
+        "run_agent",
+        "request_approval",
+        "decide",
+        "resume_agent",
+        "record_expiry",
+        "report_pending_age",
+    }
     roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
     assert len(roles) == len(functions), "every function has its own role"
     for fn in functions.values():
@@ -356,6 +365,16 @@ def test_cloudwatch_may_use_the_alarm_topic_key(template_json: dict[str, Any]) -
         if s["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
     ]
     assert [sorted(_as_list(g["Action"])) for g in grants] == [["kms:Decrypt", "kms:GenerateDataKey"]]
+
+
+def test_the_pending_age_alarm_is_fed_on_a_schedule(template_json: dict[str, Any]) -> None:
+    publisher = _function_id(template_json, "report_pending_age")
+    rules = resources_of_type(template_json, "AWS::Events::Rule").values()
+    ((rule,),) = [[r for r in rules if r["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [publisher, "Arn"]}]]
+    assert rule["Properties"]["ScheduleExpression"] == "rate(5 minutes)"
+    assert report_pending_age.METRIC_NAME == METRIC_OLDEST_PENDING_APPROVAL_AGE
+    alarms = resources_of_type(template_json, "AWS::CloudWatch::Alarm").values()
+    assert any(a["Properties"].get("MetricName") == METRIC_OLDEST_PENDING_APPROVAL_AGE for a in alarms)
 
 
 def test_email_subscriptions_come_from_context(template: Template) -> None:

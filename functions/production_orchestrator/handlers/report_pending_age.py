@@ -1,0 +1,30 @@
+"""Scheduled (every few minutes): publish how long the oldest pending approval has waited.
+
+Feeds the ``OldestPendingApprovalAgeSeconds`` alarm; 0 when nothing waits, so the alarm always has data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from ..approval_service import pending_approval_ages
+from .core import core
+from .observability import logger, metrics, tracer
+
+METRIC_NAME = "OldestPendingApprovalAgeSeconds"
+
+
+@logger.inject_lambda_context(log_event=False, clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Publish the age of the oldest approval still waiting for a person."""
+    shared = core()
+    ages = pending_approval_ages(shared.store, shared.approvals, shared.now())
+    oldest = ages[0] if ages else 0
+    metrics.add_metric(name=METRIC_NAME, unit=MetricUnit.Seconds, value=oldest)
+    logger.info("pending approvals", extra={"pending": len(ages), "oldest_age_seconds": oldest})
+    return {"pending": len(ages), "oldest_pending_age_seconds": oldest}
