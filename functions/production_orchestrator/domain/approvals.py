@@ -15,18 +15,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .receipts import Receipt
-from .records import CHECKPOINT_ID_PATTERN, Decision, parse_utc, require_hash, require_id
+from .records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, require_id
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}$")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.
 LINK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
 APPROVAL_SCHEMA_VERSION: Literal[1] = 1
 ApprovalStatus = Literal["pending", "decided", "expired"]
+ApprovalId = Annotated[str, AfterValidator(lambda value: require_id(value, APPROVAL_ID_PATTERN, "approval id"))]
 
 
 class _Frozen(BaseModel):
@@ -42,12 +43,7 @@ class ApproverLink(_Frozen):
     """One approver and the hash of the secret in their link."""
 
     approver: str = Field(min_length=3, max_length=120)
-    secret_hash: str = Field(repr=False)
-
-    @field_validator("secret_hash")
-    @classmethod
-    def _hash(cls, value: str) -> str:
-        return require_hash(value, "secret hash")
+    secret_hash: SecretHash = Field(repr=False)
 
 
 class Vote(_Frozen):
@@ -68,12 +64,12 @@ class ApprovalRecord(_Frozen):
     """An approval request: what it is about, who may decide, and (once decided) what they decided."""
 
     schema_version: Literal[1] = APPROVAL_SCHEMA_VERSION
-    approval_id: str
-    checkpoint_id: str
-    proposal_hash: str
+    approval_id: ApprovalId
+    checkpoint_id: CheckpointId
+    proposal_hash: ProposalHash
     status: ApprovalStatus = "pending"
-    created_at: str
-    expires_at: str
+    created_at: Timestamp
+    expires_at: Timestamp
     # Never printed: repr=False keeps the token out of reprs, tracebacks and log lines.
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
     approvers: tuple[ApproverLink, ...] = Field(min_length=1, max_length=20)
@@ -88,27 +84,6 @@ class ApprovalRecord(_Frozen):
     restricted: bool = True
     # Set when "propose again" replaced this approval: the same links open the new one.
     superseded_by: str = ""
-
-    @field_validator("approval_id")
-    @classmethod
-    def _approval_id(cls, value: str) -> str:
-        return require_id(value, APPROVAL_ID_PATTERN, "approval id")
-
-    @field_validator("checkpoint_id")
-    @classmethod
-    def _checkpoint_id(cls, value: str) -> str:
-        return require_id(value, CHECKPOINT_ID_PATTERN, "checkpoint id")
-
-    @field_validator("proposal_hash")
-    @classmethod
-    def _proposal_hash(cls, value: str) -> str:
-        return require_hash(value, "proposal hash")
-
-    @field_validator("created_at", "expires_at")
-    @classmethod
-    def _timestamps(cls, value: str) -> str:
-        parse_utc(value)
-        return value
 
     def approver_for(self, secret: str) -> str | None:
         """The approver whose link carries ``secret``, compared in constant time; None when none does."""

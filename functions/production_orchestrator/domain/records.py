@@ -7,10 +7,11 @@ a file path, an S3 key or a SQL parameter.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .canonical import content_hash
 
@@ -54,6 +55,30 @@ def require_id(value: str, pattern: re.Pattern[str], label: str) -> str:
     return value
 
 
+def _id_of(pattern: re.Pattern[str], label: str) -> Callable[[str], str]:
+    return lambda value: require_id(value, pattern, label)
+
+
+def _hash_of(label: str) -> Callable[[str], str]:
+    return lambda value: require_hash(value, label)
+
+
+def _timestamp(value: str) -> str:
+    parse_utc(value)
+    return value
+
+
+# Field types: each id, hash and timestamp is validated by one function wherever a record holds it.
+CheckpointId = Annotated[str, AfterValidator(_id_of(CHECKPOINT_ID_PATTERN, "checkpoint id"))]
+SessionId = Annotated[str, AfterValidator(_id_of(SESSION_ID_PATTERN, "session id"))]
+AgentId = Annotated[str, AfterValidator(_id_of(AGENT_ID_PATTERN, "agent id"))]
+ProposalHash = Annotated[str, AfterValidator(_hash_of("proposal hash"))]
+DomainDigest = Annotated[str, AfterValidator(_hash_of("domain digest"))]
+ReviewedHash = Annotated[str, AfterValidator(_hash_of("reviewed hash"))]
+SecretHash = Annotated[str, AfterValidator(_hash_of("secret hash"))]
+Timestamp = Annotated[str, AfterValidator(_timestamp)]
+
+
 class ProviderBinding(_Frozen):
     """Everything that selects the model backend. Built by one function for start, resume and identity."""
 
@@ -83,46 +108,20 @@ class Checkpoint(_Frozen):
     """What process A leaves behind for process B. ``integrity`` seals every other field."""
 
     schema_version: Literal[1] = CHECKPOINT_SCHEMA_VERSION
-    checkpoint_id: str
+    checkpoint_id: CheckpointId
     interrupt_id: str = Field(min_length=1, max_length=300)
     interrupt_name: str
-    session_id: str
-    agent_id: str
-    proposal_hash: str
-    domain_digest: str
+    session_id: SessionId
+    agent_id: AgentId
+    proposal_hash: ProposalHash
+    domain_digest: DomainDigest
     provider_binding: ProviderBinding
     scenario: str
     target_order_id: str
     start_pid: int = Field(gt=0)
-    created_at: str
-    expires_at: str
+    created_at: Timestamp
+    expires_at: Timestamp
     integrity: str = ""
-
-    @field_validator("checkpoint_id")
-    @classmethod
-    def _checkpoint_id(cls, value: str) -> str:
-        return require_id(value, CHECKPOINT_ID_PATTERN, "checkpoint id")
-
-    @field_validator("session_id")
-    @classmethod
-    def _session_id(cls, value: str) -> str:
-        return require_id(value, SESSION_ID_PATTERN, "session id")
-
-    @field_validator("agent_id")
-    @classmethod
-    def _agent_id(cls, value: str) -> str:
-        return require_id(value, AGENT_ID_PATTERN, "agent id")
-
-    @field_validator("proposal_hash", "domain_digest")
-    @classmethod
-    def _hashes(cls, value: str) -> str:
-        return require_hash(value)
-
-    @field_validator("created_at", "expires_at")
-    @classmethod
-    def _timestamps(cls, value: str) -> str:
-        parse_utc(value)
-        return value
 
     def computed_integrity(self) -> str:
         """Hash of every field but ``integrity``."""
@@ -141,21 +140,10 @@ class Decision(_Frozen):
     """The ``interruptResponse`` payload: always an object, never a bare string or null."""
 
     approved: bool
-    reviewed_hash: str
+    reviewed_hash: ReviewedHash
     approver: str = Field(min_length=1, max_length=120)
     reason: str = Field(default="", max_length=2000)
-    decided_at: str
-
-    @field_validator("reviewed_hash")
-    @classmethod
-    def _hash(cls, value: str) -> str:
-        return require_hash(value, "reviewed hash")
-
-    @field_validator("decided_at")
-    @classmethod
-    def _decided_at(cls, value: str) -> str:
-        parse_utc(value)
-        return value
+    decided_at: Timestamp
 
     def as_response(self) -> dict[str, Any]:
         """The dict submitted as the interrupt response."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ..domain.approvals import APPROVAL_ID_PATTERN
+from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
-from ..domain.records import CHECKPOINT_ID_PATTERN, SESSION_ID_PATTERN, require_hash, require_id
+from ..domain.records import CheckpointId, ProposalHash, SessionId
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,12 +46,7 @@ class _Event(BaseModel):
 
 
 class _Checkpointed(_Event):
-    checkpoint_id: str
-
-    @field_validator("checkpoint_id")
-    @classmethod
-    def _checkpoint(cls, value: str) -> str:
-        return require_id(value, CHECKPOINT_ID_PATTERN, "checkpoint id")
+    checkpoint_id: CheckpointId
 
 
 class RunAgentEvent(_Event):
@@ -77,18 +72,13 @@ class RequestApprovalEvent(_Checkpointed):
     """``lambda:invoke.waitForTaskToken`` payload: the task token plus the run output."""
 
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
-    proposal_hash: str
+    proposal_hash: ProposalHash
     requested_by: str = Field(default="", max_length=120)
 
     @model_validator(mode="before")
     @classmethod
     def _flatten(cls, data: Any) -> Any:
         return _lift(data, "run")
-
-    @field_validator("proposal_hash")
-    @classmethod
-    def _hash(cls, value: str) -> str:
-        return require_hash(value, "proposal hash")
 
 
 class RequestApprovalOutput(BaseModel):
@@ -103,24 +93,14 @@ class RequestApprovalOutput(BaseModel):
 class ResumeEvent(_Checkpointed):
     """``ResumeVerifiedDecision`` input: the pointer sent with ``SendTaskSuccess`` (plus the run ids)."""
 
-    approval_id: str
+    approval_id: ApprovalId
     interrupt_id: str | None = Field(default=None, max_length=300)
-    session_id: str | None = None
+    session_id: SessionId | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _flatten(cls, data: Any) -> Any:
         return _lift(data, "decision", "run")
-
-    @field_validator("approval_id")
-    @classmethod
-    def _approval(cls, value: str) -> str:
-        return require_id(value, APPROVAL_ID_PATTERN, "approval id")
-
-    @field_validator("session_id")
-    @classmethod
-    def _session(cls, value: str | None) -> str | None:
-        return None if value is None else require_id(value, SESSION_ID_PATTERN, "session id")
 
 
 class ResumeOutput(BaseModel):
