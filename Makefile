@@ -9,10 +9,13 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
 	browser-deps serve torture torture-ci bench screens
 
-$(STAMP): requirements.txt requirements-dev.txt
+# The package itself is installed editable, so .venv/bin/production-orchestrator and
+# `python -m production_orchestrator` work without PYTHONPATH.
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 setup: $(STAMP)

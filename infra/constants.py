@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from production_orchestrator import contracts
 from production_orchestrator.adapters.aws.table_schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 
 # One DynamoDB table for checkpoints, proposals, approvals, shop state and audit events.
@@ -34,34 +35,31 @@ STATE_PLAN_REJECTED: Final = "PlanRejected"
 STATE_RESUME_REFUSED: Final = "ResumeRefused"
 STATE_DECISION_EXPIRED: Final = "DecisionExpired"
 
-# Values of the resume handler's ``outcome`` field.
-OUTCOME_APPLIED: Final = "applied"
-OUTCOME_REJECTED: Final = "rejected"
-OUTCOME_REFUSED: Final = "refused"
-
-# Custom metrics (namespace shared with Powertools Metrics through POWERTOOLS_METRICS_NAMESPACE).
-METRICS_NAMESPACE: Final = "ProductionOrchestrator"
-# Counted from the workflow's own log (every path, whatever the handler published); named apart from the
-# handlers' Powertools metrics of the same facts (ResumeRefused, DecisionExpired).
-METRIC_RESUME_REFUSED: Final = "WorkflowResumeRefused"
-METRIC_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
-METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
-
-# Environment variables the handlers read.
-ENV_TABLE_NAME: Final = "PO_TABLE_NAME"
-ENV_SESSION_BUCKET: Final = "PO_SESSION_BUCKET"
-ENV_SESSION_PREFIX: Final = "PO_SESSION_PREFIX"
-ENV_TOPIC_ARN: Final = "PO_TOPIC_ARN"
-ENV_PROVIDER: Final = "PO_PROVIDER"
-ENV_MODEL_ID: Final = "PO_MODEL_ID"
-ENV_MODEL_REGION: Final = "PO_MODEL_REGION"
-ENV_MODEL_PROFILE: Final = "PO_MODEL_PROFILE"
-ENV_MODEL_ENDPOINT: Final = "PO_MODEL_ENDPOINT"
-ENV_APPROVAL_WINDOW: Final = "PO_APPROVAL_WINDOW"
-ENV_LINK_BASE_URL: Final = "PO_LINK_BASE_URL"
-ENV_APPROVERS: Final = "PO_APPROVERS"
-ENV_SCENARIO: Final = "PO_SCENARIO"
-ENV_SEPARATION_OF_DUTIES: Final = "PO_SEPARATION_OF_DUTIES"
-ENV_RECEIPT_KEY_ID: Final = "PO_RECEIPT_KEY_ID"
-ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
-ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
+# Shared with the runtime, defined once in production_orchestrator/contracts.py.
+OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED
+OUTCOME_REJECTED: Final = contracts.OUTCOME_REJECTED
+OUTCOME_REFUSED: Final = contracts.OUTCOME_REFUSED
+METRICS_NAMESPACE: Final = contracts.METRICS_NAMESPACE
+METRIC_RESUME_REFUSED: Final = contracts.METRIC_WORKFLOW_RESUME_REFUSED
+METRIC_DECISION_EXPIRED: Final = contracts.METRIC_WORKFLOW_DECISION_EXPIRED
+METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = contracts.METRIC_OLDEST_PENDING_APPROVAL_AGE
+ENV_TABLE_NAME: Final = contracts.ENV_TABLE_NAME
+ENV_SESSION_BUCKET: Final = contracts.ENV_SESSION_BUCKET
+ENV_SESSION_PREFIX: Final = contracts.ENV_SESSION_PREFIX
+ENV_TOPIC_ARN: Final = contracts.ENV_TOPIC_ARN
+ENV_PROVIDER: Final = contracts.ENV_PROVIDER
+ENV_MODEL_ID: Final = contracts.ENV_MODEL_ID
+ENV_MODEL_REGION: Final = contracts.ENV_MODEL_REGION
+ENV_MODEL_PROFILE: Final = contracts.ENV_MODEL_PROFILE
+ENV_MODEL_ENDPOINT: Final = contracts.ENV_MODEL_ENDPOINT
+ENV_APPROVAL_WINDOW: Final = contracts.ENV_APPROVAL_WINDOW
+ENV_LINK_BASE_URL: Final = contracts.ENV_LINK_BASE_URL
+ENV_APPROVERS: Final = contracts.ENV_APPROVERS
+ENV_SCENARIO: Final = contracts.ENV_SCENARIO
+ENV_SEPARATION_OF_DUTIES: Final = contracts.ENV_SEPARATION_OF_DUTIES
+ENV_QUORUM: Final = contracts.ENV_QUORUM
+ENV_QUORUM_ABOVE_QUANTITY: Final = contracts.ENV_QUORUM_ABOVE_QUANTITY
+ENV_RECEIPT_KEY_ID: Final = contracts.ENV_RECEIPT_KEY_ID
+ENV_DECISION_LEASE: Final = contracts.ENV_DECISION_LEASE
+ENV_SERVICE_NAME: Final = contracts.ENV_SERVICE_NAME
+ENV_METRICS_NAMESPACE: Final = contracts.ENV_METRICS_NAMESPACE

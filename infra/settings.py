@@ -28,6 +28,7 @@ from typing import Any
 
 from constructs import Node
 
+from production_orchestrator.contracts import is_approver_email
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
 from production_orchestrator.domain.records import ProviderBinding
@@ -52,7 +53,6 @@ DEFAULTS: dict[str, Any] = {
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
-_EMAIL = re.compile(r"^[^@\s,]+@[^@\s,]+\.[^@\s,]+$")
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/$")
 
 
@@ -99,7 +99,7 @@ class Settings:
             raise ConfigurationError(f"invalid model or approval window setting: {exc}") from None
         emails = _email_list(raw["approverEmails"])
         operator = str(raw["operatorEmail"]).strip()
-        if operator and not _EMAIL.match(operator):
+        if operator and not is_approver_email(operator):
             raise ConfigurationError(f"operatorEmail {operator!r} is not an e-mail address")
         link = str(raw["linkBaseUrl"]).strip()
         if link and not link.startswith("https://"):
@@ -141,6 +141,6 @@ def _email_list(value: Any) -> tuple[str, ...]:
     items = value if isinstance(value, list) else str(value).split(",")
     emails = tuple(str(item).strip() for item in items if str(item).strip())
     for email in emails:
-        if not _EMAIL.match(email):
+        if not is_approver_email(email):
             raise ConfigurationError(f"approverEmails entry {email!r} is not an e-mail address")
     return emails

@@ -99,15 +99,15 @@ def local_lifecycle(runs: int, tmp: Path) -> dict[str, Any]:
 
 def child_resume(mode: str, data_dir: str, checkpoint_id: str, proposal_hash: str) -> None:
     """One resume in this fresh process; prints the seconds spent after imports (the agent part)."""
-    from production_orchestrator.adapters.local.runtime import local_runtime
     from production_orchestrator.agent.providers import build_binding
+    from production_orchestrator.cli.root import local_runtime
 
     binding = build_binding("deterministic")
     began = time.perf_counter()
     rt = local_runtime(Path(data_dir), create=False)
     if mode == "ours":
         from production_orchestrator.domain.verification import ResumeRequest
-        from production_orchestrator.service import resume_run
+        from production_orchestrator.lifecycle.resume import resume_run
 
         request = ResumeRequest(checkpoint_id=checkpoint_id, approved=True, reviewed_hash=proposal_hash)
         result = resume_run(rt, request, binding, approver="bench", reason="")
@@ -152,7 +152,7 @@ def _aws_runtime(table: str, bucket: str) -> Any:
 
     from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
     from production_orchestrator.adapters.aws.s3_sessions import S3SessionStore
-    from production_orchestrator.service import Runtime
+    from production_orchestrator.lifecycle.runtime import Runtime
 
     session = boto3.Session(region_name="us-east-1")
     return Runtime(
@@ -166,7 +166,8 @@ def _aws_runtime(table: str, bucket: str) -> Any:
 def child_aws(mode: str, table: str, bucket: str, *ids: str) -> None:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.verification import ResumeRequest
-    from production_orchestrator.service import resume_run, start_run
+    from production_orchestrator.lifecycle.resume import resume_run
+    from production_orchestrator.lifecycle.start import start_run
 
     rt, binding = _aws_runtime(table, bucket), build_binding("deterministic")
     if mode == "aws-start":
@@ -223,7 +224,8 @@ def _reject_latency(rt: Any, runs: int) -> float:
     """Median in-process resume (a rejection: the state stays put, so every run starts from revision 1)."""
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.verification import ResumeRequest
-    from production_orchestrator.service import resume_run, start_run
+    from production_orchestrator.lifecycle.resume import resume_run
+    from production_orchestrator.lifecycle.start import start_run
 
     binding, took = build_binding("deterministic"), []
     for _ in range(runs):
@@ -236,9 +238,9 @@ def _reject_latency(rt: Any, runs: int) -> float:
 
 
 def scale_sqlite(runs: int, tmp: Path) -> dict[str, Any]:
-    from production_orchestrator.adapters.local.runtime import local_runtime
     from production_orchestrator.agent.providers import build_binding
-    from production_orchestrator.service import start_run
+    from production_orchestrator.cli.root import local_runtime
+    from production_orchestrator.lifecycle.start import start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:
@@ -262,7 +264,7 @@ def scale_dynamodb(runs: int, endpoint: str) -> dict[str, Any]:
     from production_orchestrator.adapters.aws.dynamo_table import n, s
     from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, PARTITION_KEY, SHOP_PK, SORT_KEY
     from production_orchestrator.agent.providers import build_binding
-    from production_orchestrator.service import start_run
+    from production_orchestrator.lifecycle.start import start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.clidriver import Run, cli
-from scripts.refusal_cases import Pending
+from tests.support.clidriver import Run, cli
+from tests.support.refusal_cases import Pending
 
 
 def _must(run: Run) -> Run:

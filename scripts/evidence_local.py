@@ -14,9 +14,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts import localstore
-from scripts.clidriver import ROOT, Run, cli
-from scripts.refusal_cases import CASES, EXPIRING_WINDOW, Pending, observed_code
+from tests.support import localstore
+from tests.support.clidriver import ROOT, Run, cli
+from tests.support.refusal_cases import CASES, EXPIRING_WINDOW, Pending, observed_code
 
 SCENARIO = "rush-order"
 

@@ -34,12 +34,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 import pytest  # noqa: E402  (MonkeyPatch for the moto world outside a test)
 
 from production_orchestrator import faults  # noqa: E402
-from production_orchestrator.adapters.local.runtime import local_runtime  # noqa: E402
 from production_orchestrator.agent.providers import build_binding  # noqa: E402
+from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso  # noqa: E402
 from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
-from production_orchestrator.service import Runtime, resume_run, start_run  # noqa: E402
+from production_orchestrator.lifecycle.resume import resume_run  # noqa: E402
+from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402
+from production_orchestrator.lifecycle.start import start_run  # noqa: E402
 
 LEASE = timedelta(seconds=2)
 RACE_LEASE = timedelta(minutes=10)

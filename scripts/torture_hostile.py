@@ -22,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 from production_orchestrator.domain.errors import OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.records import Decision
 from production_orchestrator.domain.verification import ResumeRequest
-from production_orchestrator.service import resume_run
+from production_orchestrator.lifecycle.resume import resume_run
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=40),

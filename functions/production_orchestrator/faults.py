@@ -15,7 +15,9 @@ import os
 import signal
 from typing import Final
 
-ENV_KILL_AT: Final = "PO_FAULT_KILL_AT"
+from .contracts import ENV_FAULT_KILL_AT
+
+ENV_KILL_AT: Final = ENV_FAULT_KILL_AT
 
 START_POINTS: Final = ("after_seed", "after_proposal_write", "after_session_save", "after_checkpoint_write")
 RESUME_POINTS: Final = (

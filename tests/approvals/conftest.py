@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import socket
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripts.clidriver import Run, cli
 
-APPROVERS = "ana@example.com,ben@example.com,cy@example.com"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.support.clidriver import Run, cli
 
 
 @pytest.fixture(scope="session")

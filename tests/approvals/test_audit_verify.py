@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripts.clidriver import Run, cli
 
-from tests.approvals.conftest import APPROVERS
+from tests.support.clidriver import Run, cli
+from tests.support.net import APPROVERS
 
 
 def _verify(data_dir: Path) -> Run:

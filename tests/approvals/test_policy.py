@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from scripts.clidriver import Run, cli
-from scripts.localstore import fingerprint
-
-from production_orchestrator.adapters.local.runtime import local_approvals, local_mac_key, local_runtime, utc_now
-from production_orchestrator.approval_endpoint import DecisionEndpoint
-from tests.approvals.conftest import APPROVERS
+from production_orchestrator.approval_web.endpoint import DecisionEndpoint
+from production_orchestrator.cli.root import local_approvals, local_mac_key, local_runtime, utc_now
+from tests.support.clidriver import Run, cli
+from tests.support.localstore import fingerprint
+from tests.support.net import APPROVERS
 
 SOD = ("--approvers", APPROVERS, "--requester", "ana@example.com", "--separation-of-duties")
 QUORUM = ("--approvers", APPROVERS, "--quorum", "2", "--quorum-above", "100")

@@ -8,11 +8,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from urllib.request import Request, urlopen
 
-from scripts.localstore import fingerprint
-
-from tests.approvals.conftest import APPROVERS, free_port
 from tests.approvals.test_policy import approval_rows
 from tests.support.local_serve import Served
+from tests.support.localstore import fingerprint
+from tests.support.net import APPROVERS, free_port
 
 
 def test_get_and_head_over_http_change_nothing_and_leak_nothing(started: Any) -> None:
@@ -45,10 +44,11 @@ def test_get_and_head_over_http_change_nothing_and_leak_nothing(started: Any) ->
 
 
 def test_the_server_binds_loopback_only(started: Any) -> None:
-    from production_orchestrator.adapters.local.server import make_server
+    from production_orchestrator.approval_web.local_server import make_server
+    from production_orchestrator.cli.approvals import local_endpoint
 
     data_dir, _ = started("--approvers", APPROVERS)
-    server = make_server(Path(data_dir), 0, [])
+    server = make_server(local_endpoint(Path(data_dir), []), 0)
     try:
         assert server.server_address[0] == "127.0.0.1"
     finally:
@@ -58,7 +58,7 @@ def test_the_server_binds_loopback_only(started: Any) -> None:
 def test_a_post_runs_the_resume_in_a_fresh_process_and_status_shows_it(started: Any) -> None:
     from urllib.parse import urlencode
 
-    from scripts.clidriver import cli
+    from tests.support.clidriver import cli
 
     port = free_port()
     data_dir, run = started("--approvers", APPROVERS, link_base=f"http://127.0.0.1:{port}/approve")

@@ -21,10 +21,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from scripts.clidriver import cli
 
-from tests.approvals.conftest import APPROVERS, free_port
+from tests.support.clidriver import cli
 from tests.support.local_serve import Served
+from tests.support.net import APPROVERS, free_port
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")

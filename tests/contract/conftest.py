@@ -11,14 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripts.clidriver import cli
-from scripts.refusal_cases import Pending
 
-
-def start_into(data_dir: Path, scenario: str, *extra: str) -> Pending:
-    run = cli("start", "--data-dir", str(data_dir), "--scenario", scenario, *extra)
-    assert run.returncode == 0, run.stderr
-    return Pending.from_start(data_dir, run)
+from tests.support.refusal_cases import Pending, start_into
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripts import localstore
-from scripts.clidriver import cli
-from scripts.refusal_cases import Pending
 
 from production_orchestrator.domain.scenarios import SCENARIOS
-from tests.contract.conftest import start_into
+from tests.support import localstore
+from tests.support.clidriver import cli
+from tests.support.refusal_cases import Pending, start_into
 
 SCENARIO_NAMES = sorted(SCENARIOS)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from scripts import localstore
-from scripts.clidriver import finish, spawn
-from scripts.refusal_cases import Pending
+
+from tests.support import localstore
+from tests.support.clidriver import finish, spawn
+from tests.support.refusal_cases import Pending
 
 TRIALS = 20
 

@@ -7,11 +7,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripts import localstore
-from scripts.clidriver import Run
-from scripts.refusal_cases import CASES, EXPIRING_WINDOW, Pending, observed_code, refusals_logged, tamper
 
-from tests.contract.conftest import start_into
+from tests.support import localstore
+from tests.support.clidriver import Run
+from tests.support.refusal_cases import (
+    CASES,
+    EXPIRING_WINDOW,
+    Pending,
+    observed_code,
+    refusals_logged,
+    start_into,
+    tamper,
+)
 
 
 def assert_refused(run: Pending, result: Run, code: str, before: dict[str, str]) -> None:

@@ -27,7 +27,6 @@ from production_orchestrator.adapters.aws import table_schema
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 from production_orchestrator.domain import errors
 from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
-from production_orchestrator.handlers import report_pending_age
 from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
 
 CONTEXT = {"approvalWindow": "2h", "approverEmails": "approver@example.com", "operatorEmail": "ops@example.com"}
@@ -372,7 +371,6 @@ def test_the_pending_age_alarm_is_fed_on_a_schedule(template_json: dict[str, Any
     rules = resources_of_type(template_json, "AWS::Events::Rule").values()
     ((rule,),) = [[r for r in rules if r["Properties"]["Targets"][0]["Arn"] == {"Fn::GetAtt": [publisher, "Arn"]}]]
     assert rule["Properties"]["ScheduleExpression"] == "rate(5 minutes)"
-    assert report_pending_age.METRIC_NAME == METRIC_OLDEST_PENDING_APPROVAL_AGE
     alarms = resources_of_type(template_json, "AWS::CloudWatch::Alarm").values()
     assert any(a["Properties"].get("MetricName") == METRIC_OLDEST_PENDING_APPROVAL_AGE for a in alarms)
 

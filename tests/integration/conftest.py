@@ -26,8 +26,8 @@ def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[AwsWorl
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The handlers' clock, settable by the test."""
-    from production_orchestrator.handlers import core
+    from production_orchestrator.handlers import root
 
     fake = Clock()
-    monkeypatch.setattr(core, "utc_now", fake)
+    monkeypatch.setattr(root, "utc_now", fake)
     return fake

@@ -14,10 +14,10 @@ from botocore.stub import Stubber
 
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
-from production_orchestrator.approval_page import NEUTRAL_MESSAGE
+from production_orchestrator.approval_web.pages import NEUTRAL_MESSAGE
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.presentation import fingerprint
 from production_orchestrator.domain.scenarios import scenario
-from production_orchestrator.presentation import fingerprint
 from tests.support.aws_flow import Flow, approved_flow, start
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, cold_start
 

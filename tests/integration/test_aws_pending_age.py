@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+from production_orchestrator.contracts import METRIC_OLDEST_PENDING_APPROVAL_AGE
 from production_orchestrator.handlers import report_pending_age
 from tests.support.aws_flow import start
 from tests.support.moto_aws import AwsWorld, Clock, LambdaContext, cold_start
@@ -18,8 +19,8 @@ def _report(capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, int], list[in
     published = []  # the values of the metric in the Embedded Metric Format lines Powertools printed
     for line in capsys.readouterr().out.splitlines():
         record = json.loads(line) if line.startswith("{") else {}
-        if report_pending_age.METRIC_NAME in record:
-            values = record[report_pending_age.METRIC_NAME]
+        if METRIC_OLDEST_PENDING_APPROVAL_AGE in record:
+            values = record[METRIC_OLDEST_PENDING_APPROVAL_AGE]
             published += [int(v) for v in (values if isinstance(values, list) else [values])]
     return result, published
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator import ops
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.table_schema import APPROVAL_PK_PREFIX, APPROVAL_SK, AUDIT_SK_PREFIX, SHOP_PK
+from production_orchestrator.cli import aws_ops as ops
 from production_orchestrator.domain.audit_chain import verify_chain
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import AuditEvent

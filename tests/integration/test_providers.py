@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from scripts.clidriver import cli
 
-from production_orchestrator.adapters.local.runtime import local_runtime
 from production_orchestrator.agent.tools import TOOL_SEQUENCE
+from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.scenarios import SCENARIOS
+from tests.support.clidriver import cli
 from tests.support.provider_runs import DUMMY_AWS_ENV, LOOPBACK_REGION, backend, resume, start, tool_sequence
 
 CLIENTS = [

@@ -11,13 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-from scripts.clidriver import cli
 from strands.types.exceptions import ModelThrottledException
 
-from production_orchestrator.adapters.local.runtime import local_runtime
 from production_orchestrator.agent import factory
 from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
+from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, StartError
 from production_orchestrator.domain.intake import parse_customer_email
 from production_orchestrator.domain.planning import build_proposal
@@ -25,6 +24,7 @@ from production_orchestrator.domain.records import AuditEvent, ProviderBinding
 from production_orchestrator.domain.scenarios import CATALOG, SCENARIOS
 from production_orchestrator.domain.shop import MaterialUse, Order
 from tests.support import model_scripts
+from tests.support.clidriver import cli
 from tests.support.loopback import LoopbackServer
 from tests.support.provider_runs import (
     DUMMY_AWS_ENV,

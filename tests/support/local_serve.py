@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from scripts.clidriver import command, env
+from tests.support.clidriver import command, env
 
 
 class Served:

@@ -12,7 +12,6 @@ import base64
 import json
 import os
 import secrets
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -342,11 +341,10 @@ def _step_functions_execute(endpoint: str, execute: bool) -> None:
 
 def cold_start() -> None:
     """Forget every composition root, as a new Lambda execution environment would."""
-    from production_orchestrator.handlers import core, decide, request_approval
+    from production_orchestrator.handlers import decide, request_approval, root
 
-    core.core.cache_clear()
-    core.receipt_key.cache_clear()
+    root.core.cache_clear()
+    root.receipt_key.cache_clear()
+    root.agent_root.cache_clear()
     decide.root.cache_clear()
     request_approval.root.cache_clear()
-    if "production_orchestrator.handlers.agent_root" in sys.modules:
-        sys.modules["production_orchestrator.handlers.agent_root"].agent_root.cache_clear()

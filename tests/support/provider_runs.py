@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from production_orchestrator.adapters.local.runtime import local_runtime
 from production_orchestrator.agent.providers import ModelSettings, build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
+from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.verification import ResumeRequest
-from production_orchestrator.service import ResumeResult, Runtime, StartResult, resume_run, start_run
+from production_orchestrator.lifecycle.claim import ResumeResult
+from production_orchestrator.lifecycle.resume import resume_run
+from production_orchestrator.lifecycle.runtime import Runtime
+from production_orchestrator.lifecycle.start import StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer

@@ -1,28 +1,113 @@
-"""The direction of dependencies: domain/ imports nothing from boto3, strands, powertools or the environment."""
+"""The direction of dependencies, and the size limits that keep the lifecycle readable from the tree.
+
+handlers/, cli/  ->  lifecycle/, approval_web/  ->  domain/ (ports)  <-  adapters/
+agent/ is below lifecycle/ (Strands wiring); contracts.py and faults.py are leaves.
+"""
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import production_orchestrator
 
 PACKAGE = Path(production_orchestrator.__file__).parent
+ROOT = PACKAGE.parents[1]
 FORBIDDEN_IN_DOMAIN = ("boto3", "botocore", "strands", "aws_lambda_powertools", "os", "moto")
+
+# Which first-level parts of the package each part may import (besides itself and the standard library).
+ALLOWED = {
+    "domain": set(),
+    "contracts": set(),
+    "faults": {"contracts"},
+    "agent": {"domain", "contracts", "faults"},
+    "adapters": {"domain", "contracts", "faults"},
+    "lifecycle": {"domain", "agent", "contracts", "faults"},
+    "approval_web": {"domain", "lifecycle", "contracts"},
+    "handlers": {"domain", "lifecycle", "approval_web", "adapters", "agent", "contracts"},
+    "cli": {"domain", "lifecycle", "approval_web", "adapters", "agent", "contracts"},
+}
+# Third-party SDKs per part; anything else third-party in a part is a finding.
+SDKS = {
+    "domain": {"pydantic"},
+    "contracts": set(),
+    "faults": set(),
+    "agent": {"strands", "pydantic", "botocore", "boto3", "ollama"},
+    "adapters": {"boto3", "botocore", "pydantic", "strands"},
+    "lifecycle": {"pydantic"},
+    "approval_web": set(),
+    "handlers": {"aws_lambda_powertools", "boto3", "botocore", "pydantic"},
+    "cli": {"boto3", "botocore"},
+}
+LOOSE_MODULE_LIMIT = 5
+MODULE_LINE_LIMIT = 400
+LIFECYCLE_LINE_LIMIT = 200
 
 
 def imported_modules(path: Path) -> set[str]:
+    """Absolute module names ``path`` imports; relative imports resolved against the package."""
     tree = ast.parse(path.read_text(), filename=str(path))
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                names.add(node.module)
+            elif node.level:
+                cut = len(parts) - node.level + (1 if path.name == "__init__.py" else 0)
+                base = parts[:cut]
+                module = ".".join((*base, node.module)) if node.module else ".".join(base)
+                names.add(module)
+                if not node.module:  # ``from .. import faults``
+                    names.update(f"{module}.{alias.name}" for alias in node.names)
     return names
 
 
-def test_domain_is_pure() -> None:
+def part_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def package_files() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def is_stdlib(name: str) -> bool:
+    import sys
+
+    return name.split(".")[0] in sys.stdlib_module_names or name == "__future__"
+
+
+@pytest.mark.parametrize("path", package_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_each_module_imports_only_what_its_layer_may(path: Path) -> None:
+    part = part_of(path)
+    if part in ("__init__", "__main__"):
+        return
+    assert part in ALLOWED, f"{part} is not a known part of the package: add it to the architecture"
+    offenders = []
+    for name in imported_modules(path):
+        top = name.split(".")
+        if top[0] == "production_orchestrator":
+            target = top[1] if len(top) > 1 else ""
+            if target and target != part and target not in ALLOWED[part]:
+                offenders.append(name)
+        elif not is_stdlib(name) and top[0] not in SDKS[part]:
+            offenders.append(name)
+    assert offenders == [], f"{path.relative_to(PACKAGE)} imports {offenders}"
+
+
+def test_domain_reads_no_environment() -> None:
+    for path in (PACKAGE / "domain").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            assert not (isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}), path
+
+
+def test_domain_imports_no_sdk() -> None:
     offenders = {
         f"{path.relative_to(PACKAGE)}: {name}"
         for path in (PACKAGE / "domain").rglob("*.py")
@@ -32,15 +117,72 @@ def test_domain_is_pure() -> None:
     assert offenders == set()
 
 
-def test_domain_reads_no_environment() -> None:
-    for path in (PACKAGE / "domain").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            assert not (isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}), path
+@pytest.mark.parametrize("handler", ["decide", "request_approval", "record_expiry", "report_pending_age"])
+def test_strands_free_handlers_never_load_strands(handler: str) -> None:
+    """Importing these handlers (their cold start) loads no strands module at all."""
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys, production_orchestrator.handlers.{handler}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'strands'))"
+    )
+    env = {"PYTHONPATH": str(PACKAGE.parent), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
 
 
-def test_domain_does_not_import_outer_layers() -> None:
-    for path in (PACKAGE / "domain").rglob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level >= 2:
-                raise AssertionError(f"{path.name} imports from an outer layer: {node.module}")
+def test_at_most_five_modules_loose_at_the_package_top() -> None:
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= LOOSE_MODULE_LIMIT, loose
+
+
+def test_no_module_is_over_the_line_limits() -> None:
+    too_long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in package_files()
+        if (n := len(p.read_text().splitlines())) > MODULE_LINE_LIMIT
+        or (p.parent.name == "lifecycle" and n > LIFECYCLE_LINE_LIMIT)
+    }
+    assert too_long == {}
+
+
+def test_tests_do_not_import_conftest_modules() -> None:
+    offenders = []
+    for path in (ROOT / "tests").rglob("*.py"):
+        for name in imported_modules_plain(path):
+            if name.split(".")[-1] == "conftest":
+                offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert offenders == []
+
+
+def test_tests_do_not_import_scripts() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in (ROOT / "tests").rglob("*.py")
+        for name in imported_modules_plain(path)
+        if name.split(".")[0] == "scripts"
+    ]
+    assert offenders == []
+
+
+def imported_modules_plain(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_package_pins_what_the_lambda_assets_install() -> None:
+    """pyproject's dependencies are requirements.txt's pins: the CLI runs what the functions run."""
+    declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+    pinned = {
+        line.strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert declared == pinned

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..domain.ports import ShopStore
-from ..domain.records import AuditEvent, Checkpoint, Decision, utc_iso
+from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
 
 
 @dataclass
@@ -25,11 +25,11 @@ class RunContext:
 
     def event(self, event_type: str, proposal_hash: str = "", **detail: Any) -> AuditEvent:
         """An audit event stamped with this run's ids and the current time."""
-        return AuditEvent(
-            event_type=event_type,
-            at=utc_iso(self.clock()),
+        return audit_event(
+            event_type,
+            self.clock(),
             session_id=self.session_id,
             checkpoint_id=self.checkpoint_id,
             proposal_hash=proposal_hash,
-            detail=detail,
+            **detail,
         )

@@ -56,6 +56,41 @@ def stored_proposal(ctx: RunContext, proposal_hash: str) -> ProposalContent:
     return load_proposal(data, proposal_hash)
 
 
+def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
+    """The gated write: apply ``proposal_hash`` once, only with a verified approval of exactly that hash."""
+    checkpoint = ctx.approved_checkpoint
+    decision = ctx.decision
+    # Defence in depth: the hook already gated this call; the tool still refuses without a
+    # verified, approved decision for exactly this hash.
+    if checkpoint is None or decision is None or not decision.approved:
+        raise PlanningError("no verified human approval is present for this run")
+    if proposal_hash != checkpoint.proposal_hash or decision.reviewed_hash != proposal_hash:
+        raise IntegrityError("the approved proposal is not the one this call names")
+    proposal = stored_proposal(ctx, proposal_hash)
+    state = _state(ctx)
+    if ctx.store.application_count(proposal_hash):
+        # A resume that died after its apply is being finished: the plan is in, never apply it again.
+        ctx.apply_result = {"applied": False, "revision": state.revision}
+        return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
+    new_state = apply_proposal(state, proposal, proposal_hash)
+    applied_now = ctx.store.apply_plan(
+        proposal_hash=proposal_hash,
+        checkpoint_id=checkpoint.checkpoint_id,
+        new_state=new_state,
+        expected_revision=proposal.base_revision,
+        expected_digest=checkpoint.domain_digest,
+        event=ctx.event(
+            "plan_applied",
+            proposal_hash,
+            revision=new_state.revision,
+            approver=decision.approver,
+        ),
+    )
+    faults.point("after_apply_before_session_sync")
+    ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}
+    return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
+
+
 def build_tools(ctx: RunContext) -> list[AgentTool]:
     """The eight tools bound to one run's context. Start and resume build the same names."""
 
@@ -186,37 +221,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             proposal_hash: the proposal_hash returned by propose_schedule, copied unchanged.
         """
-        checkpoint = ctx.approved_checkpoint
-        decision = ctx.decision
-        # Defence in depth: the hook already gated this call; the tool still refuses without a
-        # verified, approved decision for exactly this hash.
-        if checkpoint is None or decision is None or not decision.approved:
-            raise PlanningError("no verified human approval is present for this run")
-        if proposal_hash != checkpoint.proposal_hash or decision.reviewed_hash != proposal_hash:
-            raise IntegrityError("the approved proposal is not the one this call names")
-        proposal = stored_proposal(ctx, proposal_hash)
-        state = _state(ctx)
-        if ctx.store.application_count(proposal_hash):
-            # A resume that died after its apply is being finished: the plan is in, never apply it again.
-            ctx.apply_result = {"applied": False, "revision": state.revision}
-            return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
-        new_state = apply_proposal(state, proposal, proposal_hash)
-        applied_now = ctx.store.apply_plan(
-            proposal_hash=proposal_hash,
-            checkpoint_id=checkpoint.checkpoint_id,
-            new_state=new_state,
-            expected_revision=proposal.base_revision,
-            expected_digest=checkpoint.domain_digest,
-            event=ctx.event(
-                "plan_applied",
-                proposal_hash,
-                revision=new_state.revision,
-                approver=decision.approver,
-            ),
-        )
-        faults.point("after_apply_before_session_sync")
-        ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}
-        return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
+        return apply_approved(ctx, proposal_hash)
 
     return [
         intake_customer_request,

@@ -29,25 +29,7 @@ def parse_customer_email(text: str, catalog: Mapping[str, CatalogItem], days: Se
 
     Every field must be present exactly once and valid; nothing is guessed or defaulted.
     """
-    if not isinstance(text, str) or not text.strip():
-        raise IntakeError("the customer request is empty")
-    if len(text) > MAX_EMAIL_CHARS:
-        raise IntakeError(f"the customer request is longer than {MAX_EMAIL_CHARS} characters")
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        match = _LINE.match(line)
-        if not match:
-            continue
-        key = _FIELDS.get(match.group(1).strip().lower())
-        if key is None:
-            continue
-        if key in found:
-            raise IntakeError(f"the field {match.group(1).strip()!r} appears more than once")
-        found[key] = match.group(2)
-    missing = [label for label, key in _FIELDS.items() if key not in found]
-    if missing:
-        raise IntakeError(f"the customer request lacks: {', '.join(missing)}")
-
+    found = _fields(text)
     sender = found["sender"].strip("<>")
     if not _EMAIL.match(sender):
         raise IntakeError(f"sender {sender!r} is not an e-mail address")
@@ -60,11 +42,7 @@ def parse_customer_email(text: str, catalog: Mapping[str, CatalogItem], days: Se
     item = catalog.get(found["product_code"])
     if item is None:
         raise IntakeError(f"product {found['product_code']!r} is not in the catalog")
-    quantity = _integer(found["quantity"], "quantity")
-    if quantity <= 0:
-        raise IntakeError(f"quantity must be positive, got {quantity}")
-    if quantity > item.max_quantity:
-        raise IntakeError(f"quantity {quantity} exceeds the catalog limit of {item.max_quantity}")
+    quantity = _quantity(found["quantity"], item.max_quantity)
     day = found["requested_day"]
     if day not in days:
         raise IntakeError(f"requested day {day!r} is outside the planning window {', '.join(days)}")
@@ -84,6 +62,36 @@ def parse_customer_email(text: str, catalog: Mapping[str, CatalogItem], days: Se
         machine_minutes=quantity * item.minutes_per_unit,
         materials=(MaterialUse(material_id=item.material_id, quantity=quantity * item.material_per_unit),),
     )
+
+
+def _fields(text: str) -> dict[str, str]:
+    """Each known ``Label: value`` line of the e-mail, every field present exactly once."""
+    if not isinstance(text, str) or not text.strip():
+        raise IntakeError("the customer request is empty")
+    if len(text) > MAX_EMAIL_CHARS:
+        raise IntakeError(f"the customer request is longer than {MAX_EMAIL_CHARS} characters")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        key = _FIELDS.get(match.group(1).strip().lower()) if match else None
+        if match is None or key is None:
+            continue
+        if key in found:
+            raise IntakeError(f"the field {match.group(1).strip()!r} appears more than once")
+        found[key] = match.group(2)
+    missing = [label for label, key in _FIELDS.items() if key not in found]
+    if missing:
+        raise IntakeError(f"the customer request lacks: {', '.join(missing)}")
+    return found
+
+
+def _quantity(raw: str, limit: int) -> int:
+    quantity = _integer(raw, "quantity")
+    if quantity <= 0:
+        raise IntakeError(f"quantity must be positive, got {quantity}")
+    if quantity > limit:
+        raise IntakeError(f"quantity {quantity} exceeds the catalog limit of {limit}")
+    return quantity
 
 
 def _integer(raw: str, label: str) -> int:

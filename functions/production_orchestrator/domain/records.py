@@ -206,3 +206,23 @@ class AuditEvent(_Frozen):
     # Stamped by the store inside the appending transaction (domain/audit_chain.py): position and link.
     seq: int = Field(default=0, ge=0)
     prev_hash: str = ""
+
+
+def audit_event(
+    event_type: str,
+    at: datetime,
+    *,
+    session_id: str = "",
+    checkpoint_id: str = "",
+    proposal_hash: str = "",
+    **detail: Any,
+) -> AuditEvent:
+    """One audit event, stamped with ``at`` (the store adds its chain position and link)."""
+    return AuditEvent(
+        event_type=event_type,
+        at=utc_iso(at),
+        session_id=session_id,
+        checkpoint_id=checkpoint_id,
+        proposal_hash=proposal_hash,
+        detail=detail,
+    )

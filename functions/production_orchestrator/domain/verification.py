@@ -13,7 +13,7 @@ from datetime import datetime
 from pydantic import ValidationError as PydanticValidationError
 
 from .canonical import sha256_hex
-from .errors import IntegrityError, RefusalCode
+from .errors import IntegrityError, RefusalCode, ResumeRefusedError
 from .planning import ProposalContent, load_proposal
 from .records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
 
@@ -47,6 +47,10 @@ class Refusal:
     code: RefusalCode
     message: str
 
+    def error(self) -> ResumeRefusedError:
+        """The one way a refusal becomes an exception: code and message kept as they are."""
+        return ResumeRefusedError(self.code, self.message)
+
 
 @dataclass(frozen=True)
 class Go:
@@ -59,7 +63,7 @@ class Go:
 
 
 def read_checkpoint(raw: str | None, checkpoint_id: str) -> Checkpoint | Refusal:
-    """Parse and check the seal of a stored checkpoint."""
+    """Parse and check the seal of a stored checkpoint (the only parser of stored checkpoints)."""
     if raw is None:
         return Refusal(RefusalCode.CHECKPOINT_INVALID, f"checkpoint {checkpoint_id} does not exist")
     try:
@@ -98,6 +102,35 @@ def verify_resume(
     is not re-checked, the session may show the agent already finished, and when this proposal already
     applied (``already_applied``) the digest has moved on because of it, not against it.
     """
+    refusal = _claim_and_window(checkpoint, decided=decided, now=now, recovering=recovering)
+    refusal = refusal or _ids(checkpoint, request)
+    if refusal:
+        return refusal
+    finished = _session(checkpoint, session, recovering=recovering)
+    if isinstance(finished, Refusal):
+        return finished
+    refusal = _provider(checkpoint, runtime_binding)
+    if refusal:
+        return refusal
+    proposal = _proposal(checkpoint, proposal_bytes, session, finished=finished)
+    if isinstance(proposal, Refusal):
+        return proposal
+    cid = checkpoint.checkpoint_id
+    if request.reviewed_hash != checkpoint.proposal_hash:
+        return Refusal(
+            RefusalCode.REVIEWED_HASH_MISMATCH,
+            f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
+            f"{checkpoint.proposal_hash[:12]}... of checkpoint {cid}",
+        )
+    if current_digest != checkpoint.domain_digest and not (recovering and already_applied):
+        return Refusal(
+            RefusalCode.STALE_DOMAIN_STATE,
+            "the shop changed since this plan was proposed; propose again on the current state",
+        )
+    return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)
+
+
+def _claim_and_window(checkpoint: Checkpoint, *, decided: bool, now: datetime, recovering: bool) -> Refusal | None:
     cid = checkpoint.checkpoint_id
     if decided and not recovering:
         return Refusal(RefusalCode.ALREADY_DECIDED, f"a decision for checkpoint {cid} was already recorded")
@@ -105,10 +138,21 @@ def verify_resume(
         return Refusal(
             RefusalCode.EXPIRED, f"the approval window of checkpoint {cid} closed at {checkpoint.expires_at}"
         )
+    return None
+
+
+def _ids(checkpoint: Checkpoint, request: ResumeRequest) -> Refusal | None:
+    cid = checkpoint.checkpoint_id
     if request.interrupt_id is not None and request.interrupt_id != checkpoint.interrupt_id:
         return Refusal(RefusalCode.INTERRUPT_MISMATCH, f"interrupt id given is not the one checkpoint {cid} waits on")
     if request.session_id is not None and request.session_id != checkpoint.session_id:
         return Refusal(RefusalCode.SESSION_MISMATCH, f"session id given is not the session of checkpoint {cid}")
+    return None
+
+
+def _session(checkpoint: Checkpoint, session: SessionFacts, *, recovering: bool) -> bool | Refusal:
+    """Whether the agent already finished (recovery only), or why the stored session does not fit."""
+    cid = checkpoint.checkpoint_id
     if not session.session_exists or not session.agent_exists:
         return Refusal(
             RefusalCode.SESSION_MISMATCH,
@@ -121,6 +165,11 @@ def verify_resume(
             RefusalCode.INTERRUPT_MISMATCH,
             f"interrupt of checkpoint {cid} is not pending in the restored session",
         )
+    return finished
+
+
+def _provider(checkpoint: Checkpoint, runtime_binding: ProviderBinding) -> Refusal | None:
+    cid = checkpoint.checkpoint_id
     differing = checkpoint.provider_binding.differences(runtime_binding)
     if differing:
         return Refusal(
@@ -130,6 +179,12 @@ def verify_resume(
         )
     if agent_identity(runtime_binding, checkpoint.scenario) != checkpoint.agent_id:
         return Refusal(RefusalCode.CHECKPOINT_INVALID, f"agent id of checkpoint {cid} does not match its binding")
+    return None
+
+
+def _proposal(
+    checkpoint: Checkpoint, proposal_bytes: bytes | None, session: SessionFacts, *, finished: bool
+) -> ProposalContent | Refusal:
     if proposal_bytes is None:
         return Refusal(RefusalCode.PROPOSAL_INTEGRITY, f"proposal {checkpoint.proposal_hash} is missing")
     if sha256_hex(proposal_bytes) != checkpoint.proposal_hash:
@@ -142,18 +197,6 @@ def verify_resume(
             "the pending interrupt and the checkpoint name different proposals",
         )
     try:
-        proposal = load_proposal(proposal_bytes, checkpoint.proposal_hash)
+        return load_proposal(proposal_bytes, checkpoint.proposal_hash)
     except IntegrityError as exc:
         return Refusal(RefusalCode.PROPOSAL_INTEGRITY, str(exc))
-    if request.reviewed_hash != checkpoint.proposal_hash:
-        return Refusal(
-            RefusalCode.REVIEWED_HASH_MISMATCH,
-            f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
-            f"{checkpoint.proposal_hash[:12]}...",
-        )
-    if current_digest != checkpoint.domain_digest and not (recovering and already_applied):
-        return Refusal(
-            RefusalCode.STALE_DOMAIN_STATE,
-            "the shop changed since this plan was proposed; propose again on the current state",
-        )
-    return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)

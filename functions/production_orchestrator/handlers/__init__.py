@@ -1,11 +1,12 @@
-"""Lambda entry points. Each parses its event into a model, calls one use case and returns a model.
+"""Lambda entry points. Each parses its event into a model, calls one lifecycle step and returns a model.
 
-    run_agent        RunAgentUntilApproval       start_run until the interrupt
-    request_approval WaitForHumanDecision        store the task token, e-mail one link per approver
-    decide           Function URL                GET/HEAD show the plan; POST records the decision once
-    resume_agent     ResumeVerifiedDecision      verify, claim, resume the agent with the decision
-    record_expiry    DecisionExpired             pending -> expired; never approves
+    run_agent          RunAgentUntilApproval   lifecycle.start until the interrupt
+    request_approval   WaitForHumanDecision    lifecycle.request_approval: park the token, e-mail the links
+    decide             Function URL            approval_web: GET/HEAD show the plan; POST decides
+    resume_agent       ResumeVerifiedDecision  lifecycle.resume_approval: verify, claim, resume the agent
+    record_expiry      DecisionExpired         lifecycle.expire: pending -> expired; never approves
+    report_pending_age (schedule)              lifecycle.status: the oldest pending approval's age
 
-``decide`` imports nothing of strands: keep its imports to domain/, approval_service, approval_page and
-the strands-free modules here (settings, events, observability, core).
+``root`` is the composition root, built once per cold start. ``decide`` imports nothing of strands: the
+agent part of the root (``agent_root``) imports it lazily.
 """

@@ -6,7 +6,7 @@
                         SendTaskSuccess({checkpoint_id, approval_id}) -> what happens next; unknown,
                         expired, used or undeliverable: neutral page
 
-The pages and their routing live in approval_endpoint.py / approval_page.py, shared with `serve`.
+The pages and their routing live in approval_web/ (endpoint.py, pages.py), shared with `serve`.
 
 Mail scanners prefetch links with GET and HEAD, which is why only a POST can decide. The query string
 and the form carry the link secret: the event is never logged.
@@ -22,12 +22,13 @@ from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..adapters.aws.step_functions import StepFunctionsCallback
-from ..approval_endpoint import DecisionEndpoint, PageResponse
-from ..approval_page import CONTENT_TYPE, SECURITY_HEADERS, render_invalid
+from ..approval_web.endpoint import DecisionEndpoint, PageResponse
+from ..approval_web.pages import CONTENT_TYPE, SECURITY_HEADERS, render_invalid
+from ..contracts import METRIC_DECISION_RECORDED
 from ..domain.errors import ValidationError
-from .core import core, receipt_key
 from .events import DecisionForm, LinkQuery, parse_event
 from .observability import count, logger, metrics, tracer
+from .root import core, receipt_key
 
 _FORM_TYPE = "application/x-www-form-urlencoded"
 _MAX_BODY = 16 * 1024
@@ -101,7 +102,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         page = endpoint.post(_query(request), form)
         logger.info("decision post handled", extra={"outcome": page.label})
         if page.label == "recorded":
-            count("DecisionRecorded")
+            count(METRIC_DECISION_RECORDED)
         return _response(page)
     response = _response(None, status=405, body=render_invalid("unsupported method"))
     response["headers"]["Allow"] = "GET, HEAD, POST"

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from ..contracts import Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.records import CheckpointId, ProposalHash, SessionId
@@ -107,7 +108,7 @@ class ResumeOutput(BaseModel):
     """How the resume ended. A refusal is raised as ``ResumeRefusedError``, so ``refused`` shows in the
     error Step Functions catches rather than here."""
 
-    outcome: Literal["applied", "rejected", "refused"]
+    outcome: Outcome
     code: str | None = None
     checkpoint_id: str
     state_revision: int

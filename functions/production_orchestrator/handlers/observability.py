@@ -13,9 +13,10 @@ import warnings
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-METRICS_NAMESPACE = "ProductionOrchestrator"
+from ..contracts import ENV_SERVICE_NAME, METRIC_RESUME_REFUSED, METRICS_NAMESPACE
+
 # Powertools reads POWERTOOLS_SERVICE_NAME itself; the fallback only names the logger when it is unset.
-SERVICE_NAME = os.environ.get("POWERTOOLS_SERVICE_NAME") or "production-orchestrator"
+SERVICE_NAME = os.environ.get(ENV_SERVICE_NAME) or "production-orchestrator"
 
 # A GET of the approval page or a request for approval publishes no metric, and that is expected.
 warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
@@ -37,5 +38,7 @@ def count(name: str) -> None:
 
 def count_refusal(code: str) -> None:
     """``ResumeRefused`` with the refusal code as its dimension, flushed on its own."""
-    with single_metric(name="ResumeRefused", unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE) as metric:
+    with single_metric(
+        name=METRIC_RESUME_REFUSED, unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE
+    ) as metric:
         metric.add_dimension(name="code", value=code)

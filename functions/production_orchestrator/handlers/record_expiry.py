@@ -6,10 +6,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from ..approval_service import expire_approvals
-from .core import core
+from ..contracts import METRIC_DECISION_EXPIRED
+from ..lifecycle.expire import expire_approvals
 from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
 from .observability import count, logger, metrics, tracer
+from .root import core
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -23,7 +24,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     expired = expire_approvals(shared.store, shared.approvals, request.checkpoint_id, shared.now())
     state = shared.store.load_state()
     logger.info("approval expired", extra={"approval_ids": expired})
-    count("DecisionExpired")
+    count(METRIC_DECISION_EXPIRED)
     return RecordExpiryOutput(
         checkpoint_id=request.checkpoint_id,
         expired_approvals=expired,

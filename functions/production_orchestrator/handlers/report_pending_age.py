@@ -10,11 +10,10 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from ..approval_service import pending_approval_ages
-from .core import core
+from ..contracts import METRIC_OLDEST_PENDING_APPROVAL_AGE
+from ..lifecycle.status import pending_approval_ages
 from .observability import logger, metrics, tracer
-
-METRIC_NAME = "OldestPendingApprovalAgeSeconds"
+from .root import core
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -25,6 +24,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     shared = core()
     ages = pending_approval_ages(shared.store, shared.approvals, shared.now())
     oldest = ages[0] if ages else 0
-    metrics.add_metric(name=METRIC_NAME, unit=MetricUnit.Seconds, value=oldest)
+    metrics.add_metric(name=METRIC_OLDEST_PENDING_APPROVAL_AGE, unit=MetricUnit.Seconds, value=oldest)
     logger.info("pending approvals", extra={"pending": len(ages), "oldest_age_seconds": oldest})
     return {"pending": len(ages), "oldest_pending_age_seconds": oldest}

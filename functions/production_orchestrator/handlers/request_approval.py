@@ -13,10 +13,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..adapters.aws.sns_notifier import SnsApprovalNotifier
-from ..approval_service import request_approval
-from .core import Core, core
+from ..lifecycle.request_approval import request_approval
 from .events import RequestApprovalEvent, RequestApprovalOutput, parse_event
 from .observability import logger, metrics, tracer
+from .root import Core, core
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from ..contracts import METRIC_PLAN_APPLIED, OUTCOME_APPLIED, OUTCOME_REJECTED
 from ..domain.errors import ResumeRefusedError
-from ..workflow import resume_decided
-from .agent_root import agent_root
-from .core import receipt_key
+from ..lifecycle.resume_approval import resume_decided
 from .events import ResumeEvent, ResumeOutput, parse_event
 from .observability import count, count_refusal, logger, metrics, tracer
+from .root import agent_root, receipt_key
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -42,14 +42,14 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.warning("resume refused", extra={"code": refusal.code.value, "reason": refusal.human_message})
         count_refusal(refusal.code.value)
         raise
-    if result.outcome == "applied":
-        count("PlanApplied")
+    if result.outcome == OUTCOME_APPLIED:
+        count(METRIC_PLAN_APPLIED)
     logger.info(
         "resume finished",
         extra={"outcome": result.outcome, "revision": result.revision, "plan_applied_count": result.plan_applied_count},
     )
     return ResumeOutput(
-        outcome="applied" if result.outcome == "applied" else "rejected",
+        outcome=OUTCOME_APPLIED if result.outcome == OUTCOME_APPLIED else OUTCOME_REJECTED,
         checkpoint_id=request.checkpoint_id,
         state_revision=result.revision,
         plan_applied_count=result.plan_applied_count,

@@ -6,10 +6,11 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from ..service import start_run
-from .agent_root import agent_root
+from ..contracts import METRIC_PROPOSAL_CREATED
+from ..lifecycle.start import start_run
 from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics, tracer
+from .root import agent_root
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -27,7 +28,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         "approval requested",
         extra={"proposal_hash": cp.proposal_hash, "expires_at": cp.expires_at, "provider": root.binding.describe()},
     )
-    count("ProposalCreated")
+    count(METRIC_PROPOSAL_CREATED)
     return RunAgentOutput(
         session_id=cp.session_id,
         checkpoint_id=cp.checkpoint_id,

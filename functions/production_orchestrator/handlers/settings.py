@@ -14,32 +14,32 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
+from .. import contracts
 from ..domain.claims import DEFAULT_LEASE
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
-    "table_name": "PO_TABLE_NAME",
-    "separation_of_duties": "PO_SEPARATION_OF_DUTIES",
-    "quorum": "PO_QUORUM",
-    "quorum_above_quantity": "PO_QUORUM_ABOVE_QUANTITY",
-    "receipt_key_id": "PO_RECEIPT_KEY_ID",
-    "session_bucket": "PO_SESSION_BUCKET",
-    "session_prefix": "PO_SESSION_PREFIX",
-    "topic_arn": "PO_TOPIC_ARN",
-    "provider": "PO_PROVIDER",
-    "model_id": "PO_MODEL_ID",
-    "model_region": "PO_MODEL_REGION",
-    "model_profile": "PO_MODEL_PROFILE",
-    "model_endpoint": "PO_MODEL_ENDPOINT",
-    "approval_window": "PO_APPROVAL_WINDOW",
-    "link_base_url": "PO_LINK_BASE_URL",
-    "approvers": "PO_APPROVERS",
-    "scenario": "PO_SCENARIO",
-    "decision_lease": "PO_DECISION_LEASE",
+    "table_name": contracts.ENV_TABLE_NAME,
+    "separation_of_duties": contracts.ENV_SEPARATION_OF_DUTIES,
+    "quorum": contracts.ENV_QUORUM,
+    "quorum_above_quantity": contracts.ENV_QUORUM_ABOVE_QUANTITY,
+    "receipt_key_id": contracts.ENV_RECEIPT_KEY_ID,
+    "session_bucket": contracts.ENV_SESSION_BUCKET,
+    "session_prefix": contracts.ENV_SESSION_PREFIX,
+    "topic_arn": contracts.ENV_TOPIC_ARN,
+    "provider": contracts.ENV_PROVIDER,
+    "model_id": contracts.ENV_MODEL_ID,
+    "model_region": contracts.ENV_MODEL_REGION,
+    "model_profile": contracts.ENV_MODEL_PROFILE,
+    "model_endpoint": contracts.ENV_MODEL_ENDPOINT,
+    "approval_window": contracts.ENV_APPROVAL_WINDOW,
+    "link_base_url": contracts.ENV_LINK_BASE_URL,
+    "approvers": contracts.ENV_APPROVERS,
+    "scenario": contracts.ENV_SCENARIO,
+    "decision_lease": contracts.ENV_DECISION_LEASE,
 }
-_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
 _TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
 _LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)$")
@@ -108,7 +108,7 @@ class Settings(BaseModel):
         if isinstance(value, str):
             value = tuple(part.strip() for part in value.split(",") if part.strip())
         for email in value:
-            if not _EMAIL.match(email):
+            if not contracts.is_approver_email(email):
                 raise ValueError(f"{email!r} is not an e-mail address")
         return value
 

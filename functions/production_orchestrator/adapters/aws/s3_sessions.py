@@ -11,10 +11,10 @@ from typing import Any
 
 from strands.session.s3_session_manager import S3SessionManager
 
-from ...agent.session_facts import facts_from
 from ...domain.errors import ConfigurationError
 from ...domain.records import AGENT_ID_PATTERN, SESSION_ID_PATTERN, require_id
 from ...domain.verification import SessionFacts
+from ..session_facts import facts_from
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 _PREFIX = re.compile(r"^[A-Za-z0-9_./-]{0,200}$")

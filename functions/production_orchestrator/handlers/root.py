@@ -1,6 +1,10 @@
-"""The strands-free part of the composition root: settings, one boto3 session, the DynamoDB stores.
+"""The Lambda composition root, built once per process (a cold start) on first use.
 
-Built once per process (a Lambda cold start) on first use; tests reset it with ``core.cache_clear()``.
+    core()        settings, one boto3 session, the DynamoDB stores (strands-free: the decision endpoint)
+    receipt_key() the KMS HMAC key receipts are MACed with, when configured
+    agent_root()  S3 sessions, the provider binding and the lifecycle runtime (imports strands, lazily)
+
+Tests reset it with ``core.cache_clear()`` / ``agent_root.cache_clear()``.
 """
 
 from __future__ import annotations
@@ -9,18 +13,19 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3  # type: ignore[import-untyped]
-from botocore.config import Config  # type: ignore[import-untyped]
 
+from ..adapters.aws.boto_config import BOTO_CONFIG
 from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from ..adapters.aws.dynamodb_store import DynamoShopStore
 from ..adapters.aws.kms_mac import KmsMacKey
+from ..domain.records import ProviderBinding
 from .settings import Settings, load_settings
 
-# Standard retry mode retries throttling and 5xx with backoff; conditional failures are never retried.
-BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, user_agent_extra="production-orchestrator")
+if TYPE_CHECKING:
+    from ..lifecycle.runtime import Runtime
 
 
 def utc_now() -> datetime:
@@ -66,3 +71,38 @@ def receipt_key(shared: Core) -> KmsMacKey | None:
     """The KMS HMAC key receipts are MACed with (``PO_RECEIPT_KEY_ID``), or None when none is configured."""
     key_id = shared.settings.receipt_key_id
     return KmsMacKey(shared.client("kms"), key_id) if key_id else None
+
+
+@dataclass(frozen=True)
+class AgentRoot:
+    """What the agent handlers run on."""
+
+    core: Core
+    runtime: Runtime
+    binding: ProviderBinding
+
+
+@cache
+def agent_root() -> AgentRoot:
+    """Build once per cold start: the same binding for start, resume and identity.
+
+    Imported here, not at module level, so the decision endpoint never loads strands.
+    """
+    from ..adapters.aws.s3_sessions import S3SessionStore
+    from ..agent.providers import build_binding
+    from ..lifecycle.runtime import Runtime
+
+    shared = core()
+    settings = shared.settings.require("session_bucket")
+    binding = build_binding(
+        settings.provider,
+        settings.model_id,
+        settings.model_region,
+        settings.model_profile,
+        endpoint=settings.model_endpoint,
+    )
+    sessions = S3SessionStore(str(settings.session_bucket), settings.session_prefix, shared.boto_session)
+    runtime = Runtime(
+        store=shared.store, sessions=sessions, clock=shared.now, pid=os.getpid(), lease=settings.decision_lease
+    )
+    return AgentRoot(core=shared, runtime=runtime, binding=binding)

@@ -16,16 +16,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import approval_service
-from .adapters.local.runtime import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, utc_now
-from .domain.approvals import ApprovalRecord
-from .domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from .domain.ports import ApprovalMessage, ShopStore
-from .domain.receipts import make_receipt
-from .domain.records import Checkpoint, Decision, parse_utc, utc_iso
-from .service import Runtime, StartResult
+from ..domain.approvals import ApprovalRecord
+from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
+from ..domain.ports import ApprovalMessage, ShopStore
+from ..domain.receipts import make_receipt
+from ..domain.records import Checkpoint, Decision, parse_utc
+from ..lifecycle.authorize import authorize_direct, receipt_event
+from ..lifecycle.evidence import load_checkpoint, review
+from ..lifecycle.repropose import supersede
+from ..lifecycle.request_approval import request_approval
+from ..lifecycle.review import current_approval, what_changed
+from ..lifecycle.runtime import Runtime
+from ..lifecycle.start import StartResult
+from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, utc_now
+
+if TYPE_CHECKING:
+    from ..approval_web.endpoint import DecisionEndpoint
 
 DEFAULT_APPROVER = "shop-owner"
 LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
@@ -70,7 +78,7 @@ def request_links(args: argparse.Namespace, rt: Runtime, result: StartResult) ->
     """Create the run's approval and print ``APPROVAL_ID=`` and each approver's ``APPROVAL_URL_<n>=``."""
     configured = [a.strip() for a in (args.approvers or "").split(",") if a.strip()]
     notifier = _Collect()
-    requested = approval_service.request_approval(
+    requested = request_approval(
         rt.store,
         local_approvals(args.data_dir),
         notifier,
@@ -96,18 +104,15 @@ def request_links(args: argparse.Namespace, rt: Runtime, result: StartResult) ->
 
 def authorize(args: argparse.Namespace, approver: str, approved: bool) -> None:
     """``resume --approver`` meets the run's policy; raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``."""
-    approval_service.authorize_direct(local_approvals(args.data_dir), args.checkpoint, approver, approved)
+    authorize_direct(local_approvals(args.data_dir), args.checkpoint, approver, approved)
 
 
 def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
     """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and how to propose again."""
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
-    rt = local_runtime(args.data_dir, create=False)
-    raw = rt.store.get_checkpoint(args.checkpoint)
-    if raw is None:
-        return
-    changes = approval_service.what_changed(rt.store, Checkpoint.model_validate_json(raw)) or []
+    store = local_runtime(args.data_dir, create=False).store
+    changes = what_changed(store, load_checkpoint(store, args.checkpoint)) or []
     print("changed since the plan was proposed:", file=sys.stderr)
     for line in changes:
         print(f"  - {line}", file=sys.stderr)
@@ -121,12 +126,12 @@ def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
 def record_cli_receipt(args: argparse.Namespace, store: ShopStore, checkpoint: Checkpoint, decision: Decision) -> None:
     """A decision typed at the CLI gets its receipt too, kept in the audit trail."""
     receipt = make_receipt(checkpoint, decision, local_mac_key(args.data_dir))
-    store.append_audit(approval_service.receipt_event(checkpoint, receipt, at=utc_iso(utc_now())))
+    store.append_audit(receipt_event(checkpoint, receipt, at=utc_now()))
 
 
 def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> Any:
     """Resume ``--checkpoint`` with the decision recorded on ``--approval`` (its receipts verified)."""
-    from .workflow import resume_decided
+    from ..lifecycle.resume_approval import resume_decided
 
     rt = agent_runtime(args, create=False)
     return resume_decided(
@@ -141,26 +146,26 @@ def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runti
 
 def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> int:
     """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from .service import start_run
+    from ..lifecycle.start import start_run
 
     approvals = local_approvals(args.data_dir)
     old: ApprovalRecord | None = None
     if args.approval:
-        old = approval_service.current_approval(approvals, args.approval)
+        old = current_approval(approvals, args.approval)
     elif args.checkpoint:
         found = approvals.approvals_for(args.checkpoint)
-        old = approval_service.current_approval(approvals, found[-1].approval_id) if found else None
+        old = current_approval(approvals, found[-1].approval_id) if found else None
     if old is None:
         raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
     rt = agent_runtime(args, create=False)
-    checkpoint, _ = approval_service.review(rt.store, old.checkpoint_id)
-    if approval_service.what_changed(rt.store, checkpoint) is None:
+    checkpoint, _ = review(rt.store, old.checkpoint_id)
+    if what_changed(rt.store, checkpoint) is None:
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
         raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
     result = start_run(rt, checkpoint.scenario, binding, window)
-    new = approval_service.supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
+    new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
     print(f"CHECKPOINT_ID={result.checkpoint.checkpoint_id}")
     print(f"PROPOSAL_HASH={result.checkpoint.proposal_hash}")
     print(f"APPROVAL_ID={new.approval_id}")
@@ -169,12 +174,29 @@ def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], b
     return 0
 
 
+def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint:
+    """The local composition of the pages: SQLite stores, the key file, resumes and re-proposals as fresh
+    processes."""
+    from ..approval_web.endpoint import DecisionEndpoint
+    from .processes import SubprocessRepropose, SubprocessResume
+
+    return DecisionEndpoint(
+        store=local_runtime(data_dir, create=False).store,
+        approvals=local_approvals(data_dir),
+        callback=SubprocessResume(data_dir, provider_args),
+        clock=utc_now,
+        mac_key=local_mac_key(data_dir),
+        reproposer=SubprocessRepropose(data_dir, provider_args),
+        report_outcome=True,
+    )
+
+
 def serve(args: argparse.Namespace, provider_args: list[str]) -> int:
     """Serve the approval pages on 127.0.0.1 until interrupted."""
-    from .adapters.local.server import make_server
+    from ..approval_web.local_server import make_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = make_server(args.data_dir, args.port, provider_args)
+    server = make_server(local_endpoint(args.data_dir, provider_args), args.port)
     port = int(server.server_address[1])
     print(f"SERVING=http://127.0.0.1:{port}/", flush=True)
     try:
@@ -188,7 +210,7 @@ def serve(args: argparse.Namespace, provider_args: list[str]) -> int:
 
 def audit_verify(store: ShopStore) -> int:
     """Check the audit hash chain; print ``AUDIT_CHAIN=intact`` or the first broken link. Exit 0 or 5."""
-    from .ops import print_chain_report
+    from .aws_ops import print_chain_report
 
     return print_chain_report(store)
 

@@ -1,15 +1,17 @@
-"""The resume step of the AWS workflow: the decision recorded on an approval, through the same gate.
+"""Resume an approval: the decision recorded on it (the page's, the workflow's), through the same gate.
 
-approval (decided) -> ResumeRequest -> service.resume_run (verify, claim once, interruptResponse)
+approval (decided) -> authorize -> ResumeRequest -> resume_run (verify, claim once, interruptResponse)
 """
 
 from __future__ import annotations
 
-from . import approval_service
-from .domain.errors import PlanNotAppliedError
-from .domain.ports import ApprovalStore, MacKey
-from .domain.records import ProviderBinding
-from .service import ResumeResult, Runtime, resume_run
+from ..domain.errors import PlanNotAppliedError
+from ..domain.ports import ApprovalStore, MacKey
+from ..domain.records import ProviderBinding
+from .authorize import decision_for_resume
+from .claim import ResumeResult
+from .resume import resume_run
+from .runtime import Runtime
 
 
 def resume_decided(
@@ -29,7 +31,7 @@ def resume_decided(
     ``ResumeRefusedError`` with nothing written; an approval that was recorded but did not
     apply raises ``PlanNotAppliedError`` (again on every retry: the outcome is recorded).
     """
-    recorded = approval_service.decision_for_resume(
+    recorded = decision_for_resume(
         approvals,
         checkpoint_id,
         approval_id,

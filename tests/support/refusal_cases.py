@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from scripts.clidriver import Run, cli
-from scripts.localstore import DB_NAME
+from tests.support.clidriver import Run, cli
+from tests.support.localstore import DB_NAME
 
 
 @dataclass(frozen=True)
@@ -151,3 +151,10 @@ def refusals_logged(data_dir: Path) -> list[dict[str, object]]:
     """Entries of the data dir's refusals.jsonl."""
     path = data_dir / "refusals.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def start_into(data_dir: Path, scenario: str, *extra: str) -> Pending:
+    """``start`` a scenario into ``data_dir`` through the real CLI; the pending approval it left."""
+    run = cli("start", "--data-dir", str(data_dir), "--scenario", scenario, *extra)
+    assert run.returncode == 0, run.stderr
+    return Pending.from_start(data_dir, run)

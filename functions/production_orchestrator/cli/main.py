@@ -15,16 +15,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from . import cli_approvals
-from .adapters.local.runtime import local_runtime, log_refusal, utc_now
-from .agent.providers import PROVIDERS, ModelSettings, build_binding
-from .domain.durations import parse_duration
-from .domain.errors import OrchestratorError, PlanNotAppliedError, ResumeRefusedError, ValidationError
-from .domain.records import ProviderBinding, require_hash, utc_iso
-from .domain.scenarios import SCENARIOS
-from .domain.verification import ResumeRequest
-from .presentation import render_review, render_shop
-from .service import Runtime, resume_run, review, start_run, status
+from ..agent.providers import PROVIDERS, ModelSettings, build_binding
+from ..domain.durations import parse_duration
+from ..domain.errors import OrchestratorError, PlanNotAppliedError, ResumeRefusedError, ValidationError
+from ..domain.presentation import render_review, render_shop
+from ..domain.records import ProviderBinding, require_hash, utc_iso
+from ..domain.scenarios import SCENARIOS
+from ..domain.verification import ResumeRequest
+from ..lifecycle.evidence import review
+from ..lifecycle.resume import resume_run
+from ..lifecycle.runtime import Runtime
+from ..lifecycle.start import start_run
+from ..lifecycle.status import status
+from . import approvals as cli_approvals
+from .root import local_runtime, log_refusal, utc_now
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
 ENV_LEASE = "PO_DECISION_LEASE"
@@ -215,7 +219,7 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    report = status(local_runtime(args.data_dir, create=False))
+    report = status(local_runtime(args.data_dir, create=False).store, utc_now())
     cli_approvals.superseded_labels(args.data_dir, report)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
@@ -230,7 +234,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    checkpoint, proposal = review(local_runtime(args.data_dir, create=False), args.checkpoint)
+    checkpoint, proposal = review(local_runtime(args.data_dir, create=False).store, args.checkpoint)
     print(render_review(checkpoint, proposal))
     return EXIT_OK
 
@@ -238,7 +242,7 @@ def _show(args: argparse.Namespace) -> int:
 def _shop(args: argparse.Namespace) -> int:
     rt = local_runtime(args.data_dir, create=False)
     if args.shop_command == "set-inventory":
-        from .agent.context import RunContext
+        from ..agent.context import RunContext
 
         ctx = RunContext(store=rt.store, session_id="", checkpoint_id="", clock=rt.clock)
         try:

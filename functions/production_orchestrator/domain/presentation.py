@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .domain.planning import CapacityConflict, InventoryShortage, ProposalContent
-from .domain.records import Checkpoint
-from .domain.shop import ShopState, hours
+from .planning import CapacityConflict, InventoryShortage, ProposalContent
+from .records import Checkpoint
+from .shop import ShopState, hours
 
 
 def fingerprint(proposal_hash: str) -> str:

@@ -1,4 +1,4 @@
-"""Composition root for the local mode: one data dir holds one shop, its sessions and its logs."""
+"""The CLI's composition root: one data dir holds one shop, its approvals, sessions, receipt key and logs."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ...domain.errors import ValidationError
-from ...service import Runtime
-from .file_sessions import FileSessionStore
-from .mac_key import KEY_FILE, FileMacKey
-from .sqlite_approvals import SqliteApprovalStore
-from .sqlite_store import SqliteShopStore
+from ..adapters.local.file_sessions import FileSessionStore
+from ..adapters.local.mac_key import KEY_FILE, FileMacKey
+from ..adapters.local.sqlite_approvals import SqliteApprovalStore
+from ..adapters.local.sqlite_store import SqliteShopStore
+from ..domain.errors import ValidationError
+from ..lifecycle.runtime import Runtime
 
 DB_NAME = "shop.sqlite3"
 SESSIONS_DIR = "sessions"

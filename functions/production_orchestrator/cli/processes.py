@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...approval_service import LinkView
+from ..lifecycle.review import LinkView
 
 _LOG = logging.getLogger(__name__)
-_PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # functions/: where production_orchestrator lives
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # functions/: where production_orchestrator lives
 _TIMEOUT_SECONDS = 600
 
 

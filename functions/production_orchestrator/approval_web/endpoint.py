@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from . import approval_page as page
-from .approval_service import LinkView, decide, open_link, open_stale, what_changed
-from .domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
-from .domain.records import Checkpoint
+from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
+from ..lifecycle.decide import decide
+from ..lifecycle.evidence import load_checkpoint
+from ..lifecycle.review import LinkView, open_link, open_stale, what_changed
+from . import pages as page
 
 Reproposer = Callable[[LinkView], str]  # runs the agent again; returns the new proposal hash
 
@@ -122,9 +123,7 @@ class DecisionEndpoint:
         """How the (synchronous, local) resume ended, read back from the store."""
         record = self.store.get_decision(checkpoint_id)
         if record is None:
-            raw = self.store.get_checkpoint(checkpoint_id)
-            changes = None if raw is None else what_changed(self.store, Checkpoint.model_validate_json(raw))
-            return "refused", changes
+            return "refused", what_changed(self.store, load_checkpoint(self.store, checkpoint_id))
         if not record.decision.approved:
             return "rejected", None
         return ("applied" if self.store.application_count(record.decision.reviewed_hash) else "refused"), None

@@ -3,7 +3,7 @@
     GET  /                 pending approvals (no links, no secrets)
     GET  /approve?a=&s=    the confirmation page (the same renderer as the decision Lambda); reads only
     HEAD /approve?a=&s=    headers only; reads only
-    POST /approve?a=&s=    decide: the resume then runs in a fresh process (SubprocessResume)
+    POST /approve?a=&s=    decide (locally the resume then runs in a fresh process: cli/processes.py)
 
 Access log lines carry the method, the path without its query string and the status: never a secret.
 """
@@ -12,36 +12,21 @@ from __future__ import annotations
 
 import logging
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ...approval_endpoint import DecisionEndpoint, PageResponse
-from ...approval_page import CONTENT_TYPE, SECURITY_HEADERS, render_index, render_invalid, render_neutral
-from ...domain.records import Checkpoint, parse_utc
-from ...presentation import fingerprint
-from .processes import SubprocessRepropose, SubprocessResume
-from .runtime import local_approvals, local_mac_key, local_runtime, utc_now
+from ..domain.errors import OrchestratorError
+from ..domain.presentation import fingerprint
+from ..domain.records import parse_utc
+from ..lifecycle.evidence import load_checkpoint
+from .endpoint import DecisionEndpoint, PageResponse
+from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_index, render_invalid, render_neutral
 
 _LOG = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
 APPROVE_PATH = "/approve"
 _MAX_BODY = 16 * 1024
 _FORM_TYPE = "application/x-www-form-urlencoded"
-
-
-def build_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint:
-    """The local composition: SQLite stores, the key file, resumes and re-proposals as fresh processes."""
-    rt = local_runtime(data_dir, create=False)
-    return DecisionEndpoint(
-        store=rt.store,
-        approvals=local_approvals(data_dir),
-        callback=SubprocessResume(data_dir, provider_args),
-        clock=utc_now,
-        mac_key=local_mac_key(data_dir),
-        reproposer=SubprocessRepropose(data_dir, provider_args),
-        report_outcome=True,
-    )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -84,12 +69,14 @@ class _Handler(BaseHTTPRequestHandler):
         store, approvals = self.endpoint.store, self.endpoint.approvals
         rows = []
         for approval in approvals.list_approvals():  # type: ignore[attr-defined]
-            if approval.status != "pending" or utc_now() >= parse_utc(approval.expires_at):
+            if approval.status != "pending" or self.endpoint.clock() >= parse_utc(approval.expires_at):
                 continue
-            raw = store.get_checkpoint(approval.checkpoint_id)
-            order = Checkpoint.model_validate_json(raw).target_order_id if raw else "?"
+            try:
+                order = load_checkpoint(store, approval.checkpoint_id).target_order_id
+            except OrchestratorError:
+                order = "?"
             rows.append((approval, order, fingerprint(approval.proposal_hash)))
-        return render_index(rows, utc_now())
+        return render_index(rows, self.endpoint.clock())
 
     def do_GET(self) -> None:
         self._get(head=False)
@@ -110,7 +97,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._page(self.endpoint.post(self._query(), form))
 
 
-def make_server(data_dir: Path, port: int, provider_args: list[str]) -> ThreadingHTTPServer:
-    """A server bound to 127.0.0.1 only (``port`` 0 picks a free one)."""
-    handler = type("Handler", (_Handler,), {"endpoint": build_endpoint(data_dir, provider_args)})
+def make_server(endpoint: DecisionEndpoint, port: int) -> ThreadingHTTPServer:
+    """A server for ``endpoint`` bound to 127.0.0.1 only (``port`` 0 picks a free one)."""
+    handler = type("Handler", (_Handler,), {"endpoint": endpoint})
     return ThreadingHTTPServer((LOOPBACK, port), handler)

@@ -1,4 +1,5 @@
-"""Operator commands against the AWS deployment: ``python -m production_orchestrator.ops audit-verify --table T``.
+"""Operator commands against a deployed stack:
+``python -m production_orchestrator.cli.aws_ops audit-verify --table T``.
 
 Uses the default AWS credential chain (and ``AWS_ENDPOINT_URL`` when set). Prints ``AUDIT_CHAIN=intact`` or
 ``AUDIT_CHAIN=broken`` with ``BROKEN_AT=<position>`` and the reason; exit 0 intact, 5 broken, 2 bad input.
@@ -10,17 +11,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .domain.audit_chain import verify_chain
-from .domain.errors import OrchestratorError
-from .domain.ports import ShopStore
+from ..domain.audit_chain import verify_chain
+from ..domain.errors import OrchestratorError
+from ..domain.ports import ShopStore
 
 
 def audit_verify(table: str) -> int:
     """Check the hash chain of the audit trail in ``table``."""
     import boto3  # type: ignore[import-untyped]
 
-    from .adapters.aws.dynamodb_store import DynamoShopStore
-    from .handlers.core import BOTO_CONFIG
+    from ..adapters.aws.boto_config import BOTO_CONFIG
+    from ..adapters.aws.dynamodb_store import DynamoShopStore
 
     return print_chain_report(DynamoShopStore(boto3.Session().client("dynamodb", config=BOTO_CONFIG), table))
 
@@ -41,7 +42,7 @@ def print_chain_report(store: ShopStore) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command."""
-    parser = argparse.ArgumentParser(prog="python -m production_orchestrator.ops", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m production_orchestrator.cli.aws_ops", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     verify = sub.add_parser("audit-verify", help="check the audit trail's hash chain")
     verify.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")

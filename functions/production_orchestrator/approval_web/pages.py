@@ -15,10 +15,10 @@ import hashlib
 from datetime import datetime
 from html import escape
 
-from .domain.approvals import ApprovalRecord
-from .domain.planning import ProposalContent
-from .domain.records import Checkpoint, parse_utc
-from .presentation import describe_blockers, describe_plan, fingerprint
+from ..domain.approvals import ApprovalRecord
+from ..domain.planning import ProposalContent
+from ..domain.presentation import describe_blockers, describe_plan, fingerprint
+from ..domain.records import Checkpoint, parse_utc
 
 _STYLE = (
     "html{-webkit-text-size-adjust:100%}"

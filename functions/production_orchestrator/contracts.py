@@ -1,0 +1,64 @@
+"""Names the runtime, the infrastructure and the tests share, defined once.
+
+Environment variables the handlers read (the CDK stack sets exactly these), the metric namespace and
+names, the outcome literals of the resume step, and the rule an approver address must meet. Pure: no
+imports beyond the standard library, so ``infra/`` can read it at synth without the runtime's SDKs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+# Environment variables (field name in handlers/settings.py -> variable).
+ENV_TABLE_NAME: Final = "PO_TABLE_NAME"
+ENV_SEPARATION_OF_DUTIES: Final = "PO_SEPARATION_OF_DUTIES"
+ENV_QUORUM: Final = "PO_QUORUM"
+ENV_QUORUM_ABOVE_QUANTITY: Final = "PO_QUORUM_ABOVE_QUANTITY"
+ENV_RECEIPT_KEY_ID: Final = "PO_RECEIPT_KEY_ID"
+ENV_SESSION_BUCKET: Final = "PO_SESSION_BUCKET"
+ENV_SESSION_PREFIX: Final = "PO_SESSION_PREFIX"
+ENV_TOPIC_ARN: Final = "PO_TOPIC_ARN"
+ENV_PROVIDER: Final = "PO_PROVIDER"
+ENV_MODEL_ID: Final = "PO_MODEL_ID"
+ENV_MODEL_REGION: Final = "PO_MODEL_REGION"
+ENV_MODEL_PROFILE: Final = "PO_MODEL_PROFILE"
+ENV_MODEL_ENDPOINT: Final = "PO_MODEL_ENDPOINT"
+ENV_APPROVAL_WINDOW: Final = "PO_APPROVAL_WINDOW"
+ENV_LINK_BASE_URL: Final = "PO_LINK_BASE_URL"
+ENV_APPROVERS: Final = "PO_APPROVERS"
+ENV_SCENARIO: Final = "PO_SCENARIO"
+ENV_DECISION_LEASE: Final = "PO_DECISION_LEASE"
+ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
+ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
+# Local (CLI) settings.
+ENV_DATA_DIR: Final = "PO_DATA_DIR"
+ENV_FAULT_KILL_AT: Final = "PO_FAULT_KILL_AT"
+
+# Metrics: one namespace; handler metrics (Powertools) and the workflow's log-derived ones.
+METRICS_NAMESPACE: Final = "ProductionOrchestrator"
+METRIC_PROPOSAL_CREATED: Final = "ProposalCreated"
+METRIC_DECISION_RECORDED: Final = "DecisionRecorded"
+METRIC_PLAN_APPLIED: Final = "PlanApplied"
+METRIC_RESUME_REFUSED: Final = "ResumeRefused"
+METRIC_DECISION_EXPIRED: Final = "DecisionExpired"
+METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
+# Counted from the workflow's own log (every path, whatever the handler published); named apart from the
+# handlers' metrics of the same facts.
+METRIC_WORKFLOW_RESUME_REFUSED: Final = "WorkflowResumeRefused"
+METRIC_WORKFLOW_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
+
+# The resume step's ``outcome`` (the state machine routes on these).
+OUTCOME_APPLIED: Final = "applied"
+OUTCOME_REJECTED: Final = "rejected"
+OUTCOME_REFUSED: Final = "refused"
+OUTCOME_EXPIRED: Final = "expired"
+Outcome = Literal["applied", "rejected", "refused"]
+
+# An approver address, as the stack accepts it at synth and the handlers at cold start.
+APPROVER_EMAIL: Final = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+
+
+def is_approver_email(value: str) -> bool:
+    """True when ``value`` is an address approval links may be mailed to."""
+    return APPROVER_EMAIL.match(value) is not None

@@ -1,0 +1,25 @@
+"""What the agent-running lifecycle steps (start, resume) run on: the ports, a clock, this process's id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from ..agent.providers import ModelSettings
+from ..domain.claims import DEFAULT_LEASE
+from ..domain.ports import SessionStore, ShopStore
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The composition root's output: adapters, a clock and this process's id."""
+
+    store: ShopStore
+    sessions: SessionStore
+    clock: Callable[[], datetime]
+    pid: int
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
+    # How long a claimed decision belongs to the resume that claimed it; past it a re-run may finish it.
+    # Longer than the resume Lambda's timeout, so a live resume is never taken over.
+    lease: timedelta = DEFAULT_LEASE

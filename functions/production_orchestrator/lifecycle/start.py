@@ -1,0 +1,117 @@
+"""Start: run the agent until it asks for approval, make everything durable, and return the checkpoint.
+
+seed shop -> agent runs its tools -> hook interrupts before apply_production_plan -> session durable
+-> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return (exit)
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from .. import faults
+from ..agent.context import RunContext
+from ..agent.factory import build_agent
+from ..agent.prompts import first_message
+from ..domain.canonical import canonical_bytes
+from ..domain.errors import StartError
+from ..domain.planning import ProposalContent, load_proposal
+from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
+from ..domain.scenarios import scenario as find_scenario
+from .evidence import current_state
+from .runtime import Runtime
+
+
+@dataclass(frozen=True)
+class StartResult:
+    """What a start leaves for the human and for the resume."""
+
+    checkpoint: Checkpoint
+    proposal: ProposalContent
+    stop_reason: str
+    revision: int
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+def usage_of(result: Any) -> dict[str, int]:
+    """Token counts the model reported for one invocation, and its event-loop cycles."""
+    metrics = result.metrics
+    usage = {key: int(value) for key, value in dict(metrics.accumulated_usage).items() if isinstance(value, int)}
+    usage["eventLoopCycles"] = int(metrics.cycle_count)
+    return usage
+
+
+def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
+    """What one agent run shares with its tools and hooks."""
+    return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
+
+
+def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window: timedelta) -> StartResult:
+    """Run the agent until it asks for approval, persist everything, and return the checkpoint."""
+    chosen = find_scenario(scenario_name)
+    session_id = f"sess-{secrets.token_hex(16)}"
+    checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
+    ctx = run_context(rt, session_id, checkpoint_id)
+    rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
+    faults.point("after_seed")
+    agent_id = agent_identity(binding, chosen.name)
+    agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
+    result = agent(first_message(chosen.customer_email))
+    if result.stop_reason != "interrupt":
+        raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
+    faults.point("after_session_save")  # the session manager synced the interrupted agent
+    interrupts = [i for i in result.interrupts or () if i.name == INTERRUPT_NAME]
+    if len(interrupts) != 1 or not isinstance(interrupts[0].reason, dict):
+        raise StartError("the agent stopped without exactly one approval request")
+    interrupt = interrupts[0]
+    proposal_hash = require_hash(str(interrupt.reason.get("proposal_hash")), "proposal hash")
+
+    # The checkpoint is written last, after the session and the proposal are durable: a checkpoint
+    # that exists always points at evidence that exists.
+    facts = rt.sessions.read_facts(session_id, agent_id)
+    if interrupt.id not in facts.pending_interrupt_ids:
+        raise StartError(f"session {session_id} did not persist the pending approval")
+    stored = rt.store.get_proposal(proposal_hash)
+    if stored is None:
+        raise StartError(f"proposal {proposal_hash} was not persisted")
+    proposal = load_proposal(stored, proposal_hash)
+    state = current_state(rt.store)
+    # What the plan was proposed on, kept by digest, so a stale refusal can say what changed since.
+    rt.store.put_state_snapshot(state.digest(), canonical_bytes(state.to_canonical()))
+    now = rt.clock()
+    checkpoint = Checkpoint(
+        checkpoint_id=checkpoint_id,
+        interrupt_id=interrupt.id,
+        interrupt_name=interrupt.name,
+        session_id=session_id,
+        agent_id=agent_id,
+        proposal_hash=proposal_hash,
+        domain_digest=state.digest(),
+        provider_binding=binding,
+        scenario=chosen.name,
+        target_order_id=proposal.target_order.order_id,
+        start_pid=rt.pid,
+        created_at=utc_iso(now),
+        expires_at=utc_iso(now + window),
+    ).sealed()
+    rt.store.put_checkpoint(
+        checkpoint_id,
+        checkpoint.model_dump_json(),
+        ctx.event(
+            "approval_requested",
+            proposal_hash,
+            interrupt_id=interrupt.id,
+            expires_at=checkpoint.expires_at,
+            provider=binding.describe(),
+        ),
+    )
+    faults.point("after_checkpoint_write")
+    return StartResult(
+        checkpoint=checkpoint,
+        proposal=proposal,
+        stop_reason=str(result.stop_reason),
+        revision=state.revision,
+        usage=usage_of(result),
+    )
