@@ -63,10 +63,17 @@ def cli(
     timeout: float = 120,
     environ: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    unset: tuple[str, ...] = (),
 ) -> Run:
-    """Run one CLI command to completion in a fresh process."""
+    """Run one CLI command to completion in a fresh process (``environ`` added, ``unset`` removed)."""
     done = subprocess.run(
-        command(*args), capture_output=True, text=True, env=env(environ), cwd=cwd, timeout=timeout, check=False
+        command(*args),
+        capture_output=True,
+        text=True,
+        env=env(environ, drop=unset),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
     )
     return Run(tuple(args), done.returncode, done.stdout, done.stderr)
 
@@ -99,3 +106,14 @@ def wait_for_line(process: subprocess.Popen[str], prefix: str, timeout: float = 
         if not line and process.poll() is not None:
             break
     raise AssertionError(f"no {prefix!r} line from {process.args!r}")
+
+
+def expect_error(run: Run, *words: str) -> str:
+    """``run`` failed as an expected failure does: exit 2, one ``error:`` line naming ``words``, no traceback."""
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2, (run.returncode, run.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error: "), run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]

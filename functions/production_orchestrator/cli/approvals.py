@@ -27,13 +27,13 @@ from ..lifecycle.repropose import supersede
 from ..lifecycle.request_approval import request_approval
 from ..lifecycle.review import current_approval, what_changed
 from ..lifecycle.runtime import Runtime
-from ..lifecycle.start import StartResult
 from . import inputs
 from .output import PROG, say
 from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, record_link_base, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
+    from ..lifecycle.start import StartResult
 
 DEFAULT_APPROVER = "shop-owner"
 LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself

@@ -42,7 +42,7 @@ def say(message: str) -> None:
 def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
     """``values`` as ``KEY=value`` lines (keys upper-cased, None left out), or as one JSON object."""
     if as_json:
-        print(json.dumps(dict(values), indent=2, sort_keys=True))
+        emit_json(dict(values))
         return
     for key, value in values.items():
         if value is None or isinstance(value, list | dict):
@@ -57,8 +57,8 @@ def _text(value: Any) -> str:
 
 
 def emit_json(document: Any) -> None:
-    """One JSON document on stdout."""
-    print(json.dumps(document, indent=2, sort_keys=True))
+    """One JSON document on stdout, keys in the order built (the most important first)."""
+    print(json.dumps(document, indent=2))
 
 
 def refused(code: str, message: str, *, as_json: bool) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
 from .. import __version__
-from ..agent.providers import DEFAULT_MODELS, DEFAULT_OLLAMA_HOST, DEFAULT_REGION, PROVIDERS
+from ..agent.model_settings import DEFAULT_MODELS, DEFAULT_OLLAMA_HOST, DEFAULT_REGION, PROVIDERS
 from ..contracts import ENV_DATA_DIR
 from .output import EXIT_CODES, EXIT_USAGE, PROG
 
@@ -130,7 +130,13 @@ def command(
 
 def actions(parser: argparse.ArgumentParser, *, metavar: str, title: str) -> Any:
     """The sub-commands of a command group (``shop show``, ``audit verify``), named ``metavar`` in usage."""
-    return parser.add_subparsers(title=title, metavar=metavar, required=True, parser_class=Parser)
+    return parser.add_subparsers(
+        title=title,
+        metavar=metavar,
+        required=True,
+        parser_class=Parser,
+        help=f"`{parser.prog} {metavar} --help` for its options and examples",
+    )
 
 
 def add_provider_flags(parser: argparse.ArgumentParser) -> None:
@@ -162,7 +168,13 @@ def build_parser(modules: Iterable[CommandModule]) -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description=DESCRIPTION, epilog=_exit_codes(), formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     add_data_dir(parser)
-    sub = parser.add_subparsers(title="commands", metavar="COMMAND", required=True, parser_class=Parser)
+    sub = parser.add_subparsers(
+        title="commands",
+        metavar="COMMAND",
+        required=True,
+        parser_class=Parser,
+        help=f"`{PROG} COMMAND --help` for its options and examples",
+    )
     for module in modules:
         module.register(sub)
     return parser

@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 from urllib.parse import urlsplit
 
-from ..agent.providers import DEFAULT_OLLAMA_HOST
+from ..agent.model_settings import DEFAULT_OLLAMA_HOST
 from ..domain.errors import ConfigurationError
 from ..domain.records import ProviderBinding
 

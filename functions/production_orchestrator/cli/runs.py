@@ -1,7 +1,8 @@
 """The commands that run the agent: ``start``, ``resume``, ``resume-approval``, ``repropose``.
 
 Each checks its input and that the model can be reached before anything is written, then calls one
-lifecycle step and prints its result (``KEY=value`` lines, or ``--json``).
+lifecycle step and prints its result (``KEY=value`` lines, or ``--json``). Strands is imported only when
+one of them runs, so ``--help``, ``status`` and ``show`` start fast.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..agent.providers import ModelSettings, build_binding
+from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
 from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
 from ..domain.records import ProviderBinding, utc_iso
 from ..domain.scenarios import SCENARIOS
 from ..domain.verification import ResumeRequest
 from ..lifecycle.claim import ResumeResult
-from ..lifecycle.resume import resume_run
 from ..lifecycle.runtime import Runtime
-from ..lifecycle.start import start_run
 from . import approvals as cli_approvals
 from . import inputs
 from .output import EXIT_NOT_APPLIED, EXIT_OK, PROG, emit, refused, say
@@ -33,6 +32,8 @@ from .root import local_runtime, log_refusal, utc_now
 
 def binding_of(args: argparse.Namespace) -> ProviderBinding:
     """The provider binding the flags name."""
+    from ..agent.providers import build_binding  # imports strands: only for commands that run a model
+
     return build_binding(
         args.provider,
         args.model,
@@ -74,6 +75,8 @@ def _with_dir(where: Path) -> str:
 
 
 def _start(args: argparse.Namespace) -> int:
+    from ..lifecycle.start import start_run
+
     where, rt, binding = _ready(args, create=True)
     result = start_run(rt, args.scenario, binding, args.approval_window)
     links = cli_approvals.request_links(args, where, rt, result)
@@ -111,6 +114,8 @@ def _next_steps(args: argparse.Namespace, where: Path, checkpoint_id: str, appro
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from ..lifecycle.resume import resume_run
+
     if args.decision == "reject" and not args.reason.strip():
         raise ValidationError("a rejection needs a reason: pass --reason TEXT (the approval page asks for one too)")
     where, rt, binding = _ready(args, create=False)

@@ -90,9 +90,9 @@ def _serve(args: argparse.Namespace) -> int:
     server = _listen(endpoint, args.port)
     port = int(server.server_address[1])
     try:
-        print(f"SERVING=http://{LOOPBACK}:{port}/", flush=True)
         warn_on_link_mismatch(where, port)
         say(f"serving the approval pages of {where} on http://{LOOPBACK}:{port}/ (Ctrl-C stops)")
+        print(f"SERVING=http://{LOOPBACK}:{port}/", flush=True)  # last: a script may act on it at once
         server.serve_forever()
     except KeyboardInterrupt:
         say("interrupted: the server stopped; recorded decisions stand and pending approvals stay pending")
