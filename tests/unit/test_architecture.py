@@ -149,6 +149,20 @@ def test_no_module_is_over_the_line_limits() -> None:
     assert too_long == {}
 
 
+def test_every_lifecycle_step_has_its_unit_tests() -> None:
+    """tests/unit/lifecycle/test_<module>.py for each lifecycle module (they run on the in-memory fakes)."""
+    steps = {p.stem for p in (PACKAGE / "lifecycle").glob("*.py") if p.stem != "__init__"}
+    tested = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "unit" / "lifecycle").glob("test_*.py")}
+    assert steps - tested == set()
+    on_disk = [
+        f"{path.name}: {name}"
+        for path in (ROOT / "tests" / "unit" / "lifecycle").glob("*.py")
+        for name in imported_modules_plain(path)
+        if name.startswith(("sqlite3", "production_orchestrator.adapters", "production_orchestrator.cli"))
+    ]
+    assert on_disk == []
+
+
 def test_tests_do_not_import_conftest_modules() -> None:
     offenders = []
     for path in (ROOT / "tests").rglob("*.py"):
