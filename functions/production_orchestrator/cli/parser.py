@@ -72,7 +72,7 @@ class Formatter(argparse.HelpFormatter):
             "%(default)" in text
             or "default" in text
             or not action.option_strings
-            or default in (None, argparse.SUPPRESS, False)
+            or default in (None, argparse.SUPPRESS, False, "")
             or isinstance(action, argparse._HelpAction | argparse._VersionAction)
         ):
             return text

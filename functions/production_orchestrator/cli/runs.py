@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
 from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
-from ..domain.records import ProviderBinding, utc_iso
+from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
 from ..domain.scenarios import SCENARIOS
 from ..domain.verification import ResumeRequest
 from ..lifecycle.claim import ResumeResult
@@ -268,7 +268,9 @@ def register(subparsers: Any) -> None:
         handler=_resume,
     )
     ids = resume.add_argument_group("what you decide on")
-    ids.add_argument("--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="CHECKPOINT_ID")
+    ids.add_argument(
+        "--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
+    )
     ids.add_argument("--decision", required=True, choices=("approve", "reject"), help="approve or reject the plan")
     ids.add_argument(
         "--reviewed-hash",
@@ -277,7 +279,13 @@ def register(subparsers: Any) -> None:
         metavar="HASH",
         help="the full PROPOSAL_HASH you reviewed (64 hex, any case)",
     )
-    ids.add_argument("--reason", type=inputs.reason, default="", metavar="TEXT", help="why; required to reject")
+    ids.add_argument(
+        "--reason",
+        type=inputs.reason,
+        default="",
+        metavar="TEXT",
+        help=f"why; required to reject (at most {MAX_REASON_CHARS} characters)",
+    )
     ids.add_argument("--approver", default=None, metavar="NAME", help="who decides (default: the OS user)")
     ids.add_argument("--interrupt-id", default=None, metavar="ID", help="INTERRUPT_ID; must match the checkpoint")
     ids.add_argument("--session-id", default=None, type=inputs.identifier, metavar="ID", help="SESSION_ID; must match")
@@ -301,8 +309,12 @@ def register(subparsers: Any) -> None:
         examples=["resume-approval --checkpoint ckpt-... --approval appr-..."],
         handler=_resume_approval,
     )
-    decided.add_argument("--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="CHECKPOINT_ID")
-    decided.add_argument("--approval", required=True, type=inputs.identifier, metavar="ID", help="APPROVAL_ID")
+    decided.add_argument(
+        "--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
+    )
+    decided.add_argument(
+        "--approval", required=True, type=inputs.identifier, metavar="ID", help="the APPROVAL_ID start printed"
+    )
     _json_flag(decided)
     add_provider_flags(decided)
     decided.set_defaults(on_interrupt=interrupted_resume)
@@ -317,8 +329,12 @@ def register(subparsers: Any) -> None:
         examples=["repropose --checkpoint ckpt-...", "repropose --approval appr-..."],
         handler=_repropose,
     )
-    again.add_argument("--approval", default=None, type=inputs.identifier, metavar="ID", help="APPROVAL_ID")
-    again.add_argument("--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="CHECKPOINT_ID")
+    again.add_argument(
+        "--approval", default=None, type=inputs.identifier, metavar="ID", help="the APPROVAL_ID start printed"
+    )
+    again.add_argument(
+        "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
+    )
     _json_flag(again)
     add_provider_flags(again)
     again.set_defaults(

@@ -106,7 +106,9 @@ def register(subparsers: Any) -> None:
         examples=["show --checkpoint ckpt-...", "show --checkpoint ckpt-... --json"],
         handler=_show,
     )
-    show.add_argument("--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="CHECKPOINT_ID")
+    show.add_argument(
+        "--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
+    )
     show.add_argument("--json", action="store_true", help="print one JSON object (status first) instead of text")
     show.set_defaults(on_interrupt=lambda _: _READ_ONLY)
 
