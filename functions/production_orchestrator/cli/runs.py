@@ -252,7 +252,12 @@ def register(subparsers: Any) -> None:
     _json_flag(start)
     cli_approvals.add_start_flags(start)
     add_provider_flags(start)
-    start.set_defaults(on_interrupt=lambda _: "interrupted: no checkpoint or approval link was issued; run start again")
+    start.set_defaults(
+        on_interrupt=lambda _: (
+            f"interrupted: no approval link was printed; run start again (`{PROG} status` "
+            "lists any checkpoint left without one; it expires unused)"
+        )
+    )
 
     resume = command(
         subparsers,
