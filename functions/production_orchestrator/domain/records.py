@@ -25,7 +25,7 @@ DECISION_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def utc_iso(moment: datetime) -> str:
