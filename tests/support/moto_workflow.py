@@ -98,6 +98,7 @@ class Invocation:
     result: Any = None
     error: dict[str, str] | None = None
     logs: str = ""
+    calls: list[list[Any]] = field(default_factory=list)  # [signing name, operation, partition keys]
 
 
 @dataclass
@@ -171,6 +172,7 @@ class LambdaRouter:
             result=outcome.get("result"),
             error=outcome.get("error"),
             logs=logs,
+            calls=outcome.get("calls", []),
         )
         with self._lock:
             self.invocations.append(invocation)
