@@ -20,7 +20,14 @@ from infra.permissions import TABLE_ACCESS
 from infra.settings import DEFAULTS, MAX_EXECUTION_SECONDS, Settings
 from production_orchestrator.domain.claims import DEFAULT_LEASE
 from production_orchestrator.domain.errors import ConfigurationError
-from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
+from tests.support.cdk_template import (
+    function_ids,
+    placeholder,
+    resources_of_type,
+    role_statements,
+    state_machine_definition,
+    synthesize,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = {"approvalWindow": "2h", "approverEmails": "a@example.com,b@example.com"}
@@ -51,24 +58,6 @@ def template() -> dict[str, Any]:
 
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
-
-
-def _function_ids(template: dict[str, Any]) -> dict[str, str]:
-    return {
-        fn["Properties"]["Handler"].split(".")[-2]: logical_id
-        for logical_id, fn in resources_of_type(template, "AWS::Lambda::Function").items()
-    }
-
-
-def role_statements(template: dict[str, Any], module: str) -> list[dict[str, Any]]:
-    """Every policy statement attached to the role of ``module``'s function."""
-    function = template["Resources"][_function_ids(template)[module]]
-    role_id = function["Properties"]["Role"]["Fn::GetAtt"][0]
-    found = []
-    for policy in resources_of_type(template, "AWS::IAM::Policy").values():
-        if {"Ref": role_id} in policy["Properties"]["Roles"]:
-            found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
-    return found
 
 
 # --- least privilege --------------------------------------------------------------------------------------
@@ -136,7 +125,7 @@ def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any]
     assert reserved.pop("decide") == DEFAULTS["decideReservedConcurrency"] == 10
     assert set(reserved.values()) == {None}, "only the public endpoint is capped"
     custom = synthesize({**CONTEXT, "decideReservedConcurrency": "3"})
-    decide = custom["Resources"][_function_ids(custom)["decide"]]
+    decide = custom["Resources"][function_ids(custom)["decide"]]
     assert decide["Properties"]["ReservedConcurrentExecutions"] == 3
 
 
@@ -229,7 +218,7 @@ def test_a_crashed_resume_is_retried_after_the_decision_lease(template: dict[str
     assert "ResumeRefusedError" not in crash["ErrorEquals"], "a refusal is a verdict, never retried"
     assert crash["IntervalSeconds"] > DEFAULT_LEASE.total_seconds()
     assert crash["MaxAttempts"] >= 1
-    env = template["Resources"][_function_ids(template)["resume_agent"]]["Properties"]["Environment"]["Variables"]
+    env = template["Resources"][function_ids(template)["resume_agent"]]["Properties"]["Environment"]["Variables"]
     assert env["PO_DECISION_LEASE"] == DEFAULTS["decisionLease"] == "10m"
     short = synthesize({**CONTEXT, "decisionLease": "3s"})
     (crash,) = [
@@ -275,10 +264,10 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
 
 def test_quorum_context_keys_reach_the_approval_request() -> None:
     custom = synthesize({**CONTEXT, "quorum": "2", "quorumAboveQuantity": "500"})
-    env = custom["Resources"][_function_ids(custom)["request_approval"]]["Properties"]["Environment"]["Variables"]
+    env = custom["Resources"][function_ids(custom)["request_approval"]]["Properties"]["Environment"]["Variables"]
     assert (env["PO_QUORUM"], env["PO_QUORUM_ABOVE_QUANTITY"]) == ("2", "500")
     default = synthesize(CONTEXT)
-    env = default["Resources"][_function_ids(default)["request_approval"]]["Properties"]["Environment"]["Variables"]
+    env = default["Resources"][function_ids(default)["request_approval"]]["Properties"]["Environment"]["Variables"]
     assert (env["PO_QUORUM"], env["PO_QUORUM_ABOVE_QUANTITY"]) == ("2", "")
 
 

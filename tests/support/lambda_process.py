@@ -3,7 +3,7 @@
 Reads the event from stdin, calls the handler with a minimal context, and writes
 ``{"pid", "result", "calls"}`` or ``{"pid", "error": {"errorType", "errorMessage"}, "calls"}`` to RESULT_FILE
 (stdout and stderr stay the function's log stream). ``calls`` lists every AWS API call the handler made as
-``[signing name, operation, partition keys]`` (tests/support/iam_calls.py turns them into IAM actions).
+``[signing name, operation, partition keys | list prefix]`` (tests/support/iam_calls.py turns them into IAM actions).
 ``no-strands`` makes any import of strands fail, as it would in the decision function's asset, which does
 not ship it.
 """
@@ -68,7 +68,13 @@ def _record_calls(calls: list[list[Any]]) -> None:
 
     def recording(client: Any, operation: str, params: dict[str, Any]) -> Any:
         signing = client.meta.service_model.signing_name
-        calls.append([signing, operation, _partition_keys(operation, params) if signing == "dynamodb" else []])
+        if signing == "dynamodb":
+            scope = _partition_keys(operation, params)
+        elif operation == "ListObjectsV2":
+            scope = [str(params.get("Prefix", ""))]  # what s3:prefix conditions see
+        else:
+            scope = []
+        calls.append([signing, operation, scope])
         return original(client, operation, params)
 
     BaseClient._make_api_call = recording
