@@ -140,7 +140,7 @@ def dependencies(requirements: tuple[str, ...], platform: str) -> Path:
         requirements_file.write_text("\n".join(requirements) + "\n", encoding="utf-8")
         subprocess.run(
             [
-                python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                python, "-m", "pip", "install", "-qq", "--disable-pip-version-check",
                 "--no-compile", "--no-warn-conflicts", "--no-warn-script-location",
                 "--platform", platform, "--implementation", "cp",
                 "--python-version", LAMBDA_PYTHON_VERSION, "--only-binary=:all:",

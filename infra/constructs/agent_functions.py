@@ -112,8 +112,11 @@ class AgentFunctions(Construct):
         self.architecture = (
             lambda_.Architecture.ARM_64 if settings.architecture == "arm64" else lambda_.Architecture.X86_64
         )
-        full_code = lambda_code(settings.architecture)
-        decision_code = lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES)
+        # Two assets: the agent functions' (with strands) and the smaller one of every other function.
+        self._codes = {
+            True: lambda_code(settings.architecture),
+            False: lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES),
+        }
         binding = settings.binding
         # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision
         # function may create a MAC, so a receipt cannot be forged by any other role.
@@ -162,7 +165,6 @@ class AgentFunctions(Construct):
             _Spec(
                 "RunAgent", RUN_AGENT_HANDLER, "runs the agent until it asks for approval", 1024, agent_timeout, True
             ),
-            full_code,
         )
         self.request_approval = self._function(
             _Spec(
@@ -173,7 +175,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(30),
                 False,
             ),
-            full_code,
         )
         self.decide = self._function(
             _Spec(
@@ -184,7 +185,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(15),
                 False,
             ),
-            decision_code,
         )
         self.resume_agent = self._function(
             _Spec(
@@ -195,7 +195,6 @@ class AgentFunctions(Construct):
                 agent_timeout,
                 True,
             ),
-            full_code,
         )
         self.record_expiry = self._function(
             _Spec(
@@ -206,7 +205,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(30),
                 False,
             ),
-            full_code,
         )
         # Runs on a schedule (operations); reads approvals, imports no strands.
         self.report_pending_age = self._function(
@@ -218,7 +216,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(60),
                 False,
             ),
-            decision_code,
         )
         for module, fn in self.by_module.items():
             store.grant_table(fn, TABLE_ACCESS[module])
@@ -243,7 +240,7 @@ class AgentFunctions(Construct):
             self.report_pending_age,
         )
 
-    def _function(self, spec: _Spec, code: lambda_.Code) -> lambda_.Function:
+    def _function(self, spec: _Spec) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,
             f"{spec.construct_id}Logs",
@@ -270,7 +267,7 @@ class AgentFunctions(Construct):
             runtime=lambda_.Runtime.PYTHON_3_12,
             architecture=self.architecture,
             handler=spec.handler,
-            code=code,
+            code=self._codes[spec.agent],
             role=role,
             memory_size=spec.memory_mb,
             timeout=spec.timeout,
