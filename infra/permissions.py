@@ -37,20 +37,24 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:GetItem": (SHOP, PROPOSALS),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
     },
-    # reads the checkpoint and proposal; creates the approval and its pointer
+    # reads the checkpoint (one BatchGetItem with the items read next) and proposal; creates the approval
+    # and its pointer
     "request_approval": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS),
+        "dynamodb:BatchGetItem": (SHOP,),
+        "dynamodb:GetItem": (PROPOSALS,),
         "dynamodb:PutItem": (SHOP, APPROVALS),
     },
     # the public endpoint: reads what the page shows; records a vote on the approval item and its audit
     # event (the chain lives in SHOP); cannot create approvals, proposals or snapshots
     "decide": {
+        "dynamodb:BatchGetItem": (SHOP,),
         "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP,),
     },
     # verify, claim, apply, complete; reads the approval, never changes it
     "resume_agent": {
+        "dynamodb:BatchGetItem": (SHOP,),
         "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS),
         "dynamodb:PutItem": (SHOP,),
     },

@@ -39,11 +39,13 @@ EXPECTED_ACTIONS = {
     "run_agent": BASE
     | {"dynamodb:GetItem", "dynamodb:PutItem", "s3:GetObject", "s3:PutObject"}
     | {"bedrock:InvokeModelWithResponseStream"},
-    "request_approval": BASE | {"dynamodb:GetItem", "dynamodb:PutItem", "sns:Publish"},
+    "request_approval": BASE | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "sns:Publish"},
     "decide": BASE
-    | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "kms:GenerateMac", "states:SendTaskSuccess"},
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+    | {"kms:GenerateMac", "states:SendTaskSuccess"},
     "resume_agent": BASE
-    | {"dynamodb:GetItem", "dynamodb:PutItem", "s3:GetObject", "s3:PutObject", "s3:ListBucket", "kms:VerifyMac"}
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "kms:VerifyMac"}
+    | {"s3:GetObject", "s3:PutObject", "s3:ListBucket"}
     | {"bedrock:InvokeModelWithResponseStream"},
     "record_expiry": BASE | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem"},
     "report_pending_age": BASE | {"dynamodb:GetItem", "dynamodb:Query"},

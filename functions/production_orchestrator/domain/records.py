@@ -194,6 +194,11 @@ class DecisionRecord(_Frozen):
         return self.decision.approved == approved and self.decision.reviewed_hash == reviewed_hash
 
 
+# The record of one agent tool call. It changes nothing itself (a tool that writes carries its own event), so a
+# store may write it together with the run's next audited write instead of on its own.
+TOOL_CALLED_EVENT = "tool_called"
+
+
 class AuditEvent(_Frozen):
     """One line of the audit trail: what happened, to which ids, when."""
 
