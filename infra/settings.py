@@ -21,7 +21,7 @@ quorum              2                             approvals a large plan needs (
 quorumAboveQuantity (none: never)                 plans procuring more than this need the quorum
                                                   (PO_QUORUM_ABOVE_QUANTITY); others need one approval
 decideReservedConcurrency 10                      concurrent executions reserved for (and capping) the
-                                                  public decision URL
+                                                  public decision URL; ``none``: no reservation
 decisionLease       10m                           how long a resume holds the decision claim
                                                   (PO_DECISION_LEASE); the workflow retries a crashed
                                                   resume after it
@@ -96,7 +96,7 @@ class Settings:
     separation_of_duties: bool = True
     quorum: int = 2
     quorum_above_quantity: int | None = None
-    decide_reserved_concurrency: int = 10
+    decide_reserved_concurrency: int | None = 10
     decision_lease: str = "10m"
     decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
 
@@ -170,12 +170,18 @@ class Settings:
             separation_of_duties=_flag("separationOfDuties", raw["separationOfDuties"]),
             quorum=quorum,
             quorum_above_quantity=above,
-            decide_reserved_concurrency=_integer(
-                "decideReservedConcurrency", raw["decideReservedConcurrency"], 1, 1000
-            ),
+            decide_reserved_concurrency=_reservation(raw["decideReservedConcurrency"]),
             decision_lease=str(raw["decisionLease"]),
             decision_lease_seconds=int(lease.total_seconds()),
         )
+
+
+def _reservation(value: Any) -> int | None:
+    # "none" leaves the function in the unreserved pool: accounts whose concurrency quota is below the
+    # 100 unreserved executions Lambda insists on cannot reserve any.
+    if str(value).strip().lower() == "none":
+        return None
+    return _integer("decideReservedConcurrency", value, 1, 1000)
 
 
 def _integer(key: str, value: Any, low: int, high: int) -> int:

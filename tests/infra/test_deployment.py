@@ -129,6 +129,10 @@ def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any]
     custom = synthesize({**CONTEXT, "decideReservedConcurrency": "3"})
     decide = custom["Resources"][function_ids(custom)["decide"]]
     assert decide["Properties"]["ReservedConcurrentExecutions"] == 3
+    # An account whose concurrency quota leaves no room to reserve can opt out.
+    unreserved = synthesize({**CONTEXT, "decideReservedConcurrency": "none"})
+    decide = unreserved["Resources"][function_ids(unreserved)["decide"]]
+    assert "ReservedConcurrentExecutions" not in decide["Properties"]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "ten", "1001", "2.5"])
