@@ -20,7 +20,7 @@ SUPPLIER_ADDRESS = "orders@threadworks-supply.example"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class InventoryShortage(_Frozen):

@@ -27,7 +27,7 @@ DECISION_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def utc_iso(moment: datetime) -> str:
@@ -194,6 +194,11 @@ class DecisionRecord(_Frozen):
     def same_decision(self, approved: bool, reviewed_hash: str) -> bool:
         """True when a re-run asks for the decision this record holds (approver and wording aside)."""
         return self.decision.approved == approved and self.decision.reviewed_hash == reviewed_hash
+
+
+# The record of one agent tool call. It changes nothing itself (a tool that writes carries its own event), so a
+# store may write it together with the run's next audited write instead of on its own.
+TOOL_CALLED_EVENT = "tool_called"
 
 
 class AuditEvent(_Frozen):

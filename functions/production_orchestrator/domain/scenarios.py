@@ -18,7 +18,7 @@ MINUTES_PER_DAY = 8 * 60
 class CatalogItem(BaseModel):
     """What one unit of a product costs the shop in machine time and thread."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     product_code: str
     description: str

@@ -18,7 +18,7 @@ DAY_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class MaterialUse(_Frozen):

@@ -54,7 +54,7 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
-    rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
+    ctx.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))  # the run's view keeps the state
     faults.point("after_seed")
     agent_id = agent_identity(binding, chosen.name)
     agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
