@@ -20,11 +20,10 @@ from production_orchestrator.domain.errors import (
     ShopError,
     StaleStateError,
 )
-from production_orchestrator.domain.intake import parse_customer_email
 from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
 from production_orchestrator.domain.ports import ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
-from production_orchestrator.domain.scenarios import CATALOG, scenario
+from production_orchestrator.domain.scenarios import TODAY, scenario
 from production_orchestrator.domain.shop import Order, ShopState
 
 RUSH = scenario("rush-order")
@@ -50,7 +49,7 @@ def _types(store: ShopStore) -> list[str]:
 
 
 def _target() -> Order:
-    return parse_customer_email(RUSH.customer_email, CATALOG, RUSH.state.days)
+    return RUSH.target_order()
 
 
 def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
@@ -58,7 +57,7 @@ def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
     store.take_in_order(_target(), _event("order_taken_in"))
     state = store.load_state()
     assert state is not None
-    proposal = build_proposal(state, RUSH.target_order_id)
+    proposal = build_proposal(state, RUSH.target_order_id, TODAY)
     return state, proposal, proposal.proposal_hash()
 
 
@@ -144,7 +143,7 @@ def test_a_decision_is_claimed_exactly_once(store: ShopStore) -> None:
 
 def test_a_plan_applies_once(store: ShopStore) -> None:
     state, proposal, proposal_hash = _planned(store)
-    new_state = apply_proposal(state, proposal, proposal_hash)
+    new_state = apply_proposal(state, proposal)
     apply = {
         "proposal_hash": proposal_hash,
         "checkpoint_id": "ckpt-" + "2" * 32,
@@ -169,7 +168,7 @@ def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) ->
         store.apply_plan(
             proposal_hash=proposal_hash,
             checkpoint_id="ckpt-" + "3" * 32,
-            new_state=apply_proposal(state, proposal, proposal_hash),
+            new_state=apply_proposal(state, proposal),
             expected_revision=state.revision,
             expected_digest=state.digest(),
             event=_event("plan_applied"),

@@ -146,7 +146,7 @@ def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runti
 
 def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> int:
     """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from ..lifecycle.start import start_run
+    from ..lifecycle.start import PlanRequest, start_run
 
     approvals = local_approvals(args.data_dir)
     old: ApprovalRecord | None = None
@@ -158,13 +158,13 @@ def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], b
     if old is None:
         raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
     rt = agent_runtime(args, create=False)
-    checkpoint, _ = review(rt.store, old.checkpoint_id)
+    checkpoint, proposal = review(rt.store, old.checkpoint_id)
     if what_changed(rt.store, checkpoint) is None:
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
         raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
-    result = start_run(rt, checkpoint.scenario, binding, window)
+    result = start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window)
     new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
     print(f"CHECKPOINT_ID={result.checkpoint.checkpoint_id}")
     print(f"PROPOSAL_HASH={result.checkpoint.proposal_hash}")

@@ -18,9 +18,8 @@ from typing import NoReturn
 from ..agent.providers import PROVIDERS, ModelSettings, build_binding
 from ..domain.durations import parse_duration
 from ..domain.errors import OrchestratorError, PlanNotAppliedError, ResumeRefusedError, ValidationError
-from ..domain.presentation import render_review, render_shop
+from ..domain.presentation import render_review
 from ..domain.records import ProviderBinding, require_hash, utc_iso
-from ..domain.scenarios import SCENARIOS
 from ..domain.verification import ResumeRequest
 from ..lifecycle.evidence import review
 from ..lifecycle.resume import resume_run
@@ -28,6 +27,7 @@ from ..lifecycle.runtime import Runtime
 from ..lifecycle.start import start_run
 from ..lifecycle.status import status
 from . import approvals as cli_approvals
+from . import shop as cli_shop
 from .root import local_runtime, log_refusal, utc_now
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
 
     start = sub.add_parser("start", help="run the agent until it asks for approval, then exit")
     data_dir(start)
-    start.add_argument("--scenario", default="rush-order", choices=sorted(SCENARIOS))
+    cli_shop.add_request_flags(start)
     _provider_flags(start)
     start.add_argument("--approval-window", default="7d", help="e.g. 90s, 30m, 7d (default 7d)")
     cli_approvals.add_start_flags(start)
@@ -96,13 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     data_dir(show)
     show.add_argument("--checkpoint", required=True)
 
-    shop = sub.add_parser("shop", help="look at the shop or record an out-of-band change")
-    data_dir(shop)
-    shop_sub = shop.add_subparsers(dest="shop_command", required=True, parser_class=_Parser)
-    shop_sub.add_parser("show")
-    inv = shop_sub.add_parser("set-inventory", help="record a counted or delivered quantity")
-    inv.add_argument("material")
-    inv.add_argument("quantity", type=int)
+    cli_shop.register(sub, data_dir, _Parser)
 
     decided = sub.add_parser("resume-approval", help="resume with the decision recorded on an approval page")
     data_dir(decided)
@@ -147,7 +141,7 @@ def _start(args: argparse.Namespace) -> int:
     window = parse_duration(args.approval_window)
     binding = _binding(args)
     rt = _agent_runtime(args, create=True)
-    result = start_run(rt, args.scenario, binding, window)
+    result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, window)
     cp = result.checkpoint
     print(f"SESSION_ID={cp.session_id}")
     print(f"CHECKPOINT_ID={cp.checkpoint_id}")
@@ -239,29 +233,6 @@ def _show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _shop(args: argparse.Namespace) -> int:
-    rt = local_runtime(args.data_dir, create=False)
-    if args.shop_command == "set-inventory":
-        from ..agent.context import RunContext
-
-        ctx = RunContext(store=rt.store, session_id="", checkpoint_id="", clock=rt.clock)
-        try:
-            state = rt.store.set_inventory(
-                args.material,
-                args.quantity,
-                ctx.event("inventory_set", material_id=args.material, quantity=args.quantity),
-            )
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
-        print(f"{args.material} set to {args.quantity}; revision {state.revision}, digest {state.digest()[:12]}")
-        return EXIT_OK
-    current = rt.store.load_state()
-    if current is None:
-        raise ValidationError("no shop yet; run start first")
-    print(render_shop(current))
-    return EXIT_OK
-
-
 def _resume_approval(args: argparse.Namespace) -> int:
     try:
         result = cli_approvals.resume_approval(args, _agent_runtime, _binding(args))
@@ -308,7 +279,7 @@ COMMANDS = {
     "resume": _resume,
     "status": _status,
     "show": _show,
-    "shop": _shop,
+    "shop": cli_shop.run,
     "resume-approval": _resume_approval,
     "repropose": _repropose,
     "serve": _serve,

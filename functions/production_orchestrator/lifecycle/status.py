@@ -69,7 +69,8 @@ def status(store: ShopStore, now: datetime) -> dict[str, Any]:
             )
         )
     return {
-        "scenario": state.scenario,
+        "scenario": state.name,
+        "shop": state.name,
         "revision": state.revision,
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),

@@ -3,6 +3,7 @@
 Each state change is a single conditional write or one ``TransactWriteItems``:
 
     seed         Put STATE if absent                                   + Put AUDIT
+    import       Put STATE if revision and digest (or absence) are what the importer read + Put AUDIT
     intake/count Put STATE if revision and digest are what was read    + Put AUDIT   (optimistic, retried)
     proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
     checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
@@ -11,7 +12,9 @@ Each state change is a single conditional write or one ``TransactWriteItems``:
     completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
     apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
 
-so a replay, a double click or a Lambda retry can never apply a plan twice.
+so a replay, a double click or a Lambda retry can never apply a plan twice. STATE holds revision and
+digest only; the state itself is the content-addressed, chunked ``SNAPSHOT#<digest>`` written just before
+(dynamo_blobs.py), so every item stays far below 400 KB however large the shop.
 
 Every ``Put AUDIT`` above is linked into the audit hash chain inside the same transaction: the chain head
 (``SHOP / AUDIT_HEAD``: seq and hash of the last event) is read, the event is stamped with seq + 1 and the
@@ -21,7 +24,6 @@ appenders cannot both win; the loser's whole transaction is cancelled and re-lin
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from typing import Any
 
 from ... import faults
 from ...domain.audit_chain import chained, event_hash
+from ...domain.canonical import canonical_bytes
 from ...domain.errors import (
     BackendError,
     DecisionAlreadyClaimedError,
@@ -39,6 +42,7 @@ from ...domain.errors import (
 )
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
+from .dynamo_blobs import get_blob, put_blob
 from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
 from .table_schema import (
     APPLICATION_SK_PREFIX,
@@ -50,8 +54,6 @@ from .table_schema import (
     PROPOSAL_PK_PREFIX,
     PROPOSAL_SK,
     SHOP_PK,
-    SNAPSHOT_PK_PREFIX,
-    SNAPSHOT_SK,
     STATE_SK,
 )
 
@@ -107,14 +109,11 @@ class DynamoShopStore:
 
     # -- items ---------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _state_item(state: ShopState) -> Item:
-        return {
-            **key(SHOP_PK, STATE_SK),
-            "revision": n(state.revision),
-            "digest": s(state.digest()),
-            "state": s(state.model_dump_json()),
-        }
+    def _state_item(self, state: ShopState) -> Item:
+        """The STATE item of ``state``, after its content is stored under its digest."""
+        digest = state.digest()
+        put_blob(self._table, digest, canonical_bytes(state.to_canonical()))
+        return {**key(SHOP_PK, STATE_SK), "revision": n(state.revision), "digest": s(digest)}
 
     @staticmethod
     def _audit_put(event: AuditEvent) -> Item:
@@ -129,7 +128,13 @@ class DynamoShopStore:
         item = self._table.get(SHOP_PK, STATE_SK)
         if item is None:
             return None
-        return int(item["revision"]["N"]), item["digest"]["S"], ShopState.model_validate_json(item["state"]["S"])
+        digest = item["digest"]["S"]
+        data = get_blob(self._table, digest) if "state" not in item else item["state"]["S"].encode()
+        if data is None:
+            raise IntegrityError(f"the shop state {digest[:12]} is missing from table {self._table.name}")
+        # Parsed, not trusted: every reader recomputes the digest from the content, so altered content
+        # reads as a changed shop (STALE_DOMAIN_STATE), exactly as an altered SQLite row does.
+        return int(item["revision"]["N"]), digest, ShopState.model_validate_json(data)
 
     def _update_state(self, change: Callable[[ShopState], ShopState | None], event: AuditEvent) -> ShopState:
         """Read-modify-write conditioned on what was read; ``change`` returning None means nothing to write."""
@@ -163,7 +168,7 @@ class DynamoShopStore:
         return None if row is None else row[2]
 
     def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
-        """Store ``state`` if the shop is empty; a shop seeded with another scenario is an error."""
+        """Store ``state`` if the shop is empty; a shop of another name is an error."""
         try:
             self._table.transact(
                 [self._table.put_op(self._state_item(state), condition=_ABSENT), self._audit_put(event)]
@@ -174,22 +179,43 @@ class DynamoShopStore:
         existing = self.load_state()
         if existing is None:  # pragma: no cover - the condition failed because the state exists
             raise ShopError("the shop state vanished while seeding")
-        if existing.scenario != state.scenario:
-            raise ShopError(f"this table holds the {existing.scenario!r} shop, not {state.scenario!r}")
+        if existing.name != state.name:
+            raise ShopError(f"this table holds the {existing.name!r} shop, not {state.name!r}")
         return existing
+
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        if expected is None:
+            condition, values = _ABSENT, None
+        else:
+            condition, values = _UNCHANGED, self._unchanged(*expected)
+        try:
+            self._table.transact(
+                [
+                    self._table.put_op(self._state_item(state), condition=condition, values=values),
+                    self._audit_put(event),
+                ]
+            )
+        except ConditionFailed as failed:
+            found = failed.found(0)
+            raise StaleStateError(
+                "the shop changed while it was being replaced",
+                expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
+                found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
+            ) from None
 
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
 
         def change(state: ShopState) -> ShopState | None:
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is None:
                 return state.with_order(order)
-            if existing.model_copy(update={"scheduled_day": None}) != order:
-                raise IntakeError(f"order {order.order_id} was already taken in with different details")
+            if existing.model_copy(update={"schedule": ()}) != order:
+                raise IntakeError(f"order {order.id} was already taken in with different details")
             return None
 
-        stored = self._update_state(change, event).order(order.order_id)
+        stored = self._update_state(change, event).order(order.id)
         assert stored is not None
         return stored
 
@@ -358,10 +384,8 @@ class DynamoShopStore:
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
         """Keep the canonical state whose hash is ``digest``; content-addressed, so a second put is a no-op."""
-        with contextlib.suppress(ConditionFailed):
-            self._table.put({**key(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK), "data": b(data)}, condition=_ABSENT)
+        put_blob(self._table, digest, data)
 
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
-        item = self._table.get(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK)
-        return None if item is None else bytes(item["data"]["B"])
+        return get_blob(self._table, digest)
