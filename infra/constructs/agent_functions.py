@@ -206,6 +206,7 @@ class AgentFunctions(Construct):
         for fn in (self.run_agent, self.resume_agent):
             store.grant_sessions(fn)
             self._grant_model(fn)
+        store.grant_requests(self.run_agent)
         topic.grant_publish(self.request_approval)
         self.receipt_key.grant(self.decide, "kms:GenerateMac", "kms:VerifyMac")
         self.receipt_key.grant(self.resume_agent, "kms:VerifyMac")

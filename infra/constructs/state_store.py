@@ -8,7 +8,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..constants import TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
+from ..constants import REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
 from ..nag import acknowledge
 from ..settings import Settings
 
@@ -79,6 +79,23 @@ class StateStore(Construct):
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(actions=list(TABLE_ACTIONS), resources=[self.table.table_arn])
         )
+
+    def grant_requests(self, grantee: iam.IGrantable) -> None:
+        """Read customer e-mails that executions name by key (too large for the input), under their prefix only."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject"], resources=[self.session_bucket.arn_for_objects(f"{REQUEST_PREFIX}*")]
+            )
+        )
+        bucket_id = Stack.of(self).get_logical_id(self.session_bucket.node.default_child)  # type: ignore[arg-type]
+        principal = grantee.grant_principal
+        if isinstance(principal, Construct):
+            acknowledge(
+                principal,
+                f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{REQUEST_PREFIX}*]",
+                "The operator names each request object per execution; reading is limited to the request "
+                "prefix of this one bucket.",
+            )
 
     def grant_sessions(self, grantee: iam.IGrantable) -> None:
         """Read and write session objects under the session prefix only."""

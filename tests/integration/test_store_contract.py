@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from production_orchestrator.adapters.aws.dynamo_table import item_size
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
 from production_orchestrator.domain.errors import (
@@ -93,13 +94,13 @@ def test_intake_is_idempotent_and_refuses_a_different_order(store: ShopStore) ->
     with pytest.raises(IntakeError):
         store.take_in_order(order.model_copy(update={"quantity": order.quantity + 1}), _event("order_taken_in"))
     state = store.load_state()
-    assert state is not None and state.order(order.order_id) == order and state.revision == 1
+    assert state is not None and state.order(order.id) == order and state.revision == 1
 
 
 def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:
     store.seed(RUSH.state, _event("shop_seeded"))
     updated = store.set_inventory("THREAD-RED-40", 650, _event("inventory_set"))
-    assert updated.revision == 1 and updated.inventory["THREAD-RED-40"] == 650
+    assert updated.revision == 1 and updated.material("THREAD-RED-40").on_hand == 650  # type: ignore[union-attr]
     assert updated.digest() != RUSH.state.digest()
     assert store.load_state() == updated
     with pytest.raises(ValueError):
@@ -187,3 +188,47 @@ def test_audit_trail_keeps_order(store: ShopStore) -> None:
     events = store.audit_events()
     assert [e.event_type for e in events] == kinds
     assert events[3].detail == {"n": "event_3"}
+
+
+def test_the_largest_benchmark_shop_round_trips_and_applies_once(
+    store: ShopStore, request: pytest.FixtureRequest
+) -> None:
+    from scripts.bench_planning import generate
+
+    from production_orchestrator.domain.shop_file import read_shop
+
+    state = read_shop(generate(50, 5_000))
+    store.seed(state, _event("shop_seeded"))
+    loaded = store.load_state()
+    assert loaded is not None and loaded.digest() == state.digest()
+    proposal = build_proposal(loaded, "URGENT", "2027-01-04")
+    after = apply_proposal(loaded, proposal)
+    apply = {
+        "proposal_hash": proposal.proposal_hash(),
+        "checkpoint_id": "ckpt-" + "5" * 32,
+        "new_state": after,
+        "expected_revision": state.revision,
+        "expected_digest": state.digest(),
+    }
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is False  # type: ignore[arg-type]
+    assert store.load_state().digest() == proposal.result_digest  # type: ignore[union-attr]
+    if isinstance(store, DynamoShopStore):
+        aws = request.getfixturevalue("aws")
+        items = aws.dynamodb.scan(TableName=aws.table)["Items"]
+        largest = max(item_size(item) for item in items)
+        assert largest < 256 * 1024, largest  # far below DynamoDB's 400 KB
+
+
+def test_replacing_the_shop_is_conditional(store: ShopStore) -> None:
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, (1, "0" * 64), _event("shop_imported"))
+    store.replace_shop(RUSH.state, None, _event("shop_imported"))
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, None, _event("shop_imported"))
+    moved = RUSH.state.with_inventory("THREAD-RED-40", 1)
+    store.replace_shop(moved, (1, RUSH.state.digest()), _event("shop_imported"))
+    assert store.load_state() == moved
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, (1, RUSH.state.digest()), _event("shop_imported"))
+    assert _types(store) == ["shop_imported", "shop_imported"]

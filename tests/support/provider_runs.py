@@ -18,11 +18,13 @@ from production_orchestrator.agent.providers import ModelSettings, build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.records import ProviderBinding
+from production_orchestrator.domain.shop import ShopState
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
 from production_orchestrator.lifecycle.resume import resume_run
 from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.lifecycle.start import PlanRequest, StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer
@@ -83,9 +85,12 @@ def runtime(data_dir: Path, be: Backend, *, create: bool = False) -> Runtime:
     return dataclasses.replace(local_runtime(data_dir, create=create), model_settings=be.settings)
 
 
-def start(data_dir: Path, scenario: str, be: Backend) -> StartResult:
-    """Run the agent on ``be`` until it asks for approval."""
-    return start_run(runtime(data_dir, be, create=True), scenario, be.binding, timedelta(days=1))
+def start(data_dir: Path, request: str | PlanRequest, be: Backend, *, shop: ShopState | None = None) -> StartResult:
+    """Run the agent on ``be`` until it asks for approval (on ``shop``, imported first, when given)."""
+    rt = runtime(data_dir, be, create=True)
+    if shop is not None:
+        import_shop(rt.store, shop, rt.clock())
+    return start_run(rt, request, be.binding, timedelta(days=1))
 
 
 def resume(

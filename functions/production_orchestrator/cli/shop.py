@@ -26,8 +26,8 @@ from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
 from ..domain.shop import ShopState, parse_day
 from ..domain.shop_file import Problem, json_path, read_shop, write_shop
-from ..lifecycle.shop_import import import_shop
-from ..lifecycle.start import PlanRequest
+from ..lifecycle.shop_import import ImportResult, import_shop
+from ..lifecycle.start import PlanRequest, on_current_shop
 from .root import local_runtime, utc_now
 
 DEFAULT_SCENARIO = "rush-order"
@@ -72,7 +72,8 @@ def parse_shop_file(text: str) -> ShopState:
     return read_shop(doc, schema_problems=schema_problems(doc))
 
 
-def _emit(document: dict[str, Any], path: str) -> None:
+def emit(document: dict[str, Any], path: str) -> None:
+    """Write a shop document to ``path`` (``-``: stdout) as indented JSON."""
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     if path == "-":
         sys.stdout.write(text)
@@ -121,16 +122,17 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
     text = read_text(args.request, "request") if args.request else None
     if args.scenario or not args.request:
         return PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
-    shop = store.load_state()
-    if shop is None:
-        raise ValidationError(f"no shop in data dir {args.data_dir}: import one first (shop import FILE)")
-    return PlanRequest(text=text or "", planning_day=args.as_of or shop.today(utc_now()))
+    return on_current_shop(store, text or "", args.as_of, utc_now())
 
 
 def _import(args: argparse.Namespace) -> int:
     state = parse_shop_file(read_text(args.path, "shop file"))
     rt = local_runtime(args.data_dir, create=True)
-    result = import_shop(rt.store, state, utc_now())
+    return report_import(import_shop(rt.store, state, utc_now()), state)
+
+
+def report_import(result: ImportResult, state: ShopState) -> int:
+    """Print what an import did: ``SHOP=``, ``STATE_REVISION=``, ``DOMAIN_DIGEST=``, ``STALE_PLANS=``."""
     stale = len(result.stale_checkpoints)
     print(f"SHOP={result.state.name}")
     print(f"STATE_REVISION={result.state.revision}")
@@ -172,9 +174,9 @@ def run(args: argparse.Namespace) -> int:
         return _set_inventory(args)
     state = _current(args)
     if args.shop_command == "export":
-        _emit(write_shop(state), args.path)
+        emit(write_shop(state), args.path)
     elif args.json:
-        _emit(write_shop(state), "-")
+        emit(write_shop(state), "-")
     else:
         print(render_shop(state))
     return 0

@@ -258,7 +258,7 @@ def resolve_request(
     due = _due(facts, anchor, planning_day, problems)
     found = labels(message.body)
     priority = _priority(found, problems)
-    customer = _labelled(found, "customer", problems) or message.sender_name or message.sender or "customer"
+    customer = _labelled(found, "customer", problems) or message.sender_name or message.sender or "unnamed customer"
     order_id = _labelled(found, "order", problems)
     if order_id is not None and not ID_PATTERN.match(order_id):
         problems.append(f"order: {order_id!r} is not a valid order id")

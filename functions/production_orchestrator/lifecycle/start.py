@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from .. import faults
@@ -21,6 +21,7 @@ from ..domain.canonical import canonical_bytes
 from ..domain.customer_message import read_message
 from ..domain.errors import ShopError, StartError
 from ..domain.planning import ProposalContent, load_proposal
+from ..domain.ports import ShopStore
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import SCENARIOS
 from ..domain.scenarios import scenario as find_scenario
@@ -53,6 +54,14 @@ class PlanRequest:
         """The same request on the same planning day, for proposing again on the current shop."""
         scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
         return cls(text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario)
+
+
+def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
+    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
+    shop = store.load_state()
+    if shop is None:
+        raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
+    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
 
 
 def _shop_for(rt: Runtime, request: PlanRequest) -> ShopState:

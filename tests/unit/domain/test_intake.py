@@ -39,7 +39,12 @@ def test_reference_emails_become_the_reference_orders(name: str) -> None:
 
 def test_labelled_request() -> None:
     order = RUSH.target_order()
-    assert (order.customer, order.product, order.quantity, order.priority) == ("Northside FC", "CREST-PATCH-RED", 120, 100)
+    assert (order.customer, order.product, order.quantity, order.priority) == (
+        "Northside FC",
+        "CREST-PATCH-RED",
+        120,
+        100,
+    )
 
 
 def test_free_text_with_a_description_and_a_weekday_counted_from_the_date_header() -> None:
@@ -114,7 +119,10 @@ def test_an_order_id_already_in_the_shop_with_other_details_is_refused() -> None
     with pytest.raises(IntakeError, match="already in the shop with different details"):
         resolve_request(msg, read_facts(msg, state.products, date.fromisoformat(TODAY)), state, TODAY)
     same = read_message(RUSH.customer_email)
-    assert resolve_request(same, read_facts(same, state.products, date.fromisoformat(TODAY)), state, TODAY) == RUSH.target_order()
+    assert (
+        resolve_request(same, read_facts(same, state.products, date.fromisoformat(TODAY)), state, TODAY)
+        == RUSH.target_order()
+    )
 
 
 def test_facts_from_a_model_pass_the_same_resolver() -> None:

@@ -23,7 +23,11 @@ def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[s
     chosen = SCENARIOS[name]
     proposal = build_proposal(chosen.taken_in(), chosen.target_order_id, TODAY)
     return [
-        (c.order_id, [(a.machine, a.day, a.minutes) for a in c.before], [(a.machine, a.day, a.minutes) for a in c.after])
+        (
+            c.order_id,
+            [(a.machine, a.day, a.minutes) for a in c.before],
+            [(a.machine, a.day, a.minutes) for a in c.after],
+        )
         for c in proposal.schedule_changes
     ]
 
@@ -97,21 +101,32 @@ def shop(**changes: Any) -> dict[str, Any]:
         ],
         "materials": [{"id": "INK", "on_hand": 100_000, "supplier_email": "ink@supply.example", "lead_time_days": 3}],
         "products": [
-            {"code": "TOTE", "description": "tote bag", "machines": ["PRESS-A", "PRESS-B"], "minutes_per_unit": 2,
-             "materials": [{"id": "INK", "per_unit": 5}]},
+            {
+                "code": "TOTE",
+                "description": "tote bag",
+                "machines": ["PRESS-A", "PRESS-B"],
+                "minutes_per_unit": 2,
+                "materials": [{"id": "INK", "per_unit": 5}],
+            },
             {"code": "CAP", "description": "cap", "machines": ["PRESS-A"], "minutes_per_unit": 4},
         ],
         "orders": [],
-    }  # fmt: skip
+    }
     doc.update(changes)
     return doc
 
 
 def order(oid: str, quantity: int, due: str, priority: int = 50, schedule: Any = (), product: str = "TOTE") -> Any:
     return {
-        "id": oid, "customer": "C", "customer_email": "c@c.example", "product": product, "quantity": quantity,
-        "due": due, "priority": priority, "schedule": list(schedule),
-    }  # fmt: skip
+        "id": oid,
+        "customer": "C",
+        "customer_email": "c@c.example",
+        "product": product,
+        "quantity": quantity,
+        "due": due,
+        "priority": priority,
+        "schedule": list(schedule),
+    }
 
 
 def plan(doc: dict[str, Any], target: str, day: str) -> Any:
@@ -126,15 +141,32 @@ def slots(proposal: Any) -> list[tuple[str, str, int]]:
 def test_splits_over_machines_and_days_and_skips_closed_days_and_weekends() -> None:
     # Thu 2026-12-24: both presses; Fri 25th: PRESS-A closed, PRESS-B works; Sat 26th: only PRESS-A.
     _, proposal = plan(shop(orders=[order("NEW", 500, "2026-12-26")]), "NEW", "2026-12-24")
-    assert slots(proposal) == [("PRESS-A", "2026-12-24", 480), ("PRESS-B", "2026-12-24", 240), ("PRESS-B", "2026-12-25", 240), ("PRESS-A", "2026-12-26", 40)]  # fmt: skip
+    assert slots(proposal) == [
+        ("PRESS-A", "2026-12-24", 480),
+        ("PRESS-B", "2026-12-24", 240),
+        ("PRESS-B", "2026-12-25", 240),
+        ("PRESS-A", "2026-12-26", 40),
+    ]
     assert proposal.at_risk == ()
 
 
 def test_lower_priority_work_moves_but_never_past_its_due_date() -> None:
     busy = [
-        order("LOW-LATE-OK", 240, "2026-12-31", priority=10, schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 480}]),
-        order("LOW-DUE-NOW", 120, "2026-12-21", priority=5, schedule=[{"machine": "PRESS-B", "day": "2026-12-21", "minutes": 240}]),
-    ]  # fmt: skip
+        order(
+            "LOW-LATE-OK",
+            240,
+            "2026-12-31",
+            priority=10,
+            schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 480}],
+        ),
+        order(
+            "LOW-DUE-NOW",
+            120,
+            "2026-12-21",
+            priority=5,
+            schedule=[{"machine": "PRESS-B", "day": "2026-12-21", "minutes": 240}],
+        ),
+    ]
     state, proposal = plan(shop(orders=[*busy, order("NEW", 240, "2026-12-21", priority=90)]), "NEW", "2026-12-21")
     changes = {c.order_id: c for c in proposal.schedule_changes}
     assert "LOW-DUE-NOW" not in changes  # due that day: it may not move
@@ -146,13 +178,20 @@ def test_lower_priority_work_moves_but_never_past_its_due_date() -> None:
 
 
 def test_higher_priority_work_is_never_moved_and_the_new_order_is_at_risk() -> None:
-    busy = order("HIGH", 240, "2026-12-31", priority=95, schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 480}])  # fmt: skip
+    busy = order(
+        "HIGH", 240, "2026-12-31", priority=95, schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 480}]
+    )
     doc = shop(orders=[busy, order("NEW", 120, "2026-12-21", priority=60, product="CAP")])
     _, proposal = plan(doc, "NEW", "2026-12-21")
     assert [c.order_id for c in proposal.schedule_changes] == ["NEW"]
     assert slots(proposal) == [("PRESS-A", "2026-12-22", 480)]
     [risk] = proposal.at_risk
-    assert (risk.order_id, risk.reason, risk.finish, risk.blocking_orders) == ("NEW", "capacity", "2026-12-22", ("HIGH",))
+    assert (risk.order_id, risk.reason, risk.finish, risk.blocking_orders) == (
+        "NEW",
+        "capacity",
+        "2026-12-22",
+        ("HIGH",),
+    )
     assert [d.audience for d in proposal.communication_drafts] == ["customer", "operator"]
     assert "cannot make 2026-12-21" in proposal.communication_drafts[0].body
 
@@ -188,9 +227,15 @@ def test_material_that_cannot_arrive_in_time_puts_the_order_at_risk() -> None:
 
 def test_the_plan_does_not_depend_on_the_order_of_the_arrays() -> None:
     busy = [
-        order(f"O-{i}", 60, "2026-12-31", priority=10 + i, schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 120}])
+        order(
+            f"O-{i}",
+            60,
+            "2026-12-31",
+            priority=10 + i,
+            schedule=[{"machine": "PRESS-A", "day": "2026-12-21", "minutes": 120}],
+        )
         for i in range(4)
-    ]  # fmt: skip
+    ]
     doc = shop(orders=[*busy, order("NEW", 300, "2026-12-21", priority=90)])
     hashes = set()
     for seed in range(5):

@@ -24,15 +24,27 @@ EXAMPLE: dict[str, Any] = {
     ],
     "materials": [{"id": "INK-NAVY", "on_hand": 1000, "supplier_email": "ink@supply.example", "lead_time_days": 2}],
     "products": [
-        {"code": "TOTE-NAVY", "description": "navy tote", "machines": ["PRESS-A", "PRESS-B"], "minutes_per_unit": 2,
-         "materials": [{"id": "INK-NAVY", "per_unit": 5}]},
+        {
+            "code": "TOTE-NAVY",
+            "description": "navy tote",
+            "machines": ["PRESS-A", "PRESS-B"],
+            "minutes_per_unit": 2,
+            "materials": [{"id": "INK-NAVY", "per_unit": 5}],
+        },
     ],
     "orders": [
-        {"id": "ORD-1001", "customer": "Cafe", "customer_email": "c@cafe.example", "product": "TOTE-NAVY",
-         "quantity": 120, "due": "2026-12-04", "priority": 40,
-         "schedule": [{"machine": "PRESS-A", "day": "2026-12-02", "minutes": 240}]},
+        {
+            "id": "ORD-1001",
+            "customer": "Cafe",
+            "customer_email": "c@cafe.example",
+            "product": "TOTE-NAVY",
+            "quantity": 120,
+            "due": "2026-12-04",
+            "priority": 40,
+            "schedule": [{"machine": "PRESS-A", "day": "2026-12-02", "minutes": 240}],
+        },
     ],
-}  # fmt: skip
+}
 
 
 def problems_of(doc: Any) -> list[tuple[str, str]]:
@@ -64,15 +76,23 @@ def test_the_issue_example_is_a_shop() -> None:
         (edited(machines__1__id="PRESS-A"), "$.machines[1].id", "duplicate id"),
         (edited(orders__0__product="MUG"), "$.orders[0].product", "unknown product"),
         (edited(products__0__machines=["PRESS-A", "LASER"]), "$.products[0].machines[1]", "unknown machine"),
-        (edited(products__0__materials=[{"id": "INK-RED", "per_unit": 1}]), "$.products[0].materials[0].id", "unknown material"),
+        (
+            edited(products__0__materials=[{"id": "INK-RED", "per_unit": 1}]),
+            "$.products[0].materials[0].id",
+            "unknown material",
+        ),
         (edited(orders__0__schedule__0__machine="CUTTER"), "$.orders[0].schedule[0].machine", "cannot make TOTE-NAVY"),
         (edited(orders__0__schedule__0__machine="GHOST"), "$.orders[0].schedule[0].machine", "unknown machine"),
         (edited(orders__0__schedule__0__day="2026-12-25"), "$.orders[0].schedule[0].day", "a closed day"),
-        (edited(orders__0__schedule__0__machine="PRESS-B", orders__0__schedule__0__day="2026-12-05"), "$.orders[0].schedule[0].day", "sat"),
+        (
+            edited(orders__0__schedule__0__machine="PRESS-B", orders__0__schedule__0__day="2026-12-05"),
+            "$.orders[0].schedule[0].day",
+            "sat",
+        ),
         (edited(orders__0__schedule__0__minutes=200), "$.orders[0].schedule", "takes 240"),
         (edited(orders__0__quantity=-5), "$.orders[0].quantity", "positive"),
     ],
-)  # fmt: skip
+)
 def test_each_problem_is_named_by_its_path(doc: dict[str, Any], path: str, words: str) -> None:
     found = problems_of(doc)
     assert any(p == path and words in m for p, m in found), found
