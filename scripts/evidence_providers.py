@@ -42,31 +42,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 
-from tests.support.provider_runs import DUMMY_AWS_ENV, Backend, backend, resume, start, tool_sequence  # noqa: E402
+from tests.support.provider_runs import (  # noqa: E402
+    DUMMY_AWS_ENV,
+    EXAMPLE_REQUESTS,
+    Backend,
+    backend,
+    example_request,
+    example_shop,
+    resume,
+    start,
+    tool_sequence,
+)
 
 from production_orchestrator.agent.providers import ModelSettings, build_binding  # noqa: E402
 from production_orchestrator.domain.errors import ConfigurationError  # noqa: E402
 from production_orchestrator.domain.scenarios import SCENARIOS  # noqa: E402
-from production_orchestrator.domain.shop import ShopState  # noqa: E402
-from production_orchestrator.domain.shop_file import read_shop  # noqa: E402
 from production_orchestrator.lifecycle.start import PlanRequest  # noqa: E402
 
 LOOPBACK_OUT = ROOT / "evidence" / "providers.json"
 LIVE_OUT = ROOT / "evidence" / "providers-live.json"
 TOKEN_KEYS = ("inputTokens", "outputTokens", "totalTokens")
-EXAMPLES = ROOT / "docs" / "examples"
-EXAMPLE_DAY = "2026-12-01"
-REQUESTS = {"request-totes": EXAMPLES / "request-totes.eml", "request-caps": EXAMPLES / "request-caps.txt"}
-
-
-def example_shop() -> ShopState:
-    """The example shop the two request e-mails are planned on."""
-    return read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
-
-
-def request_of(name: str) -> PlanRequest:
-    """One of the example e-mails, planned on the example day."""
-    return PlanRequest(text=REQUESTS[name].read_text(), planning_day=EXAMPLE_DAY)
 
 
 def _tokens(usage: dict[str, int]) -> dict[str, int]:
@@ -79,8 +74,8 @@ def _add(*usages: dict[str, int]) -> dict[str, int]:
 
 def run_backend(make: AbstractContextManager[Backend], case: str, workdir: Path) -> dict[str, Any]:
     """Both paths of one scenario (or one example e-mail, on the example shop) on one backend."""
-    request: str | PlanRequest = request_of(case) if case in REQUESTS else case
-    shop = example_shop() if case in REQUESTS else None
+    request: str | PlanRequest = example_request(case) if case in EXAMPLE_REQUESTS else case
+    shop = example_shop() if case in EXAMPLE_REQUESTS else None
     with make as be:
         approve_dir, reject_dir = workdir / "approve", workdir / "reject"
         began = time.monotonic()
@@ -234,7 +229,7 @@ def main() -> int:
         }
         label, out = "loopback", args.out or LOOPBACK_OUT
 
-    report = _report(label, backends, scenarios, sorted(REQUESTS))
+    report = _report(label, backends, scenarios, sorted(EXAMPLE_REQUESTS))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     for case, entry in {**report["scenarios"], **report["requests"]}.items():

@@ -14,7 +14,7 @@ from tests.support.localstore import audit_types, fingerprint, shop_state
 from tests.support.refusal_cases import observed_code, start_into
 
 pytestmark = pytest.mark.slow
-EXAMPLES = ROOT / "docs" / "examples"
+EXAMPLES = ROOT.parent / "docs" / "examples"
 SHOP_FILE = EXAMPLES / "print-shop.json"
 TOTES = EXAMPLES / "request-totes.eml"
 CAPS = EXAMPLES / "request-caps.txt"
@@ -115,7 +115,7 @@ def test_a_request_email_is_planned_on_the_imported_shop(tmp_path: Path) -> None
     started = cli("start", "--data-dir", str(data_dir), "--request", str(TOTES), "--as-of", AS_OF)
     assert started.returncode == 0, started.stderr
     review = cli("show", "--data-dir", str(data_dir), "--checkpoint", started["CHECKPOINT_ID"])
-    for expected in ("400 x TOTE-NAVY", "due 2026-12-04", "Move ORD-1003", "1100 units of INK-NAVY", "Allocations"):
+    for expected in ("400 x TOTE-NAVY", "due 2026-12-04", "Move ORD-1003", "1600 units of INK-NAVY", "Allocations"):
         assert expected in review.stdout, (expected, review.stdout)
     approved = cli(
         "resume",
@@ -134,7 +134,7 @@ def test_a_request_email_is_planned_on_the_imported_shop(tmp_path: Path) -> None
     shown = json.loads(cli("shop", "--data-dir", str(data_dir), "show", "--json").stdout)
     assert shown["revision"] == 2
     assert [(p["material"], p["quantity"], p["needed_by"]) for p in shown["procurement"]] == [
-        ("INK-NAVY", 1100, "2026-12-04")
+        ("INK-NAVY", 1600, "2026-12-04")
     ]
     new = [o for o in shown["orders"] if o["product"] == "TOTE-NAVY" and o["quantity"] == 400]
     assert new and sum(a["minutes"] for a in new[0]["schedule"]) == 800

@@ -102,7 +102,8 @@ def test_bedrock_checkpoint_refuses_another_binding_before_any_client(
         assert secret not in message
     store = local_runtime(tmp_path, create=False).store
     assert store.get_decision(started.checkpoint.checkpoint_id) is None
-    assert store.load_state().revision == 1  # type: ignore[union-attr]
+    state = store.load_state()
+    assert state is None or state.revision == 1  # a start that fails before seeding writes no shop at all
 
 
 def test_ollama_checkpoint_refuses_another_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,7 +157,8 @@ def test_cli_profile_mismatch_names_no_profile_anywhere(tmp_path: Path) -> None:
 def _assert_no_checkpoint(data_dir: Path) -> None:
     store = local_runtime(data_dir, create=False).store
     assert store.list_checkpoints() == []
-    assert store.load_state().revision == 1  # type: ignore[union-attr]
+    state = store.load_state()
+    assert state is None or state.revision == 1  # a start that fails before seeding writes no shop at all
     assert store.application_count() == 0
 
 

@@ -7,6 +7,7 @@ the data dir, as a fresh process would; the model client talks HTTP to 127.0.0.1
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from production_orchestrator.agent.tools import APPLY_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.shop import ShopState
+from production_orchestrator.domain.shop_file import read_shop
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
 from production_orchestrator.lifecycle.resume import resume_run
@@ -31,6 +33,22 @@ from tests.support.loopback import LoopbackServer
 from tests.support.model_scripts import Script, planner
 
 BACKENDS = ("deterministic", "bedrock", "ollama")
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+EXAMPLE_DAY = "2026-12-01"
+# Two e-mails written as customers write them, planned on the example shop (not the reference scenarios).
+EXAMPLE_REQUESTS = {"request-totes": EXAMPLES / "request-totes.eml", "request-caps": EXAMPLES / "request-caps.txt"}
+
+
+def example_shop() -> ShopState:
+    """The example shop of docs/examples/print-shop.json."""
+    return read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
+
+
+def example_request(name: str) -> PlanRequest:
+    """One of the example e-mails, planned on the example day."""
+    return PlanRequest(text=EXAMPLE_REQUESTS[name].read_text(), planning_day=EXAMPLE_DAY)
+
+
 LOOPBACK_REGION = "eu-central-1"
 # SigV4 needs credentials, not real ones; no config file, so no profile on this machine interferes.
 DUMMY_AWS_ENV = {

@@ -18,7 +18,7 @@ from html import escape
 from ..domain.approvals import ApprovalRecord
 from ..domain.planning import ProposalContent
 from ..domain.presentation import (
-    allocation_rows,
+    describe_allocations,
     describe_at_risk,
     describe_blockers,
     describe_procurement,
@@ -26,7 +26,6 @@ from ..domain.presentation import (
     fingerprint,
 )
 from ..domain.records import Checkpoint, parse_utc
-from ..domain.shop import hours
 
 _STYLE = (
     "html{-webkit-text-size-adjust:100%}"
@@ -49,7 +48,7 @@ _STYLE = (
     "border:0;border-radius:.5rem;padding:.7rem 1rem;margin:.6rem 0;cursor:pointer}"
     ".approve{background:#1b7f3b;color:#fff}.reject{background:#b3261e;color:#fff}"
     ".again{background:#1f4e99;color:#fff}"
-    ".risk{border-left:.3rem solid #b3261e}pre{white-space:pre-wrap;font-size:.85rem}"
+    ".risk{border-left:.3rem solid #b3261e}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}"
     "button:focus,textarea:focus{outline:3px solid #1f4e99;outline-offset:2px}"
     "table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .3rem;"
     "border-bottom:1px solid #e3e3e3;vertical-align:top}"
@@ -143,15 +142,7 @@ def _repropose_form(checkpoint: Checkpoint) -> str:
 
 
 def _allocations(proposal: ProposalContent) -> str:
-    rows = "".join(
-        f"<tr><td>{escape(machine)}</td><td>{escape(day)}</td><td>{escape(order)}</td>"
-        f"<td>{escape(hours(minutes))}</td><td>{escape(change)}</td></tr>"
-        for machine, day, order, minutes, change in allocation_rows(proposal)
-    )
-    return (
-        "<section><h2>Allocations by machine and day</h2><table><thead><tr><th>Machine</th><th>Day</th>"
-        f"<th>Order</th><th>Time</th><th>Change</th></tr></thead><tbody>{rows}</tbody></table></section>"
-    )
+    return f"<section><h2>Allocations by machine and day</h2>{_items(describe_allocations(proposal))}</section>"
 
 
 def _at_risk(proposal: ProposalContent) -> str:

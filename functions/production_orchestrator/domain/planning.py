@@ -166,7 +166,7 @@ def _plan(state: ShopState, target: Order, planning_day: str) -> tuple[tuple[Blo
         blockers.append(
             CapacityConflict(
                 machines=product.machines,
-                first_day=planning_day,
+                first_day=placement.earliest,
                 last_day=target.due,
                 required_minutes=placement.window_booked + need,
                 available_minutes=placement.window_capacity,

@@ -94,6 +94,14 @@ def allocation_rows(proposal: ProposalContent) -> list[tuple[str, str, str, int,
     return sorted(rows)
 
 
+def describe_allocations(proposal: ProposalContent) -> list[str]:
+    """Per machine and day the plan touches, what it adds and removes there."""
+    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for machine, day, order, minutes, change in allocation_rows(proposal):
+        grouped[(machine, day)].append(f"{order} {hours(minutes)} {change}")
+    return [f"{machine} on {day}: {', '.join(items)}." for (machine, day), items in sorted(grouped.items())]
+
+
 def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
     """The plan as a person reviews it before deciding."""
     order = proposal.target_order
@@ -109,7 +117,7 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
         *(f"  - {line}" for line in describe_plan(proposal)),
         "",
         "Allocations by machine and day:",
-        *(f"  {m} {d}  {o}  {hours(n)}  {what}" for m, d, o, n, what in allocation_rows(proposal)),
+        *(f"  - {line}" for line in describe_allocations(proposal)),
         "",
         "At risk:",
         *(f"  - {line}" for line in describe_at_risk(proposal) or ["nothing: every order keeps its due date"]),
