@@ -8,6 +8,8 @@
 3. cold-start import time of each Lambda handler module against ``import strands``, fresh interpreters
 4. scale: resume latency with 10 / 1,000 / 10,000 pending approvals in the store; bytes per approval
 5. Lambda asset sizes (unzipped) per function, from what ``make synth`` left under cdk.out
+6. planning on generated shops of 5 machines / 100 orders, 20 / 1,000 and 50 / 5,000 over 90 days
+   (scripts/bench_planning.py; alone: ``python scripts/bench_planning.py --update evidence/bench.json``)
 """
 
 from __future__ import annotations
@@ -391,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
             child_aws(mode, *rest)
         return 0
 
+    from scripts import bench_planning
     from tests.support.moto_aws import environment, moto_server
 
     report: dict[str, Any] = {"machine": f"{os.cpu_count()} cpus, python {sys.version.split()[0]}", "runs": args.runs}
@@ -408,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("scale_dynamodb_moto", lambda: scale_dynamodb(3, endpoint)),
                 ("bytes_per_pending_approval", lambda: bytes_per_approval(endpoint, tmp)),
                 ("lambda_assets", assets),
+                ("planning", lambda: bench_planning.run(args.runs)),
             ]
             for name, step in steps:
                 t0 = time.monotonic()
