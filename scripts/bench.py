@@ -393,8 +393,9 @@ def main(argv: list[str] | None = None) -> int:
             child_aws(mode, *rest)
         return 0
 
-    from scripts import bench_planning
     from tests.support.moto_aws import environment, moto_server
+
+    from scripts import bench_planning
 
     report: dict[str, Any] = {"machine": f"{os.cpu_count()} cpus, python {sys.version.split()[0]}", "runs": args.runs}
     began = time.monotonic()
