@@ -69,6 +69,8 @@ def parse_shop_file(text: str) -> ShopState:
         doc = json.loads(text)
     except ValueError as exc:
         raise ShopFileError([("$", f"invalid JSON: {exc}")]) from None
+    except RecursionError:
+        raise ShopFileError([("$", "invalid shop file: nested too deeply")]) from None
     return read_shop(doc, schema_problems=schema_problems(doc))
 
 
