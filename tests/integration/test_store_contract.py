@@ -26,6 +26,8 @@ from production_orchestrator.domain.ports import ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import TODAY, scenario
 from production_orchestrator.domain.shop import Order, ShopState
+from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
+from tests.support.generated_shops import generate
 
 RUSH = scenario("rush-order")
 
@@ -193,15 +195,13 @@ def test_audit_trail_keeps_order(store: ShopStore) -> None:
 def test_the_largest_benchmark_shop_round_trips_and_applies_once(
     store: ShopStore, request: pytest.FixtureRequest
 ) -> None:
-    from scripts.bench_planning import generate
-
     from production_orchestrator.domain.shop_file import read_shop
 
     state = read_shop(generate(50, 5_000))
     store.seed(state, _event("shop_seeded"))
     loaded = store.load_state()
     assert loaded is not None and loaded.digest() == state.digest()
-    proposal = build_proposal(loaded, "URGENT", "2027-01-04")
+    proposal = build_proposal(loaded, "URGENT", GENERATED_DAY)
     after = apply_proposal(loaded, proposal)
     apply = {
         "proposal_hash": proposal.proposal_hash(),
