@@ -80,40 +80,35 @@ class StateStore(Construct):
             iam.PolicyStatement(actions=list(TABLE_ACTIONS), resources=[self.table.table_arn])
         )
 
-    def grant_requests(self, grantee: iam.IGrantable) -> None:
-        """Read customer e-mails that executions name by key (too large for the input), under their prefix only."""
+    def _grant_prefix(self, grantee: iam.IGrantable, actions: list[str], prefix: str, reason: str) -> None:
+        """Object ``actions`` on keys under ``prefix`` of the session bucket, acknowledged for cdk-nag."""
         grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["s3:GetObject"], resources=[self.session_bucket.arn_for_objects(f"{REQUEST_PREFIX}*")]
-            )
+            iam.PolicyStatement(actions=actions, resources=[self.session_bucket.arn_for_objects(f"{prefix}*")])
         )
         bucket_id = Stack.of(self).get_logical_id(self.session_bucket.node.default_child)  # type: ignore[arg-type]
         principal = grantee.grant_principal
         if isinstance(principal, Construct):
-            acknowledge(
-                principal,
-                f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{REQUEST_PREFIX}*]",
-                "The operator names each request object per execution; reading is limited to the request "
-                "prefix of this one bucket.",
-            )
+            acknowledge(principal, f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{prefix}*]", reason)
+
+    def grant_requests(self, grantee: iam.IGrantable) -> None:
+        """Read customer e-mails that executions name by key (too large for the input), under their prefix only."""
+        self._grant_prefix(
+            grantee,
+            ["s3:GetObject"],
+            REQUEST_PREFIX,
+            "The operator names each request object per execution; reading is limited to the request "
+            "prefix of this one bucket.",
+        )
 
     def grant_sessions(self, grantee: iam.IGrantable) -> None:
         """Read and write session objects under the session prefix only."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=list(SESSION_OBJECT_ACTIONS),
-                resources=[self.session_bucket.arn_for_objects(f"{self.session_prefix}*")],
-            )
+        self._grant_prefix(
+            grantee,
+            list(SESSION_OBJECT_ACTIONS),
+            self.session_prefix,
+            "Session object keys are chosen per run (one prefix per session id); the grant is limited "
+            "to the session prefix of this one bucket.",
         )
-        bucket_id = Stack.of(self).get_logical_id(self.session_bucket.node.default_child)  # type: ignore[arg-type]
-        principal = grantee.grant_principal
-        if isinstance(principal, Construct):
-            acknowledge(
-                principal,
-                f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{self.session_prefix}*]",
-                "Session object keys are chosen per run (one prefix per session id); the grant is limited "
-                "to the session prefix of this one bucket.",
-            )
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=["s3:ListBucket"],

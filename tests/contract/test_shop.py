@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.clidriver import ROOT, Run, cli, command, env
 from tests.support.localstore import audit_types, fingerprint, shop_state
-from tests.support.refusal_cases import observed_code, start_into
+from tests.support.refusal_cases import Pending, observed_code, start_into
 
 pytestmark = pytest.mark.slow
 EXAMPLES = ROOT.parent / "docs" / "examples"
@@ -117,19 +117,7 @@ def test_a_request_email_is_planned_on_the_imported_shop(tmp_path: Path) -> None
     review = cli("show", "--data-dir", str(data_dir), "--checkpoint", started["CHECKPOINT_ID"])
     for expected in ("400 x TOTE-NAVY", "due 2026-12-04", "Move ORD-1003", "1600 units of INK-NAVY", "Allocations"):
         assert expected in review.stdout, (expected, review.stdout)
-    approved = cli(
-        "resume",
-        "--data-dir",
-        str(data_dir),
-        "--checkpoint",
-        started["CHECKPOINT_ID"],
-        "--decision",
-        "approve",
-        "--reviewed-hash",
-        started["PROPOSAL_HASH"],
-        "--approver",
-        "shop-owner",
-    )
+    approved = Pending.from_start(data_dir, started).resume()
     assert approved.returncode == 0 and approved["STATE_REVISION"] == "2", approved.stderr
     shown = json.loads(cli("shop", "--data-dir", str(data_dir), "show", "--json").stdout)
     assert shown["revision"] == 2

@@ -105,7 +105,6 @@ def _schedule_problems(
     problems: list[Problem] = []
     booked: list[tuple[str, str, int, str]] = []
     seen: set[tuple[Any, Any]] = set()
-    total = 0
     schedule = order.get("schedule")
     for a_index, alloc in enumerate(schedule if isinstance(schedule, list) else []):
         if not isinstance(alloc, dict):
@@ -119,19 +118,9 @@ def _schedule_problems(
         if found is not None:
             problems.append((f"{path}.{found[0]}", found[1]))
         minutes = alloc.get("minutes")
-        if isinstance(minutes, int) and not isinstance(minutes, bool):
-            total += minutes
-            if found is None and isinstance(slot[0], str) and isinstance(slot[1], str):
-                booked.append((slot[0], slot[1], minutes, path))
-    per_unit, quantity = (product or {}).get("minutes_per_unit"), order.get("quantity")
-    if total and isinstance(per_unit, int) and isinstance(quantity, int) and total != per_unit * quantity:
-        problems.append(
-            (
-                json_path("orders", index, "schedule"),
-                f"schedules {total} minutes; {quantity} x {product.get('code') if product else '?'} "
-                f"takes {per_unit * quantity} (schedule all of it, or leave the schedule empty)",
-            )
-        )
+        valid = isinstance(minutes, int) and not isinstance(minutes, bool) and found is None
+        if valid and isinstance(slot[0], str) and isinstance(slot[1], str):
+            booked.append((slot[0], slot[1], minutes, path))
     return problems, booked
 
 
