@@ -185,7 +185,7 @@ def _digest(text: str) -> str:
 def _source_fingerprint() -> str:
     digest = hashlib.sha256()
     package = FUNCTIONS_DIR / HANDLER_PACKAGE
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".json", ".eml")):
         if "__pycache__" in path.parts:
             continue
         digest.update(path.relative_to(FUNCTIONS_DIR).as_posix().encode())

@@ -14,6 +14,8 @@
    every call recorded) and the lifecycle in two fresh processes (botocore event hooks), by operation
 5. scale: resume latency with 10 / 1,000 / 10,000 pending approvals in the store; bytes per approval
 6. Lambda asset sizes (unzipped) per function, of the assets built in 3
+7. planning on generated shops of 5 machines / 100 orders, 20 / 1,000 and 50 / 5,000 over 90 days
+   (scripts/bench_planning.py; alone: ``python scripts/bench_planning.py --update evidence/bench.json``)
 """
 
 from __future__ import annotations
@@ -516,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from tests.support.moto_aws import environment, moto_server
 
+    from scripts import bench_planning
+
     report: dict[str, Any] = {"machine": f"{os.cpu_count()} cpus, python {sys.version.split()[0]}", "runs": args.runs}
     began = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="po-bench-"))
@@ -533,6 +537,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("scale_dynamodb_moto", lambda: scale_dynamodb(3, endpoint)),
                 ("bytes_per_pending_approval", lambda: bytes_per_approval(endpoint, tmp)),
                 ("lambda_assets", assets),
+                ("planning", lambda: bench_planning.run(args.runs)),
             ]
             for name, step in steps:
                 t0 = time.monotonic()

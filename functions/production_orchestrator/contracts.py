@@ -35,6 +35,11 @@ ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 ENV_DATA_DIR: Final = "PO_DATA_DIR"
 ENV_FAULT_KILL_AT: Final = "PO_FAULT_KILL_AT"
 
+# A request too large for the execution input (256 KB) is put in the session bucket under this prefix, and
+# the input names its key; the start function may read objects under it and nowhere else.
+REQUEST_PREFIX: Final = "requests/"
+MAX_REQUEST_BYTES: Final = 10 * 1024 * 1024
+
 # Metrics: one namespace; handler metrics (Powertools) and the workflow's log-derived ones.
 METRICS_NAMESPACE: Final = "ProductionOrchestrator"
 METRIC_PROPOSAL_CREATED: Final = "ProposalCreated"

@@ -227,6 +227,8 @@ class AgentFunctions(Construct):
                 self.receipt_key.grant(fn, *RECEIPT_KEY_ACTIONS[module])
             for action in PUBLISHERS.get(module, ()):
                 fn.add_to_role_policy(iam.PolicyStatement(actions=[action], resources=[topic.topic_arn]))
+        # Customer e-mails too large for the execution input are read from the request prefix.
+        store.grant_requests(self.run_agent)
 
     @property
     def all(self) -> tuple[lambda_.Function, ...]:

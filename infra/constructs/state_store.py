@@ -10,7 +10,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..constants import TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
+from ..constants import REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
 from ..nag import acknowledge
 from ..outputs import output
 from ..permissions import TableAccess
@@ -86,24 +86,35 @@ class StateStore(Construct):
                 )
             )
 
-    def grant_sessions(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
-        """Session object ``actions`` under the session prefix only (``s3:ListBucket``: listing it)."""
-        object_actions = sorted(a for a in actions if a != "s3:ListBucket")
+    def _grant_prefix(self, grantee: iam.IGrantable, actions: list[str], prefix: str, reason: str) -> None:
+        """Object ``actions`` on keys under ``prefix`` of the session bucket, acknowledged for cdk-nag."""
         grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=object_actions,
-                resources=[self.session_bucket.arn_for_objects(f"{self.session_prefix}*")],
-            )
+            iam.PolicyStatement(actions=actions, resources=[self.session_bucket.arn_for_objects(f"{prefix}*")])
         )
         bucket_id = Stack.of(self).get_logical_id(self.session_bucket.node.default_child)  # type: ignore[arg-type]
         principal = grantee.grant_principal
         if isinstance(principal, Construct):
-            acknowledge(
-                principal,
-                f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{self.session_prefix}*]",
-                "Session object keys are chosen per run (one prefix per session id); the grant is limited "
-                "to the session prefix of this one bucket.",
-            )
+            acknowledge(principal, f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{prefix}*]", reason)
+
+    def grant_requests(self, grantee: iam.IGrantable) -> None:
+        """Read customer e-mails that executions name by key (too large for the input), under their prefix only."""
+        self._grant_prefix(
+            grantee,
+            ["s3:GetObject"],
+            REQUEST_PREFIX,
+            "The operator names each request object per execution; reading is limited to the request "
+            "prefix of this one bucket.",
+        )
+
+    def grant_sessions(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
+        """Session object ``actions`` under the session prefix only (``s3:ListBucket``: listing it)."""
+        self._grant_prefix(
+            grantee,
+            sorted(a for a in actions if a != "s3:ListBucket"),
+            self.session_prefix,
+            "Session object keys are chosen per run (one prefix per session id); the grant is limited "
+            "to the session prefix of this one bucket.",
+        )
         if "s3:ListBucket" not in actions:
             return
         grantee.grant_principal.add_to_principal_policy(

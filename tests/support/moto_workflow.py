@@ -730,8 +730,8 @@ def make_stale(store: DynamoShopStore) -> None:
 
     state = store.load_state()
     assert state is not None
-    material = sorted(state.inventory)[0]
-    quantity = state.inventory[material] + 100
+    material = state.materials[0].id
+    quantity = state.materials[0].on_hand + 100
     event = AuditEvent(
         event_type="inventory_set",
         at=utc_iso(datetime.now(UTC)),

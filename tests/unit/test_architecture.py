@@ -40,7 +40,7 @@ SDKS = {
     "lifecycle": {"pydantic"},
     "approval_web": set(),
     "handlers": {"aws_lambda_powertools", "boto3", "botocore", "pydantic"},
-    "cli": {"boto3", "botocore"},
+    "cli": {"boto3", "botocore", "jsonschema"},
 }
 LOOSE_MODULE_LIMIT = 5
 MODULE_LINE_LIMIT = 400

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
-from ..domain.shop import ShopState
+from ..domain.shop import Order, ShopState
 
 # Store calls that only read: they leave the run's copy of the shop state as it is.
 _READS = frozenset(
@@ -70,12 +70,19 @@ def run_view(store: ShopStore) -> ShopStore:
 
 @dataclass
 class RunContext:
-    """Per-process run state. ``approval`` is set only after the resume gate passed and the claim won."""
+    """Per-process run state. ``approval`` is set only after the resume gate passed and the claim won.
+
+    A start also knows the request it plans (read and validated before the agent ran) and the planning
+    day; a resume needs neither, so a model that tries to plan again there is refused.
+    """
 
     store: ShopStore
     session_id: str
     checkpoint_id: str
     clock: Callable[[], datetime]
+    request: Order | None = None
+    request_text: str = ""
+    planning_day: str = ""
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
     apply_result: dict[str, Any] = field(default_factory=dict)

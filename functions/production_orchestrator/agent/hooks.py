@@ -19,7 +19,7 @@ from ..domain.errors import OrchestratorError
 from ..domain.records import INTERRUPT_NAME, TOOL_CALLED_EVENT, Decision
 from .context import RunContext
 from .tools import APPLY_TOOL, stored_proposal
-from .workflow_rules import REQUEST_BOUND_TOOLS, refusal
+from .workflow_rules import refusal
 
 
 class ApprovalHook(HookProvider):
@@ -37,8 +37,7 @@ class ApprovalHook(HookProvider):
         name = event.tool_use["name"]
         raw_input = event.tool_use.get("input")
         tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
-        state = self._ctx.store.load_state() if name in REQUEST_BOUND_TOOLS else None
-        broken = refusal(name, tool_input, event.agent.messages, state.days if state else ())
+        broken = refusal(name, tool_input, event.agent.messages, self._ctx.request)
         if broken is not None:
             event.cancel_tool = f"refused: {broken}"
             return

@@ -197,17 +197,17 @@ def repropose(
     data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
 ) -> dict[str, Any]:
     """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from ..lifecycle.start import start_run
+    from ..lifecycle.start import PlanRequest, start_run
 
     approvals = local_approvals(data_dir)
     old = _approval_to_replace(approvals, approval_id, checkpoint_id)
-    checkpoint, _ = review(rt.store, old.checkpoint_id)
+    checkpoint, proposal = review(rt.store, old.checkpoint_id)
     if what_changed(rt.store, checkpoint) is None:
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
         raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
-    result = start_run(rt, checkpoint.scenario, binding, window)
+    result = start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window)
     new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
     return {
         "checkpoint_id": result.checkpoint.checkpoint_id,

@@ -18,12 +18,12 @@ from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
 from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
 from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
-from ..domain.scenarios import SCENARIOS
 from ..domain.verification import ResumeRequest
 from ..lifecycle.claim import ResumeResult
 from ..lifecycle.runtime import Runtime
 from . import approvals as cli_approvals
 from . import inputs
+from . import shop as cli_shop
 from .output import EXIT_NOT_APPLIED, EXIT_OK, PROG, emit, refused, say
 from .parser import DEFAULT_DATA_DIR, add_provider_flags, command, data_dir
 from .preflight import check_provider
@@ -78,7 +78,7 @@ def _start(args: argparse.Namespace) -> int:
     from ..lifecycle.start import start_run
 
     where, rt, binding = _ready(args, create=True)
-    result = start_run(rt, args.scenario, binding, args.approval_window)
+    result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window)
     links = cli_approvals.request_links(args, where, rt, result)
     cp = result.checkpoint
     values: dict[str, Any] = {
@@ -237,11 +237,12 @@ def register(subparsers: Any) -> None:
         examples=[
             "start",
             "start --scenario team-jerseys --approvers ana@example.com,ben@example.com --approval-window 1h30m",
+            "start --request customer.eml --as-of 2026-12-01",
             "start --provider bedrock --region eu-central-1 --json",
         ],
         handler=_start,
     )
-    start.add_argument("--scenario", default="rush-order", choices=sorted(SCENARIOS), help="the shop and its request")
+    cli_shop.add_request_flags(start)
     start.add_argument(
         "--approval-window",
         type=inputs.duration,

@@ -11,7 +11,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ..contracts import Outcome
+from ..contracts import REQUEST_PREFIX, Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.records import CheckpointId, ProposalHash, SessionId
@@ -51,11 +51,27 @@ class _Checkpointed(_Event):
 
 
 class RunAgentEvent(_Event):
-    """The execution input of ``RunAgentUntilApproval``; the scenario defaults to ``PO_SCENARIO``."""
+    """The execution input of ``RunAgentUntilApproval``.
+
+    ``{"request": "<e-mail>"}`` plans a customer's e-mail on the table's shop (``shop-import`` first);
+    ``{"request_s3_key": "requests/..."}`` names one in the session bucket (for one too large for the
+    input); ``as_of`` sets the planning day (default: today in the shop's time zone). Without a request
+    the run plans a reference scenario (``scenario``, default ``PO_SCENARIO``).
+    """
 
     scenario: str | None = Field(default=None, max_length=60)
+    request: str | None = Field(default=None, min_length=1, max_length=250_000, repr=False)
+    # ".." is refused where the key is read (adapters/aws/s3_requests.py).
+    request_s3_key: str | None = Field(default=None, pattern=rf"^{REQUEST_PREFIX}[A-Za-z0-9!_.*'()/-]{{1,900}}$")
+    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
     # Who started the run (execution input); separation of duties keeps them from approving it.
     requested_by: str = Field(default="", max_length=120)
+
+    @model_validator(mode="after")
+    def _one_request(self) -> RunAgentEvent:
+        if self.request is not None and self.request_s3_key is not None:
+            raise ValueError("give the request inline or by request_s3_key, not both")
+        return self
 
 
 class RunAgentOutput(BaseModel):

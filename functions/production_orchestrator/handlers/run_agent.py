@@ -4,14 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..adapters.aws.s3_requests import read_request
 from ..contracts import METRIC_PROPOSAL_CREATED
-from ..lifecycle.start import start_run
+from ..lifecycle.start import PlanRequest, on_current_shop, start_run
 from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics
-from .root import agent_root
+from .root import AgentRoot, agent_root
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+
+def plan_request(request: RunAgentEvent, root: AgentRoot) -> PlanRequest:
+    """What this execution plans: its e-mail (inline or in S3) on the table's shop, or a reference scenario."""
+    settings = root.core.settings
+    text = request.request
+    if request.request_s3_key is not None:
+        text = read_request(root.core.client("s3"), str(settings.session_bucket), request.request_s3_key)
+    if text is None or request.scenario:
+        return PlanRequest.of_scenario(request.scenario or settings.scenario, text=text, planning_day=request.as_of)
+    return on_current_shop(root.runtime.store, text, request.as_of, root.core.now())
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -21,7 +33,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
     settings = root.core.settings
-    result = start_run(root.runtime, request.scenario or settings.scenario, root.binding, settings.approval_window)
+    result = start_run(root.runtime, plan_request(request, root), root.binding, settings.approval_window)
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(

@@ -79,7 +79,8 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
             )
         )
     return {
-        "scenario": state.scenario,
+        "scenario": state.name,
+        "shop": state.name,
         "revision": state.revision,
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),

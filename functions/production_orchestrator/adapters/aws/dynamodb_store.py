@@ -3,6 +3,7 @@
 Each state change is a single conditional write or one ``TransactWriteItems``:
 
     seed         Put STATE if absent                                   + Put AUDIT
+    import       Put STATE if revision and digest (or absence) are what the importer read + Put AUDIT
     intake/count Put STATE if revision and digest are what was read    + Put AUDIT   (optimistic, retried)
     proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
     checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
@@ -11,7 +12,10 @@ Each state change is a single conditional write or one ``TransactWriteItems``:
     completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
     apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
 
-so a replay, a double click or a Lambda retry can never apply a plan twice.
+so a replay, a double click or a Lambda retry can never apply a plan twice. STATE holds revision and
+digest and, while it is small, the state itself; a large state is the content-addressed, chunked
+``SNAPSHOT#<digest>`` written just before (shop_items.StateContent, dynamo_blobs.py), so every item stays far
+below 400 KB however large the shop.
 
 Every ``Put AUDIT`` above is linked into the audit hash chain inside the same transaction: the event is
 stamped with the head's seq + 1 and hash, and the transaction also puts the new head conditioned on the seq
@@ -24,7 +28,6 @@ this process claimed) are read once per process; a start reads the shop once to 
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,7 +44,7 @@ from ...domain.shop import Order, ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
 from .read_cache import Immutable, ReadAhead
-from .shop_items import Row, decision_item, state_item, state_row
+from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
@@ -52,8 +55,6 @@ from .table_schema import (
     PROPOSAL_PK_PREFIX,
     PROPOSAL_SK,
     SHOP_PK,
-    SNAPSHOT_PK_PREFIX,
-    SNAPSHOT_SK,
     STATE_SK,
 )
 
@@ -68,7 +69,8 @@ class DynamoShopStore:
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._table = ChainedTable(client, table_name)
-        self._proposals, self._checkpoints, self._snapshots = Immutable(), Immutable(), Immutable()
+        self._proposals, self._checkpoints = Immutable(), Immutable()
+        self._content = StateContent(self._table)
         self._applied = Immutable()  # proposal hashes seen applied (an application record is never removed)
         self._claims = Immutable()  # checkpoint id -> the decision record this process claimed
         # The last state row read or written: the first attempt of a conditional update starts from it.
@@ -88,7 +90,7 @@ class DynamoShopStore:
 
     def _state_row(self) -> Row | None:
         ahead = self._ahead.take("state")
-        row = ahead if ahead is not None else state_row(self._table.get(SHOP_PK, STATE_SK))
+        row = ahead if ahead is not None else self._content.row(self._table.get(SHOP_PK, STATE_SK))
         self._last_row = row
         return row
 
@@ -123,7 +125,7 @@ class DynamoShopStore:
                 self._table.transact(
                     [
                         self._table.put_op(
-                            state_item(updated), condition=_UNCHANGED, values=self._unchanged(revision, digest)
+                            self._content.item(updated), condition=_UNCHANGED, values=self._unchanged(revision, digest)
                         ),
                         self._audit_put(event),
                     ]
@@ -146,28 +148,51 @@ class DynamoShopStore:
         existing = self.load_state()
         if existing is None:
             try:
-                self._table.transact([self._table.put_op(state_item(state), condition=_ABSENT), self._audit_put(event)])
+                self._table.transact(
+                    [self._table.put_op(self._content.item(state), condition=_ABSENT), self._audit_put(event)]
+                )
                 return self._keep(state)
             except ConditionFailed:
                 existing = self.load_state()  # seeded by another start meanwhile
         if existing is None:  # pragma: no cover - the condition failed because the state exists
             raise ShopError("the shop state vanished while seeding")
-        if existing.scenario != state.scenario:
-            raise ShopError(f"this table holds the {existing.scenario!r} shop, not {state.scenario!r}")
+        if existing.name != state.name:
+            raise ShopError(f"this table holds the {existing.name!r} shop, not {state.name!r}")
         return existing
+
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        if expected is None:
+            condition, values = _ABSENT, None
+        else:
+            condition, values = _UNCHANGED, self._unchanged(*expected)
+        try:
+            self._table.transact(
+                [
+                    self._table.put_op(self._content.item(state), condition=condition, values=values),
+                    self._audit_put(event),
+                ]
+            )
+        except ConditionFailed as failed:
+            found = failed.found(0)
+            raise StaleStateError(
+                "the shop changed while it was being replaced",
+                expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
+                found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
+            ) from None
 
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
 
         def change(state: ShopState) -> ShopState | None:
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is None:
                 return state.with_order(order)
-            if existing.model_copy(update={"scheduled_day": None}) != order:
-                raise IntakeError(f"order {order.order_id} was already taken in with different details")
+            if existing.model_copy(update={"schedule": ()}) != order:
+                raise IntakeError(f"order {order.id} was already taken in with different details")
             return None
 
-        stored = self._update_state(change, event).order(order.order_id)
+        stored = self._update_state(change, event).order(order.id)
         assert stored is not None
         return stored
 
@@ -218,7 +243,7 @@ class DynamoShopStore:
         self._ahead.hold(
             {
                 f"decision:{checkpoint_id}": ("found", found.get(decision_key)),
-                "state": state_row(found.get((SHOP_PK, STATE_SK))),
+                "state": self._content.row(found.get((SHOP_PK, STATE_SK))),
             }
         )
         self._table.know_head(head_of(found.get((SHOP_PK, AUDIT_HEAD_SK))))
@@ -303,7 +328,7 @@ class DynamoShopStore:
             self._table.transact(
                 [
                     self._table.put_op(
-                        state_item(new_state),
+                        self._content.item(new_state),
                         condition=_UNCHANGED,
                         values=self._unchanged(expected_revision, expected_digest),
                     ),
@@ -365,17 +390,9 @@ class DynamoShopStore:
         return events, head
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
-        """Keep the canonical state whose hash is ``digest``; content-addressed, so a second put is a no-op."""
-        if self._snapshots.get(digest) is not None:
-            return
-        with contextlib.suppress(ConditionFailed):
-            self._table.put({**key(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK), "data": b(data)}, condition=_ABSENT)
-        self._snapshots.keep(digest, data)
+        """Keep the canonical state ``data`` under ``digest`` (content-addressed: a second put is a no-op)."""
+        self._content.put_snapshot(digest, data)
 
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
-        cached = self._snapshots.get(digest)
-        if cached is not None:
-            return bytes(cached)
-        item = self._table.get(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK)
-        return None if item is None else bytes(self._snapshots.keep(digest, bytes(item["data"]["B"])))
+        return self._content.get_snapshot(digest)
