@@ -10,6 +10,8 @@ Each state change is a single conditional write or one ``TransactWriteItems``:
     takeover     Put DECISION#<checkpoint> if claim_token = old, no outcome + Put AUDIT
     completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
     apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
+                 + Put OUTBOX#<hash>#<index> if absent, one per drafted message
+    outbox step  Put OUTBOX#<hash>#<index> if its raw record is still the one read (+ Put AUDIT)
 
 so a replay, a double click or a Lambda retry can never apply a plan twice.
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import faults
@@ -37,9 +39,11 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
+from ...domain.outbox import OutboxMessage
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
 from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
+from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .table_schema import (
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
@@ -99,7 +103,7 @@ class _ChainedTable(DynamoTable):
         raise BackendError(f"the audit chain head of table {self.name} kept moving; nothing was written")
 
 
-class DynamoShopStore:
+class DynamoShopStore(DynamoOutbox):
     """One shop in one DynamoDB table."""
 
     def __init__(self, client: Any, table_name: str) -> None:
@@ -294,29 +298,37 @@ class DynamoShopStore:
         expected_revision: int,
         expected_digest: str,
         event: AuditEvent,
+        messages: Sequence[OutboxMessage],
     ) -> bool:
-        """State update + application record + ``plan_applied`` event, conditioned on revision and digest."""
+        """State update + application record + ``plan_applied`` event + outbox items, in one transaction
+        conditioned on revision and digest."""
         application = {
             **key(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash),
             "checkpoint_id": s(checkpoint_id),
             "revision": n(new_state.revision),
         }
+        writes = [
+            self._table.put_op(
+                self._state_item(new_state),
+                condition=_UNCHANGED,
+                values=self._unchanged(expected_revision, expected_digest),
+            ),
+            self._table.put_op(application, condition=_ABSENT),
+            self._audit_put(event),
+            *(self._table.put_op(outbox_item(m), condition=_ABSENT) for m in messages),
+        ]
         faults.point("inside_apply")  # the transaction is built and not sent: a crash here writes nothing
+        faults.point("inside_apply_outbox")
         try:
-            self._table.transact(
-                [
-                    self._table.put_op(
-                        self._state_item(new_state),
-                        condition=_UNCHANGED,
-                        values=self._unchanged(expected_revision, expected_digest),
-                    ),
-                    self._table.put_op(application, condition=_ABSENT),
-                    self._audit_put(event),
-                ]
-            )
+            self._table.transact(writes)
         except ConditionFailed as failed:
             if failed.failed(1):
                 return False  # this proposal already applied: the replay converges without a second write
+            if any(failed.failed(3 + i) for i in range(len(messages))):
+                # No application item, yet a message exists: only a hand-edited table gets here.
+                raise IntegrityError(
+                    f"outbox messages of {proposal_hash} exist for a plan that never applied"
+                ) from None
             found = failed.found(0)
             raise StaleStateError(
                 "the shop changed since the plan was verified",
