@@ -28,6 +28,7 @@ from ..lifecycle.runtime import Runtime
 from ..lifecycle.start import start_run
 from ..lifecycle.status import status
 from . import approvals as cli_approvals
+from . import outbox as cli_outbox
 from .root import local_runtime, log_refusal, utc_now
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
@@ -124,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="check the audit trail's hash chain")
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, parser_class=_Parser)
     data_dir(audit_sub.add_parser("verify", help="name the first broken link, if any"))
+    cli_outbox.register(sub)
     return parser
 
 
@@ -313,6 +315,7 @@ COMMANDS = {
     "repropose": _repropose,
     "serve": _serve,
     "audit": _audit,
+    "outbox": cli_outbox.run,
 }
 
 
