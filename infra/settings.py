@@ -17,6 +17,9 @@ sessionPrefix       sessions/                     S3 key prefix of agent session
 logRetentionDays    30                            retention of every log group
 architecture        arm64                         Lambda architecture (arm64 | x86_64)
 separationOfDuties  true                          who started a run may not approve it (true | false)
+senderEmail         (none)                        verified SES identity the approved plans' messages come
+                                                  from; unset: they stay queued and MessagesNotSent alarms
+sesConfigurationSet (one the stack creates)       an existing SES configuration set to send through
 ==================  ============================  =====================================================
 """
 
@@ -50,10 +53,13 @@ DEFAULTS: dict[str, Any] = {
     "logRetentionDays": 30,
     "architecture": "arm64",
     "separationOfDuties": True,
+    "senderEmail": "",
+    "sesConfigurationSet": "",
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/$")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,8 @@ class Settings:
     log_retention_days: int
     architecture: str
     separation_of_duties: bool = True
+    sender_email: str = ""
+    ses_configuration_set: str = ""
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -110,6 +118,12 @@ class Settings:
         prefix = str(raw["sessionPrefix"])
         if not _PREFIX.match(prefix):
             raise ConfigurationError("sessionPrefix must look like 'sessions/' (lower case, ending in '/')")
+        sender = str(raw["senderEmail"]).strip()
+        if sender and not is_approver_email(sender):
+            raise ConfigurationError(f"senderEmail {sender!r} is not an e-mail address")
+        configuration_set = str(raw["sesConfigurationSet"]).strip()
+        if configuration_set and not _CONFIGURATION_SET.match(configuration_set):
+            raise ConfigurationError("sesConfigurationSet must be 1-64 letters, digits, '-' or '_'")
         architecture = str(raw["architecture"])
         if architecture not in ARCHITECTURES:
             raise ConfigurationError(f"architecture must be one of {ARCHITECTURES}")
@@ -125,6 +139,8 @@ class Settings:
             log_retention_days=int(raw["logRetentionDays"]),
             architecture=architecture,
             separation_of_duties=_flag("separationOfDuties", raw["separationOfDuties"]),
+            sender_email=sender,
+            ses_configuration_set=configuration_set,
         )
 
 

@@ -1,11 +1,11 @@
 """The outbox family of the torture suite: racing senders and SIGKILL at each delivery fault point.
 
-    per store (SQLite, DynamoDB on moto): start -> approve (three messages queued)
-      races:   N forked ``deliver`` rounds released at once against one loopback SMTP sink
-               -> each Message-ID arrives once, every message marked sent once
-      crashes: SIGKILL at after_outbox_claim / after_outbox_send, then rounds until all are sent
-               -> every message arrives; a repeat only after after_outbox_send, byte-identical (same
-                  Message-ID), which is the at-least-once window the README states
+per store (SQLite, DynamoDB on moto): start -> approve (three messages queued)
+  races:   N forked ``deliver`` rounds released at once against one loopback SMTP sink
+           -> each Message-ID arrives once, every message marked sent once
+  crashes: SIGKILL at after_outbox_claim / after_outbox_send, then rounds until all are sent
+           -> every message arrives; a repeat only after after_outbox_send, byte-identical (same
+              Message-ID), which is the at-least-once window the README states
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tests.support.smtp_sink import SmtpSink, smtp_sink
+
 from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
 from production_orchestrator.lifecycle.deliver import deliver
 from scripts.torture import RUSH_MESSAGES, Family, World, Worlds, do_resume, do_start, run_forked
-from tests.support.smtp_sink import SmtpSink, smtp_sink
 
 SEND_LEASE = timedelta(seconds=1)  # crashes: short, so the retry after a SIGKILL comes soon
 RACE_LEASE = timedelta(minutes=2)  # races: the default, longer than any send here takes (as in production)
@@ -52,7 +53,9 @@ def outbox(worlds: Worlds, size: dict[str, int]) -> Family:
         for trial in range(size["race_trials"]):
             world = _approved(worlds, kind)
             with smtp_sink() as sink:
-                outcomes = run_forked([lambda w=world, s=sink: _round(w, s, RACE_LEASE)] * size["racers"], together=True)
+                outcomes = run_forked(
+                    [lambda w=world, s=sink: _round(w, s, RACE_LEASE)] * size["racers"], together=True
+                )
                 ids = sink.message_ids()
             queued, sent = _marked(world)
             double_sends_in_races += len(ids) - len(set(ids))

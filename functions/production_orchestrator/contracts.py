@@ -54,6 +54,7 @@ METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
 # handlers' metrics of the same facts.
 METRIC_WORKFLOW_RESUME_REFUSED: Final = "WorkflowResumeRefused"
 METRIC_WORKFLOW_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
+METRIC_WORKFLOW_MESSAGES_NOT_SENT: Final = "WorkflowMessagesNotSent"
 
 # The resume step's ``outcome`` (the state machine routes on these).
 OUTCOME_APPLIED: Final = "applied"

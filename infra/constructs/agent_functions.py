@@ -101,6 +101,7 @@ class AgentFunctions(Construct):
         )
         full_code = lambda_code(settings.architecture)
         decision_code = lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES)
+        self._strands_free_code = decision_code
         binding = settings.binding
         # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision
         # function may create a MAC, so a receipt cannot be forged by any other role.
@@ -221,6 +222,13 @@ class AgentFunctions(Construct):
             self.record_expiry,
             self.report_pending_age,
         )
+
+    def add_strands_free(
+        self, construct_id: str, handler: str, description: str, timeout: Duration
+    ) -> lambda_.Function:
+        """One more function built like these (own role and log group, tracing, the shared environment)
+        from the strands-free asset; it gets no grant here: the caller grants exactly what it uses."""
+        return self._function(_Spec(construct_id, handler, description, 256, timeout, False), self._strands_free_code)
 
     def _function(self, spec: _Spec, code: lambda_.Code) -> lambda_.Function:
         log_group = logs.LogGroup(

@@ -5,7 +5,9 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
                                v
-                         DecisionOutcome: applied -> PlanApplied | rejected -> PlanRejected
+                         DecisionOutcome: applied -> SendApprovedMessages -> PlanApplied
+                                                      (retries with backoff; gives up -> MessagesNotSent)
+                                          rejected -> PlanRejected
                                           refused + EXPIRED -> DecisionExpired | otherwise -> ResumeRefused
 
 Standard, not Express: a decision may take days and Express executions stop after five minutes. Nothing
@@ -21,19 +23,26 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from production_orchestrator.domain.errors import ResumeRefusedError, StartError
+from production_orchestrator.domain.errors import (
+    DeliveryFailedError,
+    DeliveryIncompleteError,
+    ResumeRefusedError,
+    StartError,
+)
 
 from ..constants import (
     OUTCOME_APPLIED,
     OUTCOME_REFUSED,
     OUTCOME_REJECTED,
     STATE_DECISION_EXPIRED,
+    STATE_MESSAGES_NOT_SENT,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
+    STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
 from ..nag import acknowledge
@@ -47,6 +56,10 @@ THROTTLED = "Lambda.TooManyRequestsException"
 # The execution outlives the approval window by the agent runs (minutes each, with retries) and a margin,
 # so a timed-out decision always reaches DecisionExpired before the execution itself times out.
 EXECUTION_GRACE_SECONDS = 2 * 3600
+# SES throttling or an outage: 30 s, 1, 2, 4, 8, 16 minutes (about half an hour), then MessagesNotSent alarms.
+# Longer than the outbox lease (2 minutes) from the third try on, so a sender that died holding a message
+# is retried too.
+SEND_RETRY = {"interval": Duration.seconds(30), "max_attempts": 6, "backoff_rate": 2.0}
 
 
 def _run_fields(prefix: str = "$.run") -> dict[str, str]:
@@ -62,7 +75,15 @@ def _run_fields(prefix: str = "$.run") -> dict[str, str]:
 class ApprovalWorkflow(Construct):
     """The state machine, its log group (level ALL, no execution data) and X-Ray tracing."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, functions: AgentFunctions) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        functions: AgentFunctions,
+        sender: lambda_.IFunction,
+    ) -> None:
         super().__init__(scope, construct_id)
 
         def invoke(
@@ -125,7 +146,31 @@ class ApprovalWorkflow(Construct):
             sfn.TaskInput.from_object(_run_fields()),
             "$.expiry",
         )
-        plan_applied = sfn.Succeed(self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once")
+        plan_applied = sfn.Succeed(
+            self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once and its messages were sent"
+        )
+        send_messages = invoke(
+            STATE_SEND_MESSAGES,
+            sender,
+            sfn.TaskInput.from_object(
+                {
+                    "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id"),
+                    "proposal_hash": sfn.JsonPath.string_at("$.run.proposal_hash"),
+                }
+            ),
+            "$.messages",
+        )
+        send_messages.add_retry(errors=[DeliveryIncompleteError.__name__], **SEND_RETRY)  # type: ignore[arg-type]
+        send_messages.add_catch(
+            sfn.Fail(
+                self,
+                STATE_MESSAGES_NOT_SENT,
+                error=DeliveryFailedError.__name__,
+                cause="the plan applied, but not every message was sent: see the outbox (status failed or queued)",
+            ),
+            errors=[sfn.Errors.ALL],
+            result_path="$.error",
+        )
         plan_rejected = sfn.Succeed(self, STATE_PLAN_REJECTED, comment="rejected; the domain state is unchanged")
         resume_refused = sfn.Fail(
             self,
@@ -148,7 +193,7 @@ class ApprovalWorkflow(Construct):
         resume.add_catch(resume_refused, errors=[ResumeRefusedError.__name__], result_path="$.error")
         outcome = (
             sfn.Choice(self, STATE_OUTCOME)
-            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), plan_applied)
+            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), send_messages.next(plan_applied))
             .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_REJECTED), plan_rejected)
             .when(
                 sfn.Condition.and_(
@@ -191,7 +236,8 @@ class ApprovalWorkflow(Construct):
             "support resource-level permissions.",
         )
         stack = Stack.of(self)
-        for fn in (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry):
+        invoked = (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry)
+        for fn in (*invoked, sender):
             logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
             acknowledge(
                 role,

@@ -74,10 +74,10 @@ class StateStore(Construct):
             removal_policy=RemovalPolicy.RETAIN,
         )
 
-    def grant_table(self, grantee: iam.IGrantable) -> None:
-        """Read and conditionally write items; never table administration."""
+    def grant_table(self, grantee: iam.IGrantable, actions: tuple[str, ...] = TABLE_ACTIONS) -> None:
+        """Read and conditionally write items (``actions``, by default the adapters' set); never administration."""
         grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(actions=list(TABLE_ACTIONS), resources=[self.table.table_arn])
+            iam.PolicyStatement(actions=list(actions), resources=[self.table.table_arn])
         )
 
     def grant_sessions(self, grantee: iam.IGrantable) -> None:

@@ -1,6 +1,7 @@
 """The synthesized state machine, executed on a moto server with every Lambda invocation a fresh process.
 
-approve -> PlanApplied (revision 1 -> 2, one application); reject -> PlanRejected (nothing changes);
+approve -> SendApprovedMessages (SES, each message once) -> PlanApplied (revision 1 -> 2, one application);
+reject -> PlanRejected (nothing changes, nothing sent);
 stale domain state while parked -> ResumeRefused (nothing written); no decision -> DecisionExpired.
 """
 
@@ -15,15 +16,17 @@ import pytest
 
 from infra.constants import (
     STATE_DECISION_EXPIRED,
+    STATE_MESSAGES_NOT_SENT,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
+    STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
-from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.errors import DeliveryFailedError, RefusalCode, ResumeRefusedError
 from tests.support.cdk_template import synthesize
 from tests.support.moto_workflow import (
     EXPIRING_CONTEXT,
@@ -63,8 +66,12 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     deployment = aws.deploy(template)
     run = run_case(deployment, "approve")
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_APPLIED]
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
+    # The plan's three messages reached SES once each, and every one is marked sent with SES's id.
+    queued = deployment.store.outbox_messages(run.proposal_hash)
+    assert sorted(run.ses_outbox_keys) == sorted(m.key for m in queued) and len(queued) == 3
+    assert {m.status for m in queued} == {"sent"} and all(m.transport_id.startswith("ses:") for m in queued)
     assert run.page_statuses == {"GET": 200, "POST": 200}
     _start_and_resume_ran_in_different_processes(run)
     assert run.task_token_leaked is False
@@ -79,11 +86,24 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert len(votes) == 1 and votes[0]["receipt"]["mac"]
 
 
+def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: LocalAws) -> None:
+    template = synthesize({**LOCAL_CONTEXT, "senderEmail": "unverified@shop.example.com"})
+    deployment = aws.deploy(template, verify_sender=False)
+    run = run_case(deployment, "approve")
+    assert run.status == "FAILED" and run.error == DeliveryFailedError.__name__
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
+    assert (run.revision_after, run.plan_applied_count) == (2, 1)  # the plan applied; its messages did not go
+    assert run.ses_outbox_keys == []
+    failed = deployment.store.outbox_messages(run.proposal_hash)
+    assert [m.status for m in failed] == ["failed"] * 3 and all("MessageRejected" in m.last_error for m in failed)
+
+
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:
     run = _run(aws, template, "reject")
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
+    assert run.ses_outbox_keys == []
     _start_and_resume_ran_in_different_processes(run)
     assert run.task_token_leaked is False
 

@@ -341,10 +341,11 @@ def _step_functions_execute(endpoint: str, execute: bool) -> None:
 
 def cold_start() -> None:
     """Forget every composition root, as a new Lambda execution environment would."""
-    from production_orchestrator.handlers import decide, request_approval, root
+    from production_orchestrator.handlers import decide, request_approval, root, send_outbox
 
     root.core.cache_clear()
     root.receipt_key.cache_clear()
     root.agent_root.cache_clear()
     decide.root.cache_clear()
     request_approval.root.cache_clear()
+    send_outbox.root.cache_clear()

@@ -14,6 +14,8 @@ the ``x-amz-function-error`` header, which is what Step Functions' Catch matches
 from __future__ import annotations
 
 import base64
+import email
+import email.policy
 import html
 import io
 import json
@@ -46,6 +48,7 @@ from moto.server import ThreadedMotoServer
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import ResumeRefusedError
+from production_orchestrator.domain.outbox import OUTBOX_HEADER
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 
 REGION = "us-east-1"
@@ -54,8 +57,9 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_DIR = ROOT / "functions"
 CHILD = Path(__file__).resolve().parent / "lambda_process.py"
 DECIDE_MODULE = "decide"
-# The decision function's asset ships no strands; its local process refuses to import it too.
-STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE})
+SEND_OUTBOX_MODULE = "send_outbox"
+# The strands-free asset's functions: their local processes refuse to import strands too.
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE})
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -75,6 +79,7 @@ LOCAL_CONTEXT = {
     "modelRegion": "",
     "approverEmails": "approver@example.com",
     "approvalWindow": "10m",
+    "senderEmail": "orders@shop.example.com",
 }
 EXPIRING_CONTEXT = {**LOCAL_CONTEXT, "approvalWindow": "4s"}
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
@@ -245,11 +250,11 @@ class LocalAws:
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
 
-    def deploy(self, template: Mapping[str, Any], tag: str | None = None) -> Deployment:
+    def deploy(self, template: Mapping[str, Any], tag: str | None = None, *, verify_sender: bool = True) -> Deployment:
         """Create the template's resources on the server (each deployment has its own)."""
         endpoint = DecisionEndpoint(self.router)
         self._endpoints.append(endpoint)
-        return Deployment(self, template, tag or secrets.token_hex(4), endpoint)
+        return Deployment(self, template, tag or secrets.token_hex(4), endpoint, verify_sender=verify_sender)
 
     def close(self) -> None:
         for endpoint in self._endpoints:
@@ -370,8 +375,17 @@ class Page:
 class Deployment:
     """One stack's resources on the moto server and the state machine rendered from its template."""
 
-    def __init__(self, aws: LocalAws, template: Mapping[str, Any], tag: str, endpoint: DecisionEndpoint) -> None:
+    def __init__(
+        self,
+        aws: LocalAws,
+        template: Mapping[str, Any],
+        tag: str,
+        endpoint: DecisionEndpoint,
+        *,
+        verify_sender: bool = True,
+    ) -> None:
         self.aws = aws
+        self.verify_sender = verify_sender
         self.template = template
         self.endpoint = endpoint
         self.messages: list[ApprovalMessage] = []
@@ -384,6 +398,7 @@ class Deployment:
         self._create_state_store(tag)
         self._create_topic(tag)
         self._create_receipt_keys()
+        self._create_mail(tag)
         role_arn = self._create_role(tag)
         self._create_functions(tag, role_arn)
         definition = state_machine_definition(template, self.resolve)
@@ -448,6 +463,20 @@ class Deployment:
             if props.get("KeySpec") == "HMAC_256":
                 created = kms.create_key(KeySpec="HMAC_256", KeyUsage=props["KeyUsage"], Description="receipts")
                 self._names[key_id] = created["KeyMetadata"]["KeyId"]
+
+    def _create_mail(self, tag: str) -> None:
+        """The stack's SES configuration set, and the sender identity verified (as the operator would)."""
+        sesv2 = self.aws.client("sesv2")
+        for index, config_id in enumerate(resources_of_type(self.template, "AWS::SES::ConfigurationSet")):
+            name = f"po-{tag}-{index}"
+            sesv2.create_configuration_set(ConfigurationSetName=name)
+            self._names[config_id] = name
+        senders = {
+            fn["Properties"]["Environment"]["Variables"].get("PO_SENDER_EMAIL")
+            for fn in resources_of_type(self.template, "AWS::Lambda::Function").values()
+        } - {None}
+        for sender in senders if self.verify_sender else ():
+            sesv2.create_email_identity(EmailIdentity=sender)
 
     def _create_role(self, tag: str) -> str:
         trust = {
@@ -679,6 +708,7 @@ class WorkflowRun:
     page_statuses: dict[str, int]
     error: str | None
     refusal: str | None  # the resume gate's message ("<CODE>: ..."), when it refused
+    ses_outbox_keys: list[str] = field(default_factory=list)  # outbox key of each message SES accepted
 
     def evidence(self) -> dict[str, Any]:
         """The evidence report (no link secret, no task token)."""
@@ -698,7 +728,20 @@ class WorkflowRun:
             "page_statuses": self.page_statuses,
             "error": self.error,
             "refusal": self.refusal,
+            "ses_messages_accepted": len(self.ses_outbox_keys),
+            "ses_distinct_messages": len(set(self.ses_outbox_keys)),
         }
+
+
+def ses_accepted() -> list[str]:
+    """The outbox key (``X-Production-Orchestrator-Outbox``) of every message the in-process moto SES accepted."""
+    from moto.ses.models import ses_backends
+
+    keys = []
+    for message in ses_backends[ACCOUNT][REGION].sent_messages:
+        parsed = email.message_from_string(getattr(message, "raw_data", ""), policy=email.policy.default)
+        keys.append(str(parsed.get(OUTBOX_HEADER, "")).strip())
+    return keys
 
 
 def _revision(store: DynamoShopStore) -> int:
@@ -726,6 +769,7 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     """Start one execution and play the human's part for ``case`` (one of :data:`CASES`)."""
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}")
+    ses_mark = len(ses_accepted())
     execution_arn = deployment.start({})
     say(f"execution started: {execution_arn}")
     message = deployment.wait_for_message()
@@ -773,4 +817,7 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
         page_statuses=pages,
         error=error,
         refusal=refusal,
+        ses_outbox_keys=[
+            key for key in ses_accepted()[ses_mark:] if run_results and key.startswith(run_results[-1]["proposal_hash"])
+        ],
     )

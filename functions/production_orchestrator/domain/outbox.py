@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from .errors import DeliveryError
 from .planning import ProposalContent
 from .records import CheckpointId, ProposalHash, Timestamp, parse_utc, require_id, utc_iso
 
@@ -151,6 +152,14 @@ def render_email(message: OutboxMessage, sender: str) -> bytes:
     email[OUTBOX_HEADER] = message.key
     email.set_content(message.body)
     return email.as_bytes()
+
+
+def email_bytes(message: OutboxMessage, sender: str) -> bytes:
+    """:func:`render_email`, or a permanent ``DeliveryError`` when no transport could take the message."""
+    try:
+        return render_email(message, sender)
+    except ValueError as exc:  # a header holding a line break
+        raise DeliveryError(f"message {message.key} cannot be rendered: {exc}", permanent=True) from None
 
 
 def describe_outbox(messages: list[OutboxMessage]) -> list[str]:

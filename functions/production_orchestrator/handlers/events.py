@@ -134,6 +134,27 @@ class RecordExpiryOutput(BaseModel):
     plan_applied_count: int
 
 
+class SendOutboxEvent(_Checkpointed):
+    """``SendApprovedMessages`` input: the applied run's ids (its proposal hash names the messages)."""
+
+    proposal_hash: ProposalHash
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        return _lift(data, "run")
+
+
+class SendOutboxOutput(BaseModel):
+    """Every message of the plan is sent: what this invocation sent and what was sent before."""
+
+    checkpoint_id: str
+    proposal_hash: str
+    sent: int
+    already_sent: int
+    transport_ids: list[str]
+
+
 class LinkQuery(_Event):
     """``?a=<approval id>&s=<link secret>``; shapes are checked when used, so a bad link is just unknown."""
 

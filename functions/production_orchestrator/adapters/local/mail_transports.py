@@ -1,6 +1,6 @@
 """Local transports for the outbox: an SMTP server, or a directory of ``.eml`` files.
 
-Both send the bytes of :func:`render_email`, which depend only on the message record and the sender, so a
+Both send the bytes of :func:`email_bytes`, which depend only on the message record and the sender, so a
 retry hands over exactly what the first attempt did (same Message-ID): a receiving side that drops
 repeated Message-IDs sees each message once, and a file that exists already is that message, delivered.
 """
@@ -14,16 +14,9 @@ import ssl
 from pathlib import Path
 
 from ...domain.errors import DeliveryError
-from ...domain.outbox import OutboxMessage, render_email
+from ...domain.outbox import OutboxMessage, email_bytes
 
 _QUEUED_AS = re.compile(r"queued as ([A-Za-z0-9._-]{1,100})", re.IGNORECASE)
-
-
-def _rendered(message: OutboxMessage, sender: str) -> bytes:
-    try:
-        return render_email(message, sender)
-    except ValueError as exc:  # a header holding a line break: no transport can take it
-        raise DeliveryError(f"message {message.key} cannot be rendered: {exc}", permanent=True) from None
 
 
 def _reply(code: int, reply: bytes | str) -> str:
@@ -56,7 +49,7 @@ class SmtpTransport:
 
     def send(self, message: OutboxMessage) -> str:
         """MAIL, RCPT, DATA; the server's queue id (``queued as X``) or else the Message-ID."""
-        data = _rendered(message, self._sender)
+        data = email_bytes(message, self._sender)
         try:
             with smtplib.SMTP(self._host, self._port, timeout=self._timeout) as smtp:
                 smtp.ehlo()
@@ -95,7 +88,7 @@ class EmlDirectory:
 
     def send(self, message: OutboxMessage) -> str:
         """Create the file unless it exists; a file of that name already is this message, delivered."""
-        data = _rendered(message, self._sender)
+        data = email_bytes(message, self._sender)
         name = f"{message.proposal_hash}-{message.index:02d}.eml"
         target = self._dir / name
         try:
