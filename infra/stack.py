@@ -12,6 +12,7 @@ from .constructs.approval_channel import ApprovalChannel
 from .constructs.approval_workflow import ApprovalWorkflow
 from .constructs.operations import Operations
 from .constructs.outbox_sender import OutboxSender
+from .constructs.request_entry import RequestEntry
 from .constructs.state_store import StateStore
 from .settings import Settings
 
@@ -33,6 +34,9 @@ class ProductionOrchestratorStack(Stack):
             self, "Workflow", settings=settings, functions=self.functions, sender=self.outbox.function
         )
         self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
+        self.requests = RequestEntry(
+            self, "Requests", store=self.store, functions=self.functions, state_machine=self.workflow.state_machine
+        )
         self.operations = Operations(
             self, "Operations", settings=settings, workflow=self.workflow, functions=self.functions
         )

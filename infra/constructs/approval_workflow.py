@@ -1,6 +1,7 @@
 """The Standard state machine that parks on a task token while a human decides.
 
 RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpired
+  |  no verified requester under separation of duties -> RequesterNotVerified
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
@@ -26,6 +27,7 @@ from constructs import Construct
 from production_orchestrator.domain.errors import (
     DeliveryFailedError,
     DeliveryIncompleteError,
+    RequesterUnverifiedError,
     ResumeRefusedError,
     StartError,
 )
@@ -39,6 +41,7 @@ from ..constants import (
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
@@ -102,8 +105,16 @@ class ApprovalWorkflow(Construct):
             task.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
             return task
 
-        # The start function gets the execution input as is (no Parameters).
-        run_agent = invoke(STATE_RUN_AGENT, functions.run_agent, None, "$.run")
+        # The execution input as is, and the execution's own name from the context object: the run looks up
+        # its submission (who asked) by that name, which no execution input can choose.
+        run_agent = invoke(
+            STATE_RUN_AGENT,
+            functions.run_agent,
+            sfn.TaskInput.from_object(
+                {"input": sfn.JsonPath.entire_payload, "execution_name": sfn.JsonPath.string_at("$$.Execution.Name")}
+            ),
+            "$.run",
+        )
         wait_for_decision = tasks.LambdaInvoke(
             self,
             STATE_WAIT_FOR_DECISION,
@@ -187,6 +198,16 @@ class ApprovalWorkflow(Construct):
                 cause="the agent stopped without asking for approval",
             ),
             errors=[StartError.__name__],
+            result_path="$.error",
+        )
+        run_agent.add_catch(
+            sfn.Fail(
+                self,
+                STATE_REQUESTER_UNVERIFIED,
+                error=RequesterUnverifiedError.__name__,
+                cause="separation of duties is on and the run was not submitted through the signed submit URL",
+            ),
+            errors=[RequesterUnverifiedError.__name__],
             result_path="$.error",
         )
         wait_for_decision.add_catch(decision_expired, errors=[sfn.Errors.TIMEOUT], result_path="$.error")

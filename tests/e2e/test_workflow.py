@@ -20,17 +20,24 @@ from infra.constants import (
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
-from production_orchestrator.domain.errors import DeliveryFailedError, RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.errors import (
+    DeliveryFailedError,
+    RefusalCode,
+    RequesterUnverifiedError,
+    ResumeRefusedError,
+)
 from tests.support.cdk_template import synthesize
 from tests.support.moto_workflow import (
     EXPIRING_CONTEXT,
     LOCAL_CONTEXT,
+    SUBMITTER,
     LocalAws,
     RunRecord,
     WorkflowRun,
@@ -68,6 +75,7 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
+    assert run.requested_by == SUBMITTER  # from the signed submission, carried to the approval record
     # The plan's three messages reached SES once each, and every one is marked sent with SES's id.
     queued = deployment.store.outbox_messages(run.proposal_hash)
     assert sorted(run.ses_outbox_keys) == sorted(m.key for m in queued) and len(queued) == 3
@@ -96,6 +104,16 @@ def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: Loc
     assert run.ses_outbox_keys == []
     failed = deployment.store.outbox_messages(run.proposal_hash)
     assert [m.status for m in failed] == ["failed"] * 3 and all("MessageRejected" in m.last_error for m in failed)
+
+
+def test_a_hand_typed_start_execution_is_refused_without_a_verified_requester(aws: LocalAws) -> None:
+    deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
+    execution_arn = deployment.start({"requested_by": "someone@shop.example"})
+    assert deployment.wait_for_status(execution_arn) == "FAILED"
+    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_REQUESTER_UNVERIFIED]
+    assert deployment.store.load_state() is None  # nothing ran, nothing was seeded
+    (run_agent,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
+    assert run_agent.error is not None and run_agent.error["errorType"] == RequesterUnverifiedError.__name__
 
 
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:

@@ -244,6 +244,7 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
         "record_expiry",
         "report_pending_age",
         "send_outbox",
+        "submit",
     }
     roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
     assert len(roles) == len(functions), "every function has its own role"
@@ -261,8 +262,10 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
 
 def test_approval_links_point_at_the_decision_function_url(template_json: dict[str, Any]) -> None:
     decide = _function_id(template_json, "decide")
-    (url_id, url) = next(iter(resources_of_type(template_json, "AWS::Lambda::Url").items()))
-    assert url["Properties"]["TargetFunctionArn"] == {"Fn::GetAtt": [decide, "Arn"]}
+    urls = resources_of_type(template_json, "AWS::Lambda::Url").items()
+    ((url_id, url),) = [
+        (k, u) for k, u in urls if u["Properties"]["TargetFunctionArn"] == {"Fn::GetAtt": [decide, "Arn"]}
+    ]
     assert url["Properties"]["AuthType"] == "NONE"
     request = template_json["Resources"][_function_id(template_json, "request_approval")]
     assert request["Properties"]["Environment"]["Variables"][ENV_LINK_BASE_URL] == {

@@ -49,6 +49,7 @@ from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import ResumeRefusedError
 from production_orchestrator.domain.outbox import OUTBOX_HEADER
+from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 
 REGION = "us-east-1"
@@ -58,8 +59,11 @@ FUNCTIONS_DIR = ROOT / "functions"
 CHILD = Path(__file__).resolve().parent / "lambda_process.py"
 DECIDE_MODULE = "decide"
 SEND_OUTBOX_MODULE = "send_outbox"
+SUBMIT_MODULE = "submit"
 # The strands-free asset's functions: their local processes refuse to import strands too.
-STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE})
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE})
+# Who submits in the local runs: an operator's SSO role session (an e-mail, not an approver).
+SUBMITTER = "olga@shop.example"
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -386,6 +390,7 @@ class Deployment:
     ) -> None:
         self.aws = aws
         self.verify_sender = verify_sender
+        self.submit_function = ""
         self.template = template
         self.endpoint = endpoint
         self.messages: list[ApprovalMessage] = []
@@ -400,14 +405,16 @@ class Deployment:
         self._create_receipt_keys()
         self._create_mail(tag)
         role_arn = self._create_role(tag)
+        # The submit function names the state machine, which names the functions: its ARN is known by name.
+        (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
+        self._names[machine_id] = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:po-{tag}"
         self._create_functions(tag, role_arn)
         definition = state_machine_definition(template, self.resolve)
         self.definition = definition
         self.state_machine_arn = self.sfn.create_state_machine(
             name=f"po-{tag}", definition=json.dumps(definition), roleArn=role_arn, type="STANDARD"
         )["stateMachineArn"]
-        (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
-        self._names[machine_id] = self.state_machine_arn
+        assert self.state_machine_arn == self._names[machine_id]
         # Which function each Task state invokes, read from the definition itself.
         self.state_of_function: dict[str, str] = {}
         for name, state in definition["States"].items():
@@ -518,6 +525,8 @@ class Deployment:
             self.aws.router.register(function)
             if function.module == DECIDE_MODULE:
                 self.endpoint.function_name = name
+            if function.module == SUBMIT_MODULE:
+                self.submit_function = name
 
     def resolve(self, logical_id: str, attribute: str | None) -> str:
         """The moto value of ``Ref``/``Fn::GetAtt`` for this deployment."""
@@ -537,8 +546,39 @@ class Deployment:
 
     # -- running -----------------------------------------------------------------------------------------
 
+    def submit(self, request: str, session: str = SUBMITTER) -> dict[str, Any]:
+        """A SigV4-signed POST to the submit Function URL as ``session``: what Lambda hands the function after it
+        verified the signature (moto serves no Function URLs). The reply: execution ARN, name, requested_by."""
+        event = {
+            "version": "2.0",
+            "routeKey": "$default",
+            "rawPath": "/",
+            "rawQueryString": "",
+            "headers": {"content-type": "application/json"},
+            "requestContext": {
+                "accountId": ACCOUNT,
+                "authorizer": {
+                    "iam": {
+                        "accountId": ACCOUNT,
+                        "callerId": f"AROALOCAL:{session}",
+                        "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/{session}",
+                        "userId": f"AROALOCAL:{session}",
+                    }
+                },
+                "http": {"method": "POST", "path": "/", "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1"},
+                "requestId": secrets.token_hex(8),
+                "stage": "$default",
+            },
+            "body": base64.b64encode(json.dumps({"request": request}).encode()).decode(),
+            "isBase64Encoded": True,
+        }
+        invocation = self.aws.router.invoke(self.submit_function, event)
+        if invocation.error is not None or invocation.result["statusCode"] != 202:
+            raise AssertionError(f"submit failed: {invocation.error or invocation.result}")
+        return dict(json.loads(invocation.result["body"]))
+
     def start(self, execution_input: Mapping[str, Any] | None = None) -> str:
-        """Start an execution; returns its ARN."""
+        """Start an execution by hand (``start-execution``, no submission behind it); returns its ARN."""
         return str(
             self.sfn.start_execution(
                 stateMachineArn=self.state_machine_arn,
@@ -709,6 +749,7 @@ class WorkflowRun:
     error: str | None
     refusal: str | None  # the resume gate's message ("<CODE>: ..."), when it refused
     ses_outbox_keys: list[str] = field(default_factory=list)  # outbox key of each message SES accepted
+    requested_by: str = ""  # who RunAgentUntilApproval recorded as the requester
 
     def evidence(self) -> dict[str, Any]:
         """The evidence report (no link secret, no task token)."""
@@ -728,6 +769,7 @@ class WorkflowRun:
             "page_statuses": self.page_statuses,
             "error": self.error,
             "refusal": self.refusal,
+            "requested_by": self.requested_by,
             "ses_messages_accepted": len(self.ses_outbox_keys),
             "ses_distinct_messages": len(set(self.ses_outbox_keys)),
         }
@@ -770,8 +812,9 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}")
     ses_mark = len(ses_accepted())
-    execution_arn = deployment.start({})
-    say(f"execution started: {execution_arn}")
+    submitted = deployment.submit(scenario("rush-order").customer_email)
+    execution_arn = str(submitted["execution_arn"])
+    say(f"submitted by {submitted['requested_by']} (signed): execution {execution_arn}")
     message = deployment.wait_for_message()
     revision_before = _revision(deployment.store)
     link = message.link
@@ -817,6 +860,7 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
         page_statuses=pages,
         error=error,
         refusal=refusal,
+        requested_by=str(run_results[-1].get("requested_by", "")) if run_results else "",
         ses_outbox_keys=[
             key for key in ses_accepted()[ses_mark:] if run_results and key.startswith(run_results[-1]["proposal_hash"])
         ],

@@ -29,6 +29,7 @@ from ..lifecycle.start import start_run
 from ..lifecycle.status import status
 from . import approvals as cli_approvals
 from . import outbox as cli_outbox
+from . import submit as cli_submit
 from .root import local_runtime, log_refusal, utc_now
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
@@ -126,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True, parser_class=_Parser)
     data_dir(audit_sub.add_parser("verify", help="name the first broken link, if any"))
     cli_outbox.register(sub)
+    cli_submit.register(sub)
     return parser
 
 
@@ -316,6 +318,7 @@ COMMANDS = {
     "serve": _serve,
     "audit": _audit,
     "outbox": cli_outbox.run,
+    "submit": cli_submit.run,
 }
 
 

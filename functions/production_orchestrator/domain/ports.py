@@ -11,6 +11,7 @@ from .approvals import ApprovalRecord, ApprovalStatus, Vote
 from .outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
 from .shop import Order, ShopState
+from .submissions import Submission
 from .verification import SessionFacts
 
 
@@ -187,6 +188,26 @@ class ApprovalStore(Protocol):
 
         Raises ``DecisionAlreadyClaimedError`` when it is ``decided`` and ``from_status`` is ``pending``.
         """
+        ...
+
+
+class SubmissionStore(Protocol):
+    """Who handed in each submitted run (the DynamoDB table in AWS)."""
+
+    def put_submission(self, submission: Submission) -> None:
+        """Create the record (never overwrite); raises ``IntegrityError`` when the execution name exists."""
+        ...
+
+    def get_submission(self, execution_name: str) -> Submission | None:
+        """The record of ``execution_name``, read consistently, or None."""
+        ...
+
+
+class WorkflowStarter(Protocol):
+    """Starts a run of the workflow (Step Functions ``StartExecution`` in AWS)."""
+
+    def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
+        """Start an execution named ``execution_name``; return its ARN."""
         ...
 
 

@@ -15,6 +15,7 @@ from ..contracts import Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.records import CheckpointId, ProposalHash, SessionId
+from ..domain.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,11 +52,25 @@ class _Checkpointed(_Event):
 
 
 class RunAgentEvent(_Event):
-    """The execution input of ``RunAgentUntilApproval``; the scenario defaults to ``PO_SCENARIO``."""
+    """``RunAgentUntilApproval``'s payload: the execution input (under ``input``) and the execution's own name
+    (``$$.Execution.Name``); the scenario defaults to ``PO_SCENARIO``."""
 
     scenario: str | None = Field(default=None, max_length=60)
-    # Who started the run (execution input); separation of duties keeps them from approving it.
-    requested_by: str = Field(default="", max_length=120)
+    # The customer's e-mail, when the run came through submit (the submission record holds it too).
+    request: str | None = Field(default=None, max_length=MAX_REQUEST_CHARS)
+    # Who started the run as the execution input claims it: believed only with separation of duties off.
+    requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
+    # Set by the state machine from the context object, so an execution input cannot choose it.
+    execution_name: str = Field(default="", max_length=80)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        # The execution name comes from the state machine's context object, never from the input inside.
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            inner = {k: v for k, v in data["input"].items() if k != "execution_name"}
+            return {**inner, **{k: v for k, v in data.items() if k != "input"}}
+        return data
 
 
 class RunAgentOutput(BaseModel):
@@ -69,12 +84,26 @@ class RunAgentOutput(BaseModel):
     requested_by: str = ""
 
 
+class SubmitRequest(_Event):
+    """The body a caller POSTs to the submit Function URL; any other field (``requested_by``) is ignored."""
+
+    request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
+
+
+class SubmitOutput(BaseModel):
+    """The started execution and who it is recorded as requested by."""
+
+    execution_arn: str
+    execution_name: str
+    requested_by: str
+
+
 class RequestApprovalEvent(_Checkpointed):
     """``lambda:invoke.waitForTaskToken`` payload: the task token plus the run output."""
 
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
     proposal_hash: ProposalHash
-    requested_by: str = Field(default="", max_length=120)
+    requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
 
     @model_validator(mode="before")
     @classmethod

@@ -20,6 +20,7 @@ import boto3  # type: ignore[import-untyped]
 from ..adapters.aws.boto_config import BOTO_CONFIG
 from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from ..adapters.aws.dynamodb_store import DynamoShopStore
+from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
 from ..adapters.aws.kms_mac import KmsMacKey
 from ..domain.records import ProviderBinding
 from .settings import Settings, load_settings
@@ -41,6 +42,7 @@ class Core:
     boto_session: boto3.Session
     store: DynamoShopStore
     approvals: DynamoApprovalStore
+    submissions: DynamoSubmissionStore
 
     def client(self, service: str) -> Any:
         """A boto3 client on the shared session (honours ``AWS_ENDPOINT_URL``)."""
@@ -63,6 +65,7 @@ def core() -> Core:
         boto_session=boto_session,
         store=DynamoShopStore(dynamodb, table),
         approvals=DynamoApprovalStore(dynamodb, table),
+        submissions=DynamoSubmissionStore(dynamodb, table),
     )
 
 

@@ -8,6 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..contracts import METRIC_PROPOSAL_CREATED
 from ..lifecycle.start import start_run
+from ..lifecycle.submit import requester_of
 from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics, tracer
 from .root import agent_root
@@ -21,6 +22,17 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
     settings = root.core.settings
+    # Before anything runs or is written: who asked, from the submission record of this very execution.
+    requested_by, submission = requester_of(
+        root.core.submissions,
+        request.execution_name,
+        claimed=request.requested_by,
+        separation_of_duties=settings.separation_of_duties,
+    )
+    logger.append_keys(execution_name=request.execution_name, requested_by=requested_by)
+    # TODO(#13): start_run on this base plans the scenario's own customer e-mail; once it takes a request,
+    # pass `submission.request if submission else request.request` to it (the record's text, never the input's).
+    _ = submission
     result = start_run(root.runtime, request.scenario or settings.scenario, root.binding, settings.approval_window)
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
@@ -35,5 +47,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         interrupt_id=cp.interrupt_id,
         proposal_hash=cp.proposal_hash,
         expires_at=cp.expires_at,
-        requested_by=request.requested_by,
+        requested_by=requested_by,
     ).model_dump()
