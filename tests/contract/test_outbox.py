@@ -91,6 +91,7 @@ def test_approve_queues_exactly_the_proposals_messages(scenario: str, fresh: Cal
     assert [m["message_id"] for m in queued] == [
         f"<{run.proposal_hash}.{i}@outbox.production-orchestrator>" for i in range(len(drafts))
     ]
+    assert json.loads(run.cli("status", "--json").stdout)["messages"] == {"queued": len(drafts)}
     plan_applied = [e for e in _audit(run) if e["event_type"] == "plan_applied"]
     assert len(plan_applied) == 1 and plan_applied[0]["detail"]["messages_queued"] == len(drafts)
     # The supplier's purchase request is among them exactly when the plan buys material.
