@@ -384,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "bench.json")
     parser.add_argument("--child", nargs="+")
+    parser.add_argument(
+        "--only", nargs="+", default=None, metavar="STEP", help="run these steps and merge them into --out"
+    )
     args = parser.parse_args(argv)
     if args.child:
         mode, *rest = args.child
@@ -415,12 +418,21 @@ def main(argv: list[str] | None = None) -> int:
                 ("planning", lambda: bench_planning.run(args.runs)),
             ]
             for name, step in steps:
+                if args.only and name not in args.only:
+                    continue
                 t0 = time.monotonic()
                 report[name] = step()
                 print(f"{name} ({time.monotonic() - t0:.0f}s): {json.dumps(report[name])[:400]}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report["seconds"] = round(time.monotonic() - began, 1)
+    if args.only and args.out.exists():
+        # A partial run replaces only its steps; when each step ran stays on record.
+        merged = json.loads(args.out.read_text())
+        at = datetime.now(UTC).replace(microsecond=0).isoformat()
+        merged.setdefault("partial_runs", {}).update({name: at for name in args.only if name in report})
+        merged.update({name: report[name] for name in args.only if name in report})
+        report = merged
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"wrote {args.out} in {report['seconds']}s")

@@ -118,8 +118,9 @@ def _schedule_problems(
         if found is not None:
             problems.append((f"{path}.{found[0]}", found[1]))
         minutes = alloc.get("minutes")
-        valid = isinstance(minutes, int) and not isinstance(minutes, bool) and found is None
-        if valid and isinstance(slot[0], str) and isinstance(slot[1], str):
+        if isinstance(minutes, bool) or not isinstance(minutes, int) or found is not None:
+            continue
+        if isinstance(slot[0], str) and isinstance(slot[1], str):
             booked.append((slot[0], slot[1], minutes, path))
     return problems, booked
 

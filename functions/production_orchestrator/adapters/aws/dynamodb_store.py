@@ -31,7 +31,7 @@ from typing import Any
 
 from ... import faults
 from ...domain.audit_chain import chained, event_hash
-from ...domain.canonical import canonical_bytes
+from ...domain.canonical import canonical_bytes, sha256_hex
 from ...domain.errors import (
     BackendError,
     DecisionAlreadyClaimedError,
@@ -106,13 +106,18 @@ class DynamoShopStore:
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._table: DynamoTable = _ChainedTable(client, table_name)
+        # The last state whose bytes hashed to its digest. A digest names one content forever, so a
+        # verified state can be reused for that digest without reading its chunks again.
+        self._verified: tuple[str, ShopState] | None = None
 
     # -- items ---------------------------------------------------------------------------------------
 
     def _state_item(self, state: ShopState) -> Item:
         """The STATE item of ``state``, after its content is stored under its digest."""
-        digest = state.digest()
-        put_blob(self._table, digest, canonical_bytes(state.to_canonical()))
+        data = canonical_bytes(state.to_canonical())
+        digest = sha256_hex(data)
+        put_blob(self._table, digest, data)
+        self._verified = (digest, state)
         return {**key(SHOP_PK, STATE_SK), "revision": n(state.revision), "digest": s(digest)}
 
     @staticmethod
@@ -128,13 +133,19 @@ class DynamoShopStore:
         item = self._table.get(SHOP_PK, STATE_SK)
         if item is None:
             return None
-        digest = item["digest"]["S"]
+        revision, digest = int(item["revision"]["N"]), str(item["digest"]["S"])
+        if self._verified is not None and self._verified[0] == digest:
+            return revision, digest, self._verified[1]
         data = get_blob(self._table, digest) if "state" not in item else item["state"]["S"].encode()
         if data is None:
             raise IntegrityError(f"the shop state {digest[:12]} is missing from table {self._table.name}")
         # Parsed, not trusted: every reader recomputes the digest from the content, so altered content
-        # reads as a changed shop (STALE_DOMAIN_STATE), exactly as an altered SQLite row does.
-        return int(item["revision"]["N"]), digest, ShopState.model_validate_json(data)
+        # reads as a changed shop (STALE_DOMAIN_STATE), exactly as an altered SQLite row does. Only bytes
+        # that hash to their digest are kept for reuse.
+        state = ShopState.model_validate_json(data)
+        if sha256_hex(data) == digest:
+            self._verified = (digest, state)
+        return revision, digest, state
 
     def _update_state(self, change: Callable[[ShopState], ShopState | None], event: AuditEvent) -> ShopState:
         """Read-modify-write conditioned on what was read; ``change`` returning None means nothing to write."""
