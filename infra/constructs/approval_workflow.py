@@ -4,6 +4,8 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
+                               |  (a crashed resume is retried once the decision-claim lease has run out:
+                               |   the retry takes the claim over and finishes the same decision)
                                v
                          DecisionOutcome: applied -> PlanApplied | rejected -> PlanRejected
                                           refused + EXPIRED -> DecisionExpired | otherwise -> ResumeRefused
@@ -14,14 +16,14 @@ on any path approves by default: a timeout records the expiry and ends.
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import Annotations, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from production_orchestrator.domain.errors import ResumeRefusedError, StartError
+from production_orchestrator.domain.errors import BackendError, ConfigurationError, ResumeRefusedError, StartError
 
 from ..constants import (
     OUTCOME_APPLIED,
@@ -37,16 +39,33 @@ from ..constants import (
     STATE_WAIT_FOR_DECISION,
 )
 from ..nag import acknowledge
-from ..settings import Settings
+from ..outputs import output
+from ..settings import EXECUTION_GRACE_SECONDS, Settings
 from .agent_functions import AgentFunctions, retention
 
 # Refusal codes are the domain's; only EXPIRED changes the route.
 EXPIRED_CODE = "EXPIRED"
 # Throttles are transient too; CDK's default retry covers the other Lambda service errors.
 THROTTLED = "Lambda.TooManyRequestsException"
-# The execution outlives the approval window by the agent runs (minutes each, with retries) and a margin,
-# so a timed-out decision always reaches DecisionExpired before the execution itself times out.
-EXECUTION_GRACE_SECONDS = 2 * 3600
+# How a resume that died mid-decision surfaces: the runtime exited (SIGKILL, a crash), the sandbox timed
+# out or ran out of memory (Lambda.Unknown for unhandled errors, per the Step Functions guide), or the store
+# failed (BackendError). None of them is a verdict: a retry after the lease takes the claim over.
+RESUME_CRASH_ERRORS = (
+    "Lambda.Unknown",
+    "Runtime.ExitError",
+    "Runtime.OutOfMemory",
+    "Sandbox.Timedout",
+    BackendError.__name__,
+)
+RESUME_CRASH_RETRIES = 2
+# Step Functions' own log group name: /aws/vendedlogs/states/ keeps it out of the account's CloudWatch Logs
+# resource policy (5,120 characters), which log groups under other names are added to.
+VENDED_LOGS_PREFIX = "/aws/vendedlogs/states/"
+
+
+def resume_retry_interval(lease_seconds: int) -> int:
+    """Seconds before a crashed resume is retried: past the decision-claim lease, with a margin."""
+    return lease_seconds + max(1, lease_seconds // 10)
 
 
 def _run_fields(prefix: str = "$.run") -> dict[str, str]:
@@ -61,6 +80,24 @@ def _run_fields(prefix: str = "$.run") -> dict[str, str]:
 
 class ApprovalWorkflow(Construct):
     """The state machine, its log group (level ALL, no execution data) and X-Ray tracing."""
+
+    def _resume_retry_interval(self, settings: Settings, resume_timeout: int) -> int:
+        lease = settings.decision_lease_seconds
+        if lease <= resume_timeout:
+            Annotations.of(self).add_warning_v2(
+                "po:short-lease",
+                f"decisionLease {settings.decision_lease} is not longer than the resume function's timeout "
+                f"({resume_timeout}s): a resume still running could be taken over (tests only)",
+            )
+        interval = resume_retry_interval(lease)
+        # A decision that arrives as the window closes still has its resume, and its retries, inside the grace.
+        needed = (RESUME_CRASH_RETRIES + 1) * resume_timeout + RESUME_CRASH_RETRIES * interval
+        if needed > EXECUTION_GRACE_SECONDS:
+            raise ConfigurationError(
+                f"decisionLease {settings.decision_lease} is too long: a crashed resume and its retries "
+                f"({needed}s) would not fit in the execution's {EXECUTION_GRACE_SECONDS}s after the window"
+            )
+        return interval
 
     def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, functions: AgentFunctions) -> None:
         super().__init__(scope, construct_id)
@@ -119,6 +156,15 @@ class ApprovalWorkflow(Construct):
             ),
             "$.resume",
         )
+        # The dead resume's claim blocks every resume until its lease ends (ALREADY_DECIDED); retrying
+        # later than that makes the retry the takeover, which finishes the recorded decision.
+        retry_interval = self._resume_retry_interval(settings, functions.agent_timeout_seconds)
+        resume.add_retry(
+            errors=list(RESUME_CRASH_ERRORS),
+            interval=Duration.seconds(retry_interval),
+            max_attempts=RESUME_CRASH_RETRIES,
+            backoff_rate=1,
+        )
         decision_expired = invoke(
             STATE_DECISION_EXPIRED,
             functions.record_expiry,
@@ -163,9 +209,11 @@ class ApprovalWorkflow(Construct):
         )
         definition = run_agent.next(wait_for_decision).next(resume).next(outcome)
 
+        stack = Stack.of(self)
         self.log_group = logs.LogGroup(
             self,
             "Logs",
+            log_group_name=f"{VENDED_LOGS_PREFIX}{stack.stack_name}-{construct_id}",
             retention=retention(settings.log_retention_days),
             removal_policy=RemovalPolicy.DESTROY,
         )
@@ -183,6 +231,7 @@ class ApprovalWorkflow(Construct):
                 include_execution_data=False,
             ),
         )
+        output(self, "StateMachineArn", self.state_machine.state_machine_arn, "start runs here (start-execution)")
         role = self.state_machine.role
         acknowledge(
             role,
@@ -190,7 +239,6 @@ class ApprovalWorkflow(Construct):
             "Log delivery (logs:*LogDelivery*, DescribeLogGroups...) and X-Ray trace actions do not "
             "support resource-level permissions.",
         )
-        stack = Stack.of(self)
         for fn in (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry):
             logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
             acknowledge(

@@ -1,7 +1,8 @@
-"""One contract for every ShopStore: the same tests run against SQLite and DynamoDB (on moto).
+"""One contract for every ShopStore: the same tests run against SQLite, DynamoDB (on moto) and the in-memory
+fake the unit tests use.
 
-If the two stores drift apart (a condition one enforces and the other does not, an order one keeps and
-the other loses), a test here fails for one parameter only.
+If the stores drift apart (a condition one enforces and the other does not, an order one keeps and the
+other loses), a test here fails for one parameter only; the fake passing it is what lets unit tests trust it.
 """
 
 from __future__ import annotations
@@ -26,15 +27,18 @@ from production_orchestrator.domain.ports import ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import TODAY, scenario
 from production_orchestrator.domain.shop import Order, ShopState
+from tests.support.fakes import InMemoryShopStore
 from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
 from tests.support.generated_shops import generate
 
 RUSH = scenario("rush-order")
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ShopStore]:
-    if request.param == "sqlite":
+    if request.param == "memory":
+        yield InMemoryShopStore()
+    elif request.param == "sqlite":
         local = SqliteShopStore(tmp_path / "shop.sqlite3")
         yield local
         local.close()

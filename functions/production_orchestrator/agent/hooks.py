@@ -16,7 +16,7 @@ from pydantic import ValidationError as PydanticValidationError
 from strands.hooks import AfterToolCallEvent, BeforeToolCallEvent, HookProvider, HookRegistry
 
 from ..domain.errors import OrchestratorError
-from ..domain.records import INTERRUPT_NAME, Decision
+from ..domain.records import INTERRUPT_NAME, TOOL_CALLED_EVENT, Decision
 from .context import RunContext
 from .tools import APPLY_TOOL, stored_proposal
 from .workflow_rules import refusal
@@ -94,5 +94,5 @@ class AuditHook(HookProvider):
         tool_input = event.tool_use.get("input")
         proposal_hash = tool_input.get("proposal_hash", "") if isinstance(tool_input, dict) else ""
         self._ctx.store.append_audit(
-            self._ctx.event("tool_called", str(proposal_hash or ""), tool=event.tool_use["name"], status=status)
+            self._ctx.event(TOOL_CALLED_EVENT, str(proposal_hash or ""), tool=event.tool_use["name"], status=status)
         )

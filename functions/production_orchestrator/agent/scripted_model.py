@@ -21,11 +21,11 @@ from strands.types.tools import ToolSpec
 from ..domain.customer_message import read_message
 from ..domain.intake import RequestFacts, read_facts
 from ..domain.shop import parse_day
+from .model_settings import SCRIPTED_MODEL_ID
 from .prompts import extract_customer_email, read_extraction_message
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, TOOL_SEQUENCE
 from .workflow_rules import first_user_text, tool_outcomes
 
-SCRIPTED_MODEL_ID = "scripted-planner-v1"
 READ_TOOL = RequestFacts.__name__  # Strands names the structured-output tool after the model class
 T = TypeVar("T", bound=BaseModel)
 

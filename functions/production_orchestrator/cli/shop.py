@@ -5,6 +5,7 @@ shop import PATH|-   JSON -> docs/shop.schema.json -> references, calendar, capa
                      nothing changed); pending plans on the replaced shop become stale
 shop export PATH|-   the same format; importing it gives the same domain digest
 shop show [--json]   the shop at a glance, or the same document plus revision and procurement
+shop set-inventory   an out-of-band count of a material the shop has
 start --request PATH|- [--as-of DAY]   plan a customer's e-mail on this data dir's shop
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -26,8 +26,12 @@ from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
 from ..domain.shop import ShopState, parse_day
 from ..domain.shop_file import Problem, json_path, read_shop, write_shop
+from ..lifecycle.evidence import current_state
 from ..lifecycle.shop_import import ImportResult, import_shop
 from ..lifecycle.start import PlanRequest, on_current_shop
+from . import inputs
+from .output import EXIT_OK, PROG
+from .parser import actions, command, data_dir
 from .root import local_runtime, utc_now
 
 DEFAULT_SCENARIO = "rush-order"
@@ -86,22 +90,6 @@ def emit(document: dict[str, Any], path: str) -> None:
         raise ValidationError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def register(sub: Any, data_dir: Callable[[argparse.ArgumentParser], None], parser_class: type) -> None:
-    """Add ``shop`` and its subcommands to the CLI's subparsers."""
-    shop = sub.add_parser("shop", help="look at, import, export the shop or record an out-of-band change")
-    data_dir(shop)
-    shop_sub = shop.add_subparsers(dest="shop_command", required=True, parser_class=parser_class)
-    show = shop_sub.add_parser("show", help="the shop at a glance (--json: the shop file plus revision, procurement)")
-    show.add_argument("--json", action="store_true")
-    inv = shop_sub.add_parser("set-inventory", help="record a counted or delivered quantity on hand")
-    inv.add_argument("material")
-    inv.add_argument("quantity", type=int)
-    imp = shop_sub.add_parser("import", help="create or replace this data dir's shop from a shop file (- : stdin)")
-    imp.add_argument("path", metavar="PATH|-")
-    exp = shop_sub.add_parser("export", help="write the shop as a shop file (- : stdout)")
-    exp.add_argument("path", metavar="PATH|-")
-
-
 def add_request_flags(start: argparse.ArgumentParser) -> None:
     """``start``'s choice of what to plan: a reference scenario, or a customer's e-mail on this shop."""
     start.add_argument(
@@ -127,12 +115,6 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
     return on_current_shop(store, text or "", args.as_of, utc_now())
 
 
-def _import(args: argparse.Namespace) -> int:
-    state = parse_shop_file(read_text(args.path, "shop file"))
-    rt = local_runtime(args.data_dir, create=True)
-    return report_import(import_shop(rt.store, state, utc_now()), state)
-
-
 def report_import(result: ImportResult, state: ShopState) -> int:
     """Print what an import did: ``SHOP=``, ``STATE_REVISION=``, ``DOMAIN_DIGEST=``, ``STALE_PLANS=``."""
     stale = len(result.stale_checkpoints)
@@ -150,35 +132,101 @@ def report_import(result: ImportResult, state: ShopState) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace) -> int:
+    state = parse_shop_file(read_text(args.path, "shop file"))
+    rt = local_runtime(data_dir(args), create=True)
+    return report_import(import_shop(rt.store, state, utc_now()), state)
+
+
 def _current(args: argparse.Namespace) -> ShopState:
-    state = local_runtime(args.data_dir, create=False).store.load_state()
-    if state is None:
-        raise ValidationError("no shop yet; run start or shop import first")
-    return state
+    return current_state(local_runtime(data_dir(args), create=False).store)
 
 
-def _set_inventory(args: argparse.Namespace) -> int:
-    store = local_runtime(args.data_dir, create=False).store
-    event = audit_event("inventory_set", utc_now(), material_id=args.material, quantity=args.quantity)
-    try:
-        state = store.set_inventory(args.material, args.quantity, event)
-    except ValueError as exc:
-        raise ValidationError(str(exc)) from None
-    print(f"{args.material} set to {args.quantity}; revision {state.revision}, digest {state.digest()[:12]}")
-    return 0
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run one ``shop`` subcommand."""
-    if args.shop_command == "import":
-        return _import(args)
-    if args.shop_command == "set-inventory":
-        return _set_inventory(args)
+def _show(args: argparse.Namespace) -> int:
     state = _current(args)
-    if args.shop_command == "export":
-        emit(write_shop(state), args.path)
-    elif args.json:
+    if args.json:
         emit(write_shop(state), "-")
     else:
         print(render_shop(state))
-    return 0
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    emit(write_shop(_current(args)), args.path)
+    return EXIT_OK
+
+
+def _set_inventory(args: argparse.Namespace) -> int:
+    store = local_runtime(data_dir(args), create=False).store
+    material, quantity = args.material, args.quantity
+    # A typo must not touch the shop: the new digest would make every pending plan stale.
+    if current_state(store).material(material) is None:
+        known = ", ".join(m.id for m in current_state(store).materials) or "none"
+        raise ValidationError(
+            f"{material} is not a material of this shop (known: {known}): check the spelling; a new material "
+            f"needs its supplier and lead time, so add it to the shop file ({PROG} shop export -) and import it"
+        )
+    event = audit_event("inventory_set", utc_now(), material_id=material, quantity=quantity)
+    try:
+        state = store.set_inventory(material, quantity, event)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    print(f"{material} set to {quantity}; revision {state.revision}, digest {state.digest()[:12]}")
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """``shop show``, ``shop set-inventory``, ``shop import``, ``shop export``."""
+    shop = command(
+        subparsers,
+        "shop",
+        summary="look at, import or export the shop, or record an out-of-band change",
+        description="The shop at a glance, your own shop from a shop file (docs/shop.schema.json), or an "
+        "inventory count made outside the agent (a delivery, a stock take). A change moves the shop's "
+        "digest: plans proposed before it are refused as stale.",
+        examples=["shop show", "shop import my-shop.json", "shop set-inventory THREAD-RED-40 1500"],
+    )
+    interrupted = f"interrupted: a change is written whole or not at all; see {PROG} shop show"
+    shop.set_defaults(on_interrupt=lambda _: interrupted)
+    what = actions(shop, metavar="ACTION", title="actions")
+    show = command(
+        what,
+        "show",
+        summary="schedule, inventory and procurement at the current revision",
+        description="The shop at a glance: revision, each machine's schedule per day, inventory, procurement. "
+        "--json prints the shop file format plus revision and the procurement list.",
+        examples=["shop show", "shop show --json"],
+        handler=_show,
+    )
+    show.add_argument("--json", action="store_true", help="the shop file format plus revision and procurement")
+    inv = command(
+        what,
+        "set-inventory",
+        summary="record a counted or delivered quantity",
+        description="Record the counted quantity on hand of a material the shop has. Plans proposed before the "
+        "change are refused as STALE_DOMAIN_STATE (propose again). A new material comes in through shop import.",
+        examples=["shop set-inventory THREAD-RED-40 1500"],
+        handler=_set_inventory,
+    )
+    inv.add_argument("material", metavar="MATERIAL", help="material id, e.g. THREAD-RED-40")
+    inv.add_argument("quantity", type=inputs.zero_or_more, metavar="QUANTITY", help="the counted quantity (0 or more)")
+    imp = command(
+        what,
+        "import",
+        summary="create or replace this data dir's shop from a shop file",
+        description="Read a shop file (JSON, docs/shop.schema.json; - for stdin), check it whole, and create "
+        "or replace the shop in one write. Every problem is listed by JSON path and nothing changes (exit 2). "
+        "Replacing the shop makes pending plans stale; the command says how many.",
+        examples=["shop import my-shop.json", "shop import - < my-shop.json"],
+        handler=_import,
+    )
+    imp.add_argument("path", metavar="PATH|-", help="the shop file, or - for standard input")
+    exp = command(
+        what,
+        "export",
+        summary="write the shop as a shop file",
+        description="Write the shop in the format shop import reads; importing it gives the same domain digest.",
+        examples=["shop export my-shop.json", "shop export -"],
+        handler=_export,
+    )
+    exp.add_argument("path", metavar="PATH|-", help="where to write, or - for standard output")

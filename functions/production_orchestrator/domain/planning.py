@@ -23,7 +23,7 @@ PLANNER_VERSION = "planner-2"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class InventoryShortage(_Frozen):

@@ -109,7 +109,7 @@ class ShopStore(Protocol):
         ...
 
     def append_audit(self, event: AuditEvent) -> None:
-        """Append one audit event."""
+        """Append one audit event (a ``TOOL_CALLED_EVENT`` may wait for the next audited write, in order)."""
         ...
 
     def audit_events(self) -> list[AuditEvent]:

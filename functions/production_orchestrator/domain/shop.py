@@ -82,7 +82,7 @@ def _unique_sorted(values: Iterable[Any], key: Any, what: str) -> tuple[Any, ...
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Machine(_Frozen):

@@ -118,10 +118,10 @@ def _schedule_problems(
         if found is not None:
             problems.append((f"{path}.{found[0]}", found[1]))
         minutes = alloc.get("minutes")
-        if isinstance(minutes, bool) or not isinstance(minutes, int) or found is not None:
-            continue
-        if isinstance(slot[0], str) and isinstance(slot[1], str):
-            booked.append((slot[0], slot[1], minutes, path))
+        machine, day = slot
+        usable = found is None and isinstance(machine, str) and isinstance(day, str)
+        if usable and isinstance(minutes, int) and not isinstance(minutes, bool):
+            booked.append((str(machine), str(day), minutes, path))
     return problems, booked
 
 

@@ -43,7 +43,7 @@ def _lift(data: Any, *nested: str) -> Any:
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 
 class _Checkpointed(_Event):

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from typing import TYPE_CHECKING, Any
 
 from ..adapters.aws.s3_requests import read_request
 from ..contracts import METRIC_PROPOSAL_CREATED
 from ..lifecycle.start import PlanRequest, on_current_shop, start_run
 from .events import RunAgentEvent, RunAgentOutput, parse_event
-from .observability import count, logger, metrics, tracer
+from .observability import count, logger, metrics
 from .root import AgentRoot, agent_root
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
 def plan_request(request: RunAgentEvent, root: AgentRoot) -> PlanRequest:
@@ -26,7 +27,6 @@ def plan_request(request: RunAgentEvent, root: AgentRoot) -> PlanRequest:
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""

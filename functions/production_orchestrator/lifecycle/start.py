@@ -123,7 +123,7 @@ def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding,
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
     run_name = request.scenario or REQUEST_RUN
     if request.scenario:
-        rt.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
+        ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
     agent_id = agent_identity(binding, run_name)
     agent = build_agent(binding, run_name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)

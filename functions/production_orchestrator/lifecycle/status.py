@@ -18,7 +18,7 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | resuming | approved | rejected | expired | invalid
+    status: str  # pending | resuming | approved | rejected | expired | superseded | invalid
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -38,9 +38,19 @@ def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal
     return found
 
 
-def _label(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
+def checkpoint_status(
+    store: ShopStore, checkpoint: Checkpoint, now: datetime, approvals: ApprovalStore | None = None
+) -> tuple[str, str]:
+    """The approval's status (pending, resuming, approved, rejected, expired, superseded) and who decided.
+
+    ``superseded``: every approval of the checkpoint was replaced by "propose again" (needs ``approvals``).
+    """
     record = store.get_decision(checkpoint.checkpoint_id)
     if record is None:
+        if approvals is not None:
+            found = approvals.approvals_for(checkpoint.checkpoint_id)
+            if found and all(a.superseded_by for a in found):
+                return "superseded", ""
         return ("expired" if now >= parse_utc(checkpoint.expires_at) else "pending"), ""
     label = "approved" if record.decision.approved else "rejected"
     if not record.is_complete():
@@ -48,7 +58,7 @@ def _label(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> tuple[str
     return label, record.decision.approver
 
 
-def status(store: ShopStore, now: datetime) -> dict[str, Any]:
+def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
     state = current_state(store)
     rows: list[CheckpointStatus] = []
@@ -56,7 +66,7 @@ def status(store: ShopStore, now: datetime) -> dict[str, Any]:
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
-        label, approver = _label(store, checkpoint, now)
+        label, approver = checkpoint_status(store, checkpoint, now, approvals)
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
