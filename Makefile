@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench screens cost
+	browser-deps serve torture torture-ci bench screens cost evidence-outbox
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
 # `python -m production_orchestrator` work without PYTHONPATH.
@@ -75,7 +75,7 @@ browser-deps:
 serve: $(STAMP)
 	$(PY) -m production_orchestrator serve
 
-evidence: $(STAMP) evidence-providers evidence-aws screens
+evidence: $(STAMP) evidence-providers evidence-aws evidence-outbox screens
 	$(PY) scripts/evidence_local.py
 
 # Phone-sized screenshots of every approval page state, in headless Chromium, into evidence/screens/.
@@ -99,3 +99,7 @@ clean:
 # Monthly cost at 10 and 1,000 runs a day from the synthesized template (and evidence/bench.json): evidence/cost.json.
 cost: $(STAMP)
 	$(PY) scripts/cost_estimate.py
+# Messages out, counted: approve -> outbox send twice to a loopback SMTP server, and the workflow on moto with
+# SES (plus a retried send state); writes evidence/outbox.json (queued, delivered, duplicates).
+evidence-outbox: $(STAMP)
+	$(PY) scripts/evidence_outbox.py

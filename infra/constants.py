@@ -24,6 +24,8 @@ DECIDE_HANDLER: Final = "production_orchestrator.handlers.decide.handler"
 RESUME_AGENT_HANDLER: Final = "production_orchestrator.handlers.resume_agent.handler"
 RECORD_EXPIRY_HANDLER: Final = "production_orchestrator.handlers.record_expiry.handler"
 REPORT_PENDING_AGE_HANDLER: Final = "production_orchestrator.handlers.report_pending_age.handler"
+SEND_OUTBOX_HANDLER: Final = "production_orchestrator.handlers.send_outbox.handler"
+SUBMIT_HANDLER: Final = "production_orchestrator.handlers.submit.handler"
 
 # State names an operator sees in the Step Functions console.
 STATE_RUN_AGENT: Final = "RunAgentUntilApproval"
@@ -34,6 +36,9 @@ STATE_PLAN_APPLIED: Final = "PlanApplied"
 STATE_PLAN_REJECTED: Final = "PlanRejected"
 STATE_RESUME_REFUSED: Final = "ResumeRefused"
 STATE_DECISION_EXPIRED: Final = "DecisionExpired"
+STATE_SEND_MESSAGES: Final = "SendApprovedMessages"
+STATE_MESSAGES_NOT_SENT: Final = "MessagesNotSent"
+STATE_REQUESTER_UNVERIFIED: Final = "RequesterNotVerified"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED
@@ -43,6 +48,7 @@ METRICS_NAMESPACE: Final = contracts.METRICS_NAMESPACE
 METRIC_RESUME_REFUSED: Final = contracts.METRIC_WORKFLOW_RESUME_REFUSED
 METRIC_DECISION_EXPIRED: Final = contracts.METRIC_WORKFLOW_DECISION_EXPIRED
 METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = contracts.METRIC_OLDEST_PENDING_APPROVAL_AGE
+METRIC_MESSAGES_NOT_SENT: Final = contracts.METRIC_WORKFLOW_MESSAGES_NOT_SENT
 ENV_TABLE_NAME: Final = contracts.ENV_TABLE_NAME
 ENV_SESSION_BUCKET: Final = contracts.ENV_SESSION_BUCKET
 ENV_SESSION_PREFIX: Final = contracts.ENV_SESSION_PREFIX
@@ -64,3 +70,6 @@ ENV_RECEIPT_KEY_ID: Final = contracts.ENV_RECEIPT_KEY_ID
 ENV_DECISION_LEASE: Final = contracts.ENV_DECISION_LEASE
 ENV_SERVICE_NAME: Final = contracts.ENV_SERVICE_NAME
 ENV_METRICS_NAMESPACE: Final = contracts.ENV_METRICS_NAMESPACE
+ENV_SENDER_EMAIL: Final = contracts.ENV_SENDER_EMAIL
+ENV_SES_CONFIGURATION_SET: Final = contracts.ENV_SES_CONFIGURATION_SET
+ENV_STATE_MACHINE_ARN: Final = contracts.ENV_STATE_MACHINE_ARN

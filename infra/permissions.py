@@ -20,6 +20,7 @@ from production_orchestrator.adapters.aws.table_schema import (
     PROPOSAL_PK_PREFIX,
     SHOP_PK,
     SNAPSHOT_PK_PREFIX,
+    SUBMISSION_PK_PREFIX,
 )
 
 # Partition-key patterns (IAM StringLike) of the item families.
@@ -27,6 +28,7 @@ SHOP: Final = SHOP_PK
 PROPOSALS: Final = f"{PROPOSAL_PK_PREFIX}*"
 SNAPSHOTS: Final = f"{SNAPSHOT_PK_PREFIX}*"
 APPROVALS: Final = f"{APPROVAL_PK_PREFIX}*"
+SUBMISSIONS: Final = f"{SUBMISSION_PK_PREFIX}*"
 
 TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key patterns it may touch
 
@@ -34,7 +36,7 @@ TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key 
 TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # start: seed, intake, proposal, snapshot, checkpoint, audit events
     "run_agent": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SUBMISSIONS),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; creates the approval
@@ -64,6 +66,17 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:Query": (SHOP,),
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP,),
+    },
+    # sends an applied plan's queued messages: reads its outbox items, claims and marks each (with an
+    # audit event) in conditional writes
+    "send_outbox": {
+        "dynamodb:GetItem": (SHOP,),
+        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:Query": (SHOP,),
+    },
+    # the authenticated entry: creates the submission record of the execution it starts, once
+    "submit": {
+        "dynamodb:PutItem": (SUBMISSIONS,),
     },
     # reads only
     "report_pending_age": {

@@ -25,6 +25,9 @@ decideReservedConcurrency 10                      concurrent executions reserved
 decisionLease       10m                           how long a resume holds the decision claim
                                                   (PO_DECISION_LEASE); the workflow retries a crashed
                                                   resume after it
+senderEmail         (none)                        verified SES identity the approved plans' messages come
+                                                  from; unset: they stay queued and MessagesNotSent alarms
+sesConfigurationSet (one the stack creates)       an existing SES configuration set to send through
 ==================  ============================  =====================================================
 
 The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
@@ -73,10 +76,13 @@ DEFAULTS: dict[str, Any] = {
     "quorumAboveQuantity": "",
     "decideReservedConcurrency": 10,
     "decisionLease": f"{int(DEFAULT_LEASE.total_seconds() // 60)}m",
+    "senderEmail": "",
+    "sesConfigurationSet": "",
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/$")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,8 @@ class Settings:
     decide_reserved_concurrency: int | None = 10
     decision_lease: str = "10m"
     decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
+    sender_email: str = ""
+    ses_configuration_set: str = ""
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -145,6 +153,7 @@ class Settings:
         prefix = str(raw["sessionPrefix"])
         if not _PREFIX.match(prefix):
             raise ConfigurationError("sessionPrefix must look like 'sessions/' (lower case, ending in '/')")
+        sender, configuration_set = _mail_settings(raw)
         architecture = str(raw["architecture"])
         if architecture not in ARCHITECTURES:
             raise ConfigurationError(f"architecture must be one of {ARCHITECTURES}")
@@ -173,7 +182,20 @@ class Settings:
             decide_reserved_concurrency=_reservation(raw["decideReservedConcurrency"]),
             decision_lease=str(raw["decisionLease"]),
             decision_lease_seconds=int(lease.total_seconds()),
+            sender_email=sender,
+            ses_configuration_set=configuration_set,
         )
+
+
+def _mail_settings(raw: dict[str, Any]) -> tuple[str, str]:
+    """The verified SES sender identity and the configuration set (either may be empty)."""
+    sender = str(raw["senderEmail"]).strip()
+    if sender and not is_approver_email(sender):
+        raise ConfigurationError(f"senderEmail {sender!r} is not an e-mail address")
+    configuration_set = str(raw["sesConfigurationSet"]).strip()
+    if configuration_set and not _CONFIGURATION_SET.match(configuration_set):
+        raise ConfigurationError("sesConfigurationSet must be 1-64 letters, digits, '-' or '_'")
+    return sender, configuration_set
 
 
 def _reservation(value: Any) -> int | None:

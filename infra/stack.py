@@ -11,6 +11,8 @@ from .constructs.agent_functions import AgentFunctions
 from .constructs.approval_channel import ApprovalChannel
 from .constructs.approval_workflow import ApprovalWorkflow
 from .constructs.operations import Operations
+from .constructs.outbox_sender import OutboxSender
+from .constructs.request_entry import RequestEntry
 from .constructs.state_store import StateStore
 from .settings import Settings
 
@@ -27,8 +29,14 @@ class ProductionOrchestratorStack(Stack):
             self, "Functions", settings=settings, store=self.store, topic=self.channel.topic
         )
         self.channel.attach_decision_endpoint(self.functions.decide, link_builder=self.functions.request_approval)
-        self.workflow = ApprovalWorkflow(self, "Workflow", settings=settings, functions=self.functions)
+        self.outbox = OutboxSender(self, "Outbox", settings=settings, store=self.store, functions=self.functions)
+        self.workflow = ApprovalWorkflow(
+            self, "Workflow", settings=settings, functions=self.functions, sender=self.outbox.function
+        )
         self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
+        self.requests = RequestEntry(
+            self, "Requests", store=self.store, functions=self.functions, state_machine=self.workflow.state_machine
+        )
         self.operations = Operations(
             self, "Operations", settings=settings, workflow=self.workflow, functions=self.functions
         )

@@ -44,6 +44,7 @@ from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402
 from production_orchestrator.lifecycle.start import start_run  # noqa: E402
 
 LEASE = timedelta(seconds=2)
+RUSH_MESSAGES = 3  # the rush-order plan drafts messages to the customer, the floor lead and the supplier
 RACE_LEASE = timedelta(minutes=10)
 BINDING = build_binding("deterministic")
 SIZES = {
@@ -260,6 +261,8 @@ def facts(world: World, proposal_hash: str | None = None) -> dict[str, Any]:
         "plan_applied_events": events.count("plan_applied"),
         "checkpoints": len(store.list_checkpoints()),
         "proposal_stored": proposal_hash is None or store.get_proposal(proposal_hash) is not None,
+        "messages_queued": len(store.outbox_messages()),
+        "distinct_messages": len({m.key for m in store.outbox_messages()}),
     }
 
 
@@ -269,7 +272,7 @@ def facts(world: World, proposal_hash: str | None = None) -> dict[str, Any]:
 def races(worlds: Worlds, size: dict[str, int]) -> Family:
     """N concurrent resumes of one decision, per store; half the trials race takeovers of a dead claim."""
     fam = Family("races")
-    doubles, double_claims = 0, 0
+    doubles, double_claims, double_queued = 0, 0, 0
     plan = [("sqlite", size["race_trials"]), ("dynamodb", size["race_trials"])]
     plan.append(("dynamodb-threaded-moto", size["threaded_trials"]))
     for kind, trials in plan:
@@ -288,10 +291,14 @@ def races(worlds: Worlds, size: dict[str, int]) -> Family:
             doubles += max(0, now["applications"] - 1)
             double_claims += max(0, len([o for o in outcomes if not o.refused]) - 1)
             ok = len(won) == 1 and len(lost) == len(outcomes) - 1
+            # The plan's three drafts are queued by the one apply, each once, whatever the racers did.
+            double_queued += max(0, now["messages_queued"] - RUSH_MESSAGES * now["applications"])
             if MOTO["serialized"]:
                 ok = ok and now["applications"] == 1 and now["plan_applied_events"] == 1 and now["revision"] == 2
+                ok = ok and now["messages_queued"] == now["distinct_messages"] == RUSH_MESSAGES
             else:  # threaded moto breaks claim atomicity (and can starve the audit chain): safety only
                 ok = now["applications"] <= 1 and now["plan_applied_events"] == now["applications"]
+                ok = ok and now["messages_queued"] == RUSH_MESSAGES * now["applications"]
             errors = [o.error[:300] for o in outcomes if o.error][:2]
             fam.check(f"{kind} trial {trial}{' takeover' if takeover else ''}", ok, f"{len(won)} won, {now}, {errors}")
     MOTO["serialized"] = True
@@ -299,6 +306,7 @@ def races(worlds: Worlds, size: dict[str, int]) -> Family:
         "racers_per_trial": size["racers"],
         "trials": {kind: trials for kind, trials in plan},
         "double_applications": doubles,
+        "messages_queued_more_than_once": double_queued,
         "threaded_moto_resumes_past_the_claim_beyond_one": double_claims,
     }
     return fam
@@ -329,11 +337,11 @@ def crashes(worlds: Worlds) -> Family:
             fam.check(f"{kind} start@{point}", *_crash_start(worlds.new(kind), point))
         for point in faults.RESUME_POINTS:
             for approve in (True, False):
-                if not approve and point in ("inside_apply", "after_apply_before_session_sync"):
+                if not approve and point in ("inside_apply", "inside_apply_outbox", "after_apply_before_session_sync"):
                     continue  # a rejection never reaches the apply
                 label = f"{kind} resume({'approve' if approve else 'reject'})@{point}"
                 fam.check(label, *_crash_resume(worlds.new(kind), point, approve))
-    fam.detail = {"points": list(faults.POINTS), "lease_seconds": LEASE.total_seconds()}
+    fam.detail = {"points": list(faults.START_POINTS + faults.RESUME_POINTS), "lease_seconds": LEASE.total_seconds()}
     return fam
 
 
@@ -355,6 +363,7 @@ def _crash_start(world: World, point: str) -> tuple[bool, str]:
     (resumed,) = run_forked([lambda: do_resume(world, ids)])
     now = facts(world, ids["proposal_hash"])
     ok = resumed.result.get("outcome") == "applied" and now["applications"] == 1 and now["proposal_stored"]
+    ok = ok and now["messages_queued"] == RUSH_MESSAGES
     return ok and now["plan_applied_events"] == 1, f"{resumed} {now}"
 
 
@@ -386,6 +395,8 @@ def _crash_resume(world: World, point: str, approve: bool) -> tuple[bool, str]:
     ok = expect_early and expect_late and other.refused == "ALREADY_DECIDED" and replay.refused == "ALREADY_DECIDED"
     ok = ok and now["applications"] == want and now["plan_applied_events"] == want
     ok = ok and now["revision"] == (2 if approve else 1)
+    # Messages exist exactly when the plan applied, each once: none for a reject, three for an approve.
+    ok = ok and now["messages_queued"] == now["distinct_messages"] == RUSH_MESSAGES * want
     return (
         ok,
         f"early={early.refused}:{early.message[:80]} late={late.result or late.refused or late.error[:300]} {now}",
@@ -585,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "torture.json")
-    parser.add_argument("--families", default="races,crashes,tampering,hostile")
+    parser.add_argument("--families", default="races,crashes,tampering,hostile,outbox")
     parser.add_argument("--merge", action="store_true", help="replace only these families in the --out report")
     args = parser.parse_args(argv)
     size = SIZES[args.size]
@@ -602,6 +613,7 @@ def main(argv: list[str] | None = None) -> int:
                 "crashes": lambda: crashes(worlds),
                 "tampering": lambda: tampering(worlds),
                 "hostile": lambda: _hostile(endpoint, patch, tmp, size["hostile_examples"]),
+                "outbox": lambda: _outbox(worlds, size),
             }
             for name in wanted:
                 t0 = time.monotonic()
@@ -627,6 +639,12 @@ def _hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int)
     from scripts.torture_hostile import hostile
 
     return hostile(endpoint, patch, tmp, examples, Family)
+
+
+def _outbox(worlds: Worlds, size: dict[str, int]) -> Family:
+    from scripts.torture_outbox import outbox
+
+    return outbox(worlds, size)
 
 
 if __name__ == "__main__":

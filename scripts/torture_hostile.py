@@ -259,6 +259,7 @@ def _aws_targets(
         "request_approval": events.RequestApprovalEvent,
         "resume_agent": events.ResumeEvent,
         "record_expiry": events.RecordExpiryEvent,
+        "send_outbox": events.SendOutboxEvent,
     }
     with pytest.MonkeyPatch.context() as mp, aws_world(endpoint, mp) as aws:
         flow = start(aws)

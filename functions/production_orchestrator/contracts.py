@@ -29,11 +29,18 @@ ENV_LINK_BASE_URL: Final = "PO_LINK_BASE_URL"
 ENV_APPROVERS: Final = "PO_APPROVERS"
 ENV_SCENARIO: Final = "PO_SCENARIO"
 ENV_DECISION_LEASE: Final = "PO_DECISION_LEASE"
+# The outbox sender (SES) and the submit entry.
+ENV_SENDER_EMAIL: Final = "PO_SENDER_EMAIL"
+ENV_SES_CONFIGURATION_SET: Final = "PO_SES_CONFIGURATION_SET"
+ENV_STATE_MACHINE_ARN: Final = "PO_STATE_MACHINE_ARN"
 ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
 ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 # Local (CLI) settings.
 ENV_DATA_DIR: Final = "PO_DATA_DIR"
 ENV_FAULT_KILL_AT: Final = "PO_FAULT_KILL_AT"
+ENV_MAIL_FROM: Final = "PO_MAIL_FROM"
+ENV_SMTP_USERNAME: Final = "PO_SMTP_USERNAME"
+ENV_SMTP_PASSWORD: Final = "PO_SMTP_PASSWORD"
 
 # A request too large for the execution input (256 KB) is put in the session bucket under this prefix, and
 # the input names its key; the start function may read objects under it and nowhere else.
@@ -52,6 +59,7 @@ METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
 # handlers' metrics of the same facts.
 METRIC_WORKFLOW_RESUME_REFUSED: Final = "WorkflowResumeRefused"
 METRIC_WORKFLOW_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
+METRIC_WORKFLOW_MESSAGES_NOT_SENT: Final = "WorkflowMessagesNotSent"
 
 # The resume step's ``outcome`` (the state machine routes on these).
 OUTCOME_APPLIED: Final = "applied"

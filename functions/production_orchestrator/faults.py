@@ -5,8 +5,11 @@
 Unset (always, in production) it is one dict lookup.
 
 start:   after_seed -> after_proposal_write -> after_session_save -> after_checkpoint_write
-resume:  after_decision_claim -> inside_apply (state written, not committed) -> after_apply_before_session_sync
-         -> after_agent_resume (session synced, completion not yet written) -> after_completion
+resume:  after_decision_claim -> inside_apply (state written, not committed) -> inside_apply_outbox (messages
+         written too, not committed) -> after_apply_before_session_sync -> after_agent_resume (session synced,
+         completion not yet written) -> after_completion
+outbox:  after_outbox_claim (claimed, not handed to the transport) -> after_outbox_send (the transport took
+         it, not yet marked sent: the one at-least-once window)
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ START_POINTS: Final = ("after_seed", "after_proposal_write", "after_session_save
 RESUME_POINTS: Final = (
     "after_decision_claim",
     "inside_apply",
+    "inside_apply_outbox",
     "after_apply_before_session_sync",
     "after_agent_resume",
     "after_completion",
 )
-POINTS: Final = START_POINTS + RESUME_POINTS
+OUTBOX_POINTS: Final = ("after_outbox_claim", "after_outbox_send")
+POINTS: Final = START_POINTS + RESUME_POINTS + OUTBOX_POINTS
 
 
 def point(name: str) -> None:

@@ -242,6 +242,13 @@ class AgentFunctions(Construct):
             self.report_pending_age,
         )
 
+    def add_strands_free(
+        self, construct_id: str, handler: str, description: str, timeout: Duration
+    ) -> lambda_.Function:
+        """One more function built like these (own role and log group, the shared environment) from the
+        strands-free asset; it gets no grant here: the caller grants exactly what it uses."""
+        return self._function(_Spec(construct_id, handler, description, 256, timeout, False))
+
     def _function(self, spec: _Spec) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,

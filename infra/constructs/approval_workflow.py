@@ -1,13 +1,16 @@
 """The Standard state machine that parks on a task token while a human decides.
 
 RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpired
+  |  no verified requester under separation of duties -> RequesterNotVerified
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
                                |  (a crashed resume is retried once the decision-claim lease has run out:
                                |   the retry takes the claim over and finishes the same decision)
                                v
-                         DecisionOutcome: applied -> PlanApplied | rejected -> PlanRejected
+                         DecisionOutcome: applied -> SendApprovedMessages -> PlanApplied
+                                                      (retries with backoff; gives up -> MessagesNotSent)
+                                          rejected -> PlanRejected
                                           refused + EXPIRED -> DecisionExpired | otherwise -> ResumeRefused
 
 Standard, not Express: a decision may take days and Express executions stop after five minutes. Nothing
@@ -23,19 +26,30 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from production_orchestrator.domain.errors import BackendError, ConfigurationError, ResumeRefusedError, StartError
+from production_orchestrator.domain.errors import (
+    BackendError,
+    ConfigurationError,
+    DeliveryFailedError,
+    DeliveryIncompleteError,
+    RequesterUnverifiedError,
+    ResumeRefusedError,
+    StartError,
+)
 
 from ..constants import (
     OUTCOME_APPLIED,
     OUTCOME_REFUSED,
     OUTCOME_REJECTED,
     STATE_DECISION_EXPIRED,
+    STATE_MESSAGES_NOT_SENT,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
+    STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
 from ..nag import acknowledge
@@ -66,6 +80,12 @@ VENDED_LOGS_PREFIX = "/aws/vendedlogs/states/"
 def resume_retry_interval(lease_seconds: int) -> int:
     """Seconds before a crashed resume is retried: past the decision-claim lease, with a margin."""
     return lease_seconds + max(1, lease_seconds // 10)
+
+
+# SES throttling or an outage: 30 s, 1, 2, 4, 8, 16 minutes (about half an hour), then MessagesNotSent alarms.
+# Longer than the outbox lease (2 minutes) from the third try on, so a sender that died holding a message
+# is retried too.
+SEND_RETRY = {"interval": Duration.seconds(30), "max_attempts": 6, "backoff_rate": 2.0}
 
 
 def _run_fields(prefix: str = "$.run") -> dict[str, str]:
@@ -99,7 +119,15 @@ class ApprovalWorkflow(Construct):
             )
         return interval
 
-    def __init__(self, scope: Construct, construct_id: str, *, settings: Settings, functions: AgentFunctions) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        functions: AgentFunctions,
+        sender: lambda_.IFunction,
+    ) -> None:
         super().__init__(scope, construct_id)
 
         def invoke(
@@ -118,8 +146,16 @@ class ApprovalWorkflow(Construct):
             task.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
             return task
 
-        # The start function gets the execution input as is (no Parameters).
-        run_agent = invoke(STATE_RUN_AGENT, functions.run_agent, None, "$.run")
+        # The execution input as is, and the execution's own name from the context object: the run looks up
+        # its submission (who asked) by that name, which no execution input can choose.
+        run_agent = invoke(
+            STATE_RUN_AGENT,
+            functions.run_agent,
+            sfn.TaskInput.from_object(
+                {"input": sfn.JsonPath.entire_payload, "execution_name": sfn.JsonPath.string_at("$$.Execution.Name")}
+            ),
+            "$.run",
+        )
         wait_for_decision = tasks.LambdaInvoke(
             self,
             STATE_WAIT_FOR_DECISION,
@@ -171,7 +207,31 @@ class ApprovalWorkflow(Construct):
             sfn.TaskInput.from_object(_run_fields()),
             "$.expiry",
         )
-        plan_applied = sfn.Succeed(self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once")
+        plan_applied = sfn.Succeed(
+            self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once and its messages were sent"
+        )
+        send_messages = invoke(
+            STATE_SEND_MESSAGES,
+            sender,
+            sfn.TaskInput.from_object(
+                {
+                    "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id"),
+                    "proposal_hash": sfn.JsonPath.string_at("$.run.proposal_hash"),
+                }
+            ),
+            "$.messages",
+        )
+        send_messages.add_retry(errors=[DeliveryIncompleteError.__name__], **SEND_RETRY)  # type: ignore[arg-type]
+        send_messages.add_catch(
+            sfn.Fail(
+                self,
+                STATE_MESSAGES_NOT_SENT,
+                error=DeliveryFailedError.__name__,
+                cause="the plan applied, but not every message was sent: see the outbox (status failed or queued)",
+            ),
+            errors=[sfn.Errors.ALL],
+            result_path="$.error",
+        )
         plan_rejected = sfn.Succeed(self, STATE_PLAN_REJECTED, comment="rejected; the domain state is unchanged")
         resume_refused = sfn.Fail(
             self,
@@ -190,11 +250,21 @@ class ApprovalWorkflow(Construct):
             errors=[StartError.__name__],
             result_path="$.error",
         )
+        run_agent.add_catch(
+            sfn.Fail(
+                self,
+                STATE_REQUESTER_UNVERIFIED,
+                error=RequesterUnverifiedError.__name__,
+                cause="separation of duties is on and the run was not submitted through the signed submit URL",
+            ),
+            errors=[RequesterUnverifiedError.__name__],
+            result_path="$.error",
+        )
         wait_for_decision.add_catch(decision_expired, errors=[sfn.Errors.TIMEOUT], result_path="$.error")
         resume.add_catch(resume_refused, errors=[ResumeRefusedError.__name__], result_path="$.error")
         outcome = (
             sfn.Choice(self, STATE_OUTCOME)
-            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), plan_applied)
+            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), send_messages.next(plan_applied))
             .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_REJECTED), plan_rejected)
             .when(
                 sfn.Condition.and_(
@@ -239,7 +309,9 @@ class ApprovalWorkflow(Construct):
             "Log delivery (logs:*LogDelivery*, DescribeLogGroups...) and X-Ray trace actions do not "
             "support resource-level permissions.",
         )
-        for fn in (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry):
+        stack = Stack.of(self)
+        invoked = (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry)
+        for fn in (*invoked, sender):
             logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
             acknowledge(
                 role,

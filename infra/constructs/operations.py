@@ -16,10 +16,12 @@ from constructs import Construct
 
 from ..constants import (
     METRIC_DECISION_EXPIRED,
+    METRIC_MESSAGES_NOT_SENT,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
     METRIC_RESUME_REFUSED,
     METRICS_NAMESPACE,
     STATE_DECISION_EXPIRED,
+    STATE_MESSAGES_NOT_SENT,
     STATE_RESUME_REFUSED,
 )
 from ..outputs import output
@@ -98,8 +100,12 @@ class Operations(Construct):
             period=PERIOD,
             dimensions_map={"service": "production-orchestrator"},
         )
+        not_sent = self._state_entered_metric(
+            workflow.log_group, "FailStateEntered", STATE_MESSAGES_NOT_SENT, METRIC_MESSAGES_NOT_SENT
+        )
         alarms = [
             self._alarm("FailedExecutions", failed, 1, "an execution failed (a refusal counts), timed out or aborted"),
+            self._alarm("UndeliveredMessages", not_sent, 1, "an approved plan's messages were not all sent"),
             self._alarm("RefusedResumes", refused, 1, "a resume was refused by the verification gate"),
             self._alarm("ExpiredApprovals", expired, 1, "an approval window passed without a decision"),
             self._alarm(

@@ -1,9 +1,8 @@
 """The synthesized state machine, executed on a moto server with every Lambda invocation a fresh process.
 
-approve -> PlanApplied (revision 1 -> 2, one application); reject -> PlanRejected (nothing changes);
-stale domain state while parked -> ResumeRefused (nothing written); no decision -> DecisionExpired;
-the resume killed mid-decision -> the state machine's retry after the lease takes over -> PlanApplied once.
-Every AWS call each handler made is checked against the role the template gives its function.
+approve -> SendApprovedMessages (SES, each message once) -> PlanApplied (revision 1 -> 2, one application);
+reject -> PlanRejected (nothing changes, nothing sent);
+stale domain state while parked -> ResumeRefused (nothing written); no decision -> DecisionExpired.
 """
 
 from __future__ import annotations
@@ -17,20 +16,29 @@ import pytest
 
 from infra.constants import (
     STATE_DECISION_EXPIRED,
+    STATE_MESSAGES_NOT_SENT,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
+    STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
-from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.errors import (
+    DeliveryFailedError,
+    RefusalCode,
+    RequesterUnverifiedError,
+    ResumeRefusedError,
+)
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
     EXPIRING_CONTEXT,
     LOCAL_CONTEXT,
+    SUBMITTER,
     Deployment,
     LocalAws,
     RunRecord,
@@ -84,8 +92,13 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert reported.error is None and reported.result == {"pending": 0, "oldest_pending_age_seconds": 0}
     _every_call_was_granted(deployment)
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_APPLIED]
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
+    assert run.requested_by == SUBMITTER  # from the signed submission, carried to the approval record
+    # The plan's three messages reached SES once each, and every one is marked sent with SES's id.
+    queued = deployment.store.outbox_messages(run.proposal_hash)
+    assert sorted(run.ses_outbox_keys) == sorted(m.key for m in queued) and len(queued) == 3
+    assert {m.status for m in queued} == {"sent"} and all(m.transport_id.startswith("ses:") for m in queued)
     assert run.page_statuses == {"GET": 200, "POST": 200}
     _start_and_resume_ran_in_different_processes(run)
     assert run.task_token_leaked is False
@@ -100,11 +113,34 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert len(votes) == 1 and votes[0]["receipt"]["mac"]
 
 
+def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: LocalAws) -> None:
+    template = synthesize({**LOCAL_CONTEXT, "senderEmail": "unverified@shop.example.com"})
+    deployment = aws.deploy(template, verify_sender=False)
+    run = run_case(deployment, "approve")
+    assert run.status == "FAILED" and run.error == DeliveryFailedError.__name__
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
+    assert (run.revision_after, run.plan_applied_count) == (2, 1)  # the plan applied; its messages did not go
+    assert run.ses_outbox_keys == []
+    failed = deployment.store.outbox_messages(run.proposal_hash)
+    assert [m.status for m in failed] == ["failed"] * 3 and all("MessageRejected" in m.last_error for m in failed)
+
+
+def test_a_hand_typed_start_execution_is_refused_without_a_verified_requester(aws: LocalAws) -> None:
+    deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
+    execution_arn = deployment.start({"requested_by": "someone@shop.example"})
+    assert deployment.wait_for_status(execution_arn) == "FAILED"
+    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_REQUESTER_UNVERIFIED]
+    assert deployment.store.load_state() is None  # nothing ran, nothing was seeded
+    (run_agent,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
+    assert run_agent.error is not None and run_agent.error["errorType"] == RequesterUnverifiedError.__name__
+
+
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:
     run = _run(aws, template, "reject")
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
+    assert run.ses_outbox_keys == []
     _start_and_resume_ran_in_different_processes(run)
     assert run.task_token_leaked is False
 

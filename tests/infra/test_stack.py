@@ -20,6 +20,7 @@ from infra.constants import (
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
+    STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
 from infra.settings import DEFAULT_BEDROCK_MODEL_ID, DEFAULTS, Settings
@@ -105,8 +106,9 @@ def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     choice = states[STATE_OUTCOME]
     assert choice["Type"] == "Choice"
     targets = {c["Next"] for c in choice["Choices"]} | {choice["Default"]}
-    assert targets == {STATE_PLAN_APPLIED, STATE_PLAN_REJECTED, STATE_RESUME_REFUSED, STATE_DECISION_EXPIRED}
+    assert targets == {STATE_SEND_MESSAGES, STATE_PLAN_REJECTED, STATE_RESUME_REFUSED, STATE_DECISION_EXPIRED}
     assert choice["Default"] == STATE_RESUME_REFUSED, "an unknown outcome must fail closed"
+    assert states[STATE_SEND_MESSAGES]["Next"] == STATE_PLAN_APPLIED
     assert states[STATE_PLAN_APPLIED]["Type"] == "Succeed"
     assert states[STATE_PLAN_REJECTED]["Type"] == "Succeed"
     assert states[STATE_RESUME_REFUSED]["Type"] == "Fail"
@@ -157,7 +159,13 @@ def test_every_catch_and_fail_names_a_real_error_class(definition: dict[str, Any
 
 def test_every_lambda_task_retries_lambda_service_errors(definition: dict[str, Any]) -> None:
     tasks = {name: s for name, s in definition["States"].items() if s["Type"] == "Task"}
-    assert set(tasks) == {STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION, STATE_RESUME, STATE_DECISION_EXPIRED}
+    assert set(tasks) == {
+        STATE_RUN_AGENT,
+        STATE_WAIT_FOR_DECISION,
+        STATE_RESUME,
+        STATE_DECISION_EXPIRED,
+        STATE_SEND_MESSAGES,
+    }
     for name, task in tasks.items():
         retried = {error for retry in task["Retry"] for error in retry["ErrorEquals"]}
         assert retried >= LAMBDA_SERVICE_ERRORS, name
@@ -235,6 +243,8 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
         "resume_agent",
         "record_expiry",
         "report_pending_age",
+        "send_outbox",
+        "submit",
     }
     roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
     assert len(roles) == len(functions), "every function has its own role"
@@ -252,8 +262,10 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
 
 def test_approval_links_point_at_the_decision_function_url(template_json: dict[str, Any]) -> None:
     decide = _function_id(template_json, "decide")
-    (url_id, url) = next(iter(resources_of_type(template_json, "AWS::Lambda::Url").items()))
-    assert url["Properties"]["TargetFunctionArn"] == {"Fn::GetAtt": [decide, "Arn"]}
+    urls = resources_of_type(template_json, "AWS::Lambda::Url").items()
+    ((url_id, url),) = [
+        (k, u) for k, u in urls if u["Properties"]["TargetFunctionArn"] == {"Fn::GetAtt": [decide, "Arn"]}
+    ]
     assert url["Properties"]["AuthType"] == "NONE"
     request = template_json["Resources"][_function_id(template_json, "request_approval")]
     assert request["Properties"]["Environment"]["Variables"][ENV_LINK_BASE_URL] == {

@@ -8,12 +8,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.domain.errors import DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.outbox import queue_messages
 from production_orchestrator.domain.planning import apply_proposal, build_proposal
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import scenario
@@ -81,6 +83,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
     assert all(isinstance(r, DecisionAlreadyClaimedError) for r in claims if r is not None)
 
     new_state = apply_proposal(state, proposal)
+    messages = queue_messages(proposal, proposal_hash, record.checkpoint_id, datetime.now(UTC))
     applies = _together(
         [
             lambda: store.apply_plan(
@@ -90,6 +93,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
                 expected_revision=state.revision,
                 expected_digest=state.digest(),
                 event=_event("plan_applied"),
+                messages=messages,
             )
             for _ in range(RACERS)
         ]
@@ -97,6 +101,8 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
     assert applies.count(True) == 1, applies
     assert store.application_count() == 1
     assert [e.event_type for e in store.audit_events()].count("plan_applied") == 1
+    # The plan's messages were queued by the one apply that won, each once.
+    assert [m.key for m in store.outbox_messages()] == [m.key for m in messages] and len(messages) == 3
 
 
 def _rush_order() -> Any:

@@ -137,10 +137,10 @@ def test_concurrent_appends_keep_one_chain(aws: AwsWorld) -> None:
 
 
 def test_the_requester_may_not_approve_in_aws(aws: AwsWorld, clock: Clock) -> None:
-    from tests.support.aws_flow import _invoke
-    from tests.support.moto_aws import APPROVERS, load_event
+    from tests.support.moto_aws import APPROVERS, iam_caller
 
-    flow = Flow(aws=aws, run=_invoke("run_agent", {**load_event("run_agent"), "requested_by": APPROVERS[0]}))
+    # Ana submits (signed): the run records her as the requester, whatever an execution input might claim.
+    flow = start(aws, caller=iam_caller(APPROVERS[0].upper()))
     assert flow.run["requested_by"] == APPROVERS[0]
     flow.request_approval()  # PO_SEPARATION_OF_DUTIES is unset: on by default
     page = flow.get(flow.link(APPROVERS[0]))

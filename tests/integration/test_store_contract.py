@@ -8,6 +8,7 @@ other loses), a test here fails for one parameter only; the fake passing it is w
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from production_orchestrator.domain.errors import (
     ShopError,
     StaleStateError,
 )
+from production_orchestrator.domain.outbox import OutboxMessage, queue_messages
 from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
 from production_orchestrator.domain.ports import ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
@@ -148,23 +150,100 @@ def test_a_decision_is_claimed_exactly_once(store: ShopStore) -> None:
     assert _types(store) == ["decision_recorded"]
 
 
-def test_a_plan_applies_once(store: ShopStore) -> None:
+NOW = datetime(2026, 8, 12, 9, 0, tzinfo=UTC)
+
+
+def _messages(proposal: ProposalContent, proposal_hash: str, checkpoint_id: str) -> tuple[OutboxMessage, ...]:
+    return queue_messages(proposal, proposal_hash, checkpoint_id, NOW)
+
+
+def test_a_plan_applies_once_and_queues_its_messages_once(store: ShopStore) -> None:
     state, proposal, proposal_hash = _planned(store)
     new_state = apply_proposal(state, proposal)
+    checkpoint_id = "ckpt-" + "2" * 32
     apply = {
         "proposal_hash": proposal_hash,
-        "checkpoint_id": "ckpt-" + "2" * 32,
+        "checkpoint_id": checkpoint_id,
         "new_state": new_state,
         "expected_revision": state.revision,
         "expected_digest": state.digest(),
+        "messages": _messages(proposal, proposal_hash, checkpoint_id),
     }
     assert store.application_count() == 0 and store.application_count(proposal_hash) == 0
+    assert store.outbox_messages() == []
     assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]
+    queued = store.outbox_messages()
+    # A replay (the same apply again, a retry, a second resume) writes nothing, messages included.
     assert store.apply_plan(**apply, event=_event("plan_applied")) is False  # type: ignore[arg-type]
     assert store.load_state() == new_state and new_state.revision == 2
     assert store.application_count() == 1 and store.application_count(proposal_hash) == 1
     assert store.application_count("f" * 64) == 0
     assert _types(store).count("plan_applied") == 1
+    # Exactly the proposal's drafts, in draft order, queued: kind, recipient, subject and body as approved.
+    drafts = proposal.communication_drafts
+    assert [(m.kind, m.to, m.subject, m.body) for m in queued] == [
+        (d.audience, d.to, d.subject, d.body) for d in drafts
+    ]
+    assert [m.status for m in queued] == ["queued"] * len(drafts) == ["queued"] * 3
+    assert [m.index for m in queued] == [0, 1, 2]
+    assert store.outbox_messages() == queued == store.outbox_messages(proposal_hash)
+    assert store.outbox_messages("f" * 64) == []
+
+
+def test_messages_of_a_plan_that_never_applied_are_an_integrity_error(store: ShopStore) -> None:
+    state, proposal, proposal_hash = _planned(store)
+    first = apply_proposal(state, proposal)
+    checkpoint_id = "ckpt-" + "5" * 32
+    messages = _messages(proposal, proposal_hash, checkpoint_id)
+    store.apply_plan(
+        proposal_hash=proposal_hash,
+        checkpoint_id=checkpoint_id,
+        new_state=first,
+        expected_revision=state.revision,
+        expected_digest=state.digest(),
+        event=_event("plan_applied"),
+        messages=messages,
+    )
+    before = (store.load_state(), store.outbox_messages(), _types(store))
+    # Another plan (hash) whose apply would queue message keys that exist already: refused, nothing written.
+    with pytest.raises(IntegrityError):
+        store.apply_plan(
+            proposal_hash="e" * 64,
+            checkpoint_id=checkpoint_id,
+            new_state=first.model_copy(update={"revision": 3}),
+            expected_revision=first.revision,
+            expected_digest=first.digest(),
+            event=_event("plan_applied"),
+            messages=messages,
+        )
+    assert (store.load_state(), store.outbox_messages(), _types(store)) == before
+    assert store.application_count("e" * 64) == 0
+
+
+def test_an_outbox_message_moves_on_only_from_the_record_read(store: ShopStore) -> None:
+    state, proposal, proposal_hash = _planned(store)
+    checkpoint_id = "ckpt-" + "6" * 32
+    store.apply_plan(
+        proposal_hash=proposal_hash,
+        checkpoint_id=checkpoint_id,
+        new_state=apply_proposal(state, proposal),
+        expected_revision=state.revision,
+        expected_digest=state.digest(),
+        event=_event("plan_applied"),
+        messages=_messages(proposal, proposal_hash, checkpoint_id),
+    )
+    first = store.outbox_messages()[0]
+    mine = first.claimed("a" * 32, NOW, timedelta(minutes=2))
+    theirs = first.claimed("b" * 32, NOW, timedelta(minutes=2))
+    assert store.replace_outbox_message(first, mine) is True
+    assert store.replace_outbox_message(first, theirs) is False  # read before my claim: loses, writes nothing
+    sent = mine.sent("smtp:Q1", NOW)
+    assert store.replace_outbox_message(mine, sent, _event("message_sent")) is True
+    assert store.replace_outbox_message(mine, sent, _event("message_sent")) is False
+    assert store.outbox_messages()[0] == sent and sent.status == "sent" and sent.attempts == 1
+    assert _types(store).count("message_sent") == 1
+    with pytest.raises(IntegrityError):
+        store.replace_outbox_message(sent, store.outbox_messages()[1])
 
 
 def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) -> None:
@@ -179,11 +258,13 @@ def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) ->
             expected_revision=state.revision,
             expected_digest=state.digest(),
             event=_event("plan_applied"),
+            messages=_messages(proposal, proposal_hash, "ckpt-" + "3" * 32),
         )
     assert stale.value.found == {"revision": moved.revision, "digest": moved.digest()}
     assert stale.value.expected == {"revision": state.revision, "digest": state.digest()}
     assert store.load_state() == moved
     assert store.application_count() == 0
+    assert store.outbox_messages() == []
     assert _types(store) == events
 
 

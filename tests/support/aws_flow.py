@@ -6,11 +6,22 @@ roots are dropped (``cold``), so resume re-reads everything from S3 and DynamoDB
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from tests.support.moto_aws import AwsWorld, LambdaContext, Link, cold_start, function_url_event, load_event
+from production_orchestrator.domain.scenarios import scenario as find_scenario
+from tests.support.moto_aws import (
+    AwsWorld,
+    LambdaContext,
+    Link,
+    cold_start,
+    function_url_event,
+    iam_caller,
+    load_event,
+    submit_event,
+)
 
 
 def _invoke(module: str, event: dict[str, Any], *, cold: bool = True) -> dict[str, Any]:
@@ -99,10 +110,22 @@ class Flow:
         return _invoke("record_expiry", load_event("record_expiry", **self.run))
 
 
-def start(aws: AwsWorld, scenario: str = "rush-order") -> Flow:
-    """``RunAgentUntilApproval``."""
-    event = load_event("run_agent")
-    event["scenario"] = scenario
+def submit(aws: AwsWorld, request: str, caller: dict[str, str] | None = None) -> dict[str, Any]:
+    """A signed POST to the submit URL: the submission is recorded and the execution started (on moto)."""
+    response = _invoke("submit", submit_event({"request": request}, caller or iam_caller()))
+    assert response["statusCode"] == 202, response["body"]
+    return dict(json.loads(response["body"]))
+
+
+def run_agent_event(execution_name: str, execution_input: dict[str, Any]) -> dict[str, Any]:
+    """``RunAgentUntilApproval``'s payload as the state machine builds it: the input and ``$$.Execution.Name``."""
+    return {"input": execution_input, "execution_name": execution_name}
+
+
+def start(aws: AwsWorld, scenario: str = "rush-order", caller: dict[str, str] | None = None) -> Flow:
+    """Submitted by ``caller`` (a signed request), then ``RunAgentUntilApproval`` for that execution."""
+    submitted = submit(aws, find_scenario(scenario).customer_email, caller)
+    event = run_agent_event(submitted["execution_name"], {**load_event("run_agent"), "scenario": scenario})
     return Flow(aws=aws, run=_invoke("run_agent", event))
 
 

@@ -184,6 +184,13 @@ class AwsWorld:
                 Attributes={"FilterPolicy": json.dumps({"approver": [approver]})},
             )
             self.queues[approver] = url
+        # What the submit handler starts: with execution off on this server, moto only records executions,
+        # and the tests play RunAgentUntilApproval themselves (aws_flow.start).
+        self.state_machine_arn = self.session.client("stepfunctions").create_state_machine(
+            name=f"po-{tag}",
+            definition=json.dumps({"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}}),
+            roleArn=f"arn:aws:iam::{ACCOUNT}:role/po-{tag}",
+        )["stateMachineArn"]
 
     def receipt_key(self) -> str:
         """A KMS HMAC key for decision receipts (created on first use); its id for ``PO_RECEIPT_KEY_ID``."""
@@ -205,6 +212,7 @@ class AwsWorld:
             "PO_LINK_BASE_URL": LINK_BASE_URL,
             "PO_APPROVERS": ",".join(APPROVERS),
             "PO_SCENARIO": "rush-order",
+            "PO_STATE_MACHINE_ARN": self.state_machine_arn,
         }
 
     # -- observation ---------------------------------------------------------------------------------
@@ -269,6 +277,29 @@ def _b64(value: Any) -> str:
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode()
     raise TypeError(type(value).__name__)
+
+
+def iam_caller(session: str = "olga@shop.example") -> dict[str, str]:
+    """What a Function URL with AWS_IAM auth puts in ``requestContext.authorizer.iam`` for a role session."""
+    return {
+        "accessKey": "ASIA" + "X" * 16,
+        "accountId": ACCOUNT,
+        "callerId": f"AROAEXAMPLE:{session}",
+        "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/{session}",
+        "userId": f"AROAEXAMPLE:{session}",
+    }
+
+
+def submit_event(body: Any, caller: dict[str, str] | None) -> dict[str, Any]:
+    """A signed POST to the submit Function URL (payload 2.0); ``caller`` None: no IAM authorizer context."""
+    event = load_event("submit")
+    raw = body if isinstance(body, str) else json.dumps(body)
+    event["body"] = base64.b64encode(raw.encode()).decode()
+    if caller is None:
+        del event["requestContext"]["authorizer"]
+    else:
+        event["requestContext"]["authorizer"] = {"iam": caller}
+    return event
 
 
 def function_url_event(
@@ -341,10 +372,12 @@ def _step_functions_execute(endpoint: str, execute: bool) -> None:
 
 def cold_start() -> None:
     """Forget every composition root, as a new Lambda execution environment would."""
-    from production_orchestrator.handlers import decide, request_approval, root
+    from production_orchestrator.handlers import decide, request_approval, root, send_outbox, submit
 
     root.core.cache_clear()
     root.receipt_key.cache_clear()
     root.agent_root.cache_clear()
     decide.root.cache_clear()
     request_approval.root.cache_clear()
+    send_outbox.root.cache_clear()
+    submit.root.cache_clear()

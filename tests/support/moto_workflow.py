@@ -14,6 +14,8 @@ the ``x-amz-function-error`` header, which is what Step Functions' Catch matches
 from __future__ import annotations
 
 import base64
+import email
+import email.policy
 import html
 import io
 import json
@@ -46,6 +48,8 @@ from moto.server import ThreadedMotoServer
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import ResumeRefusedError
+from production_orchestrator.domain.outbox import OUTBOX_HEADER
+from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 
 REGION = "us-east-1"
@@ -54,8 +58,12 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_DIR = ROOT / "functions"
 CHILD = Path(__file__).resolve().parent / "lambda_process.py"
 DECIDE_MODULE = "decide"
-# The decision function's asset ships no strands; its local process refuses to import it too.
-STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE})
+SEND_OUTBOX_MODULE = "send_outbox"
+SUBMIT_MODULE = "submit"
+# The strands-free asset's functions: their local processes refuse to import strands too.
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE})
+# Who submits in the local runs: an operator's SSO role session (an e-mail, not an approver).
+SUBMITTER = "olga@shop.example"
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -75,6 +83,7 @@ LOCAL_CONTEXT = {
     "modelRegion": "",
     "approverEmails": "approver@example.com",
     "approvalWindow": "10m",
+    "senderEmail": "orders@shop.example.com",
 }
 EXPIRING_CONTEXT = {**LOCAL_CONTEXT, "approvalWindow": "4s"}
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
@@ -256,11 +265,11 @@ class LocalAws:
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()
 
-    def deploy(self, template: Mapping[str, Any], tag: str | None = None) -> Deployment:
+    def deploy(self, template: Mapping[str, Any], tag: str | None = None, *, verify_sender: bool = True) -> Deployment:
         """Create the template's resources on the server (each deployment has its own)."""
         endpoint = DecisionEndpoint(self.router)
         self._endpoints.append(endpoint)
-        return Deployment(self, template, tag or secrets.token_hex(4), endpoint)
+        return Deployment(self, template, tag or secrets.token_hex(4), endpoint, verify_sender=verify_sender)
 
     def close(self) -> None:
         for endpoint in self._endpoints:
@@ -381,8 +390,18 @@ class Page:
 class Deployment:
     """One stack's resources on the moto server and the state machine rendered from its template."""
 
-    def __init__(self, aws: LocalAws, template: Mapping[str, Any], tag: str, endpoint: DecisionEndpoint) -> None:
+    def __init__(
+        self,
+        aws: LocalAws,
+        template: Mapping[str, Any],
+        tag: str,
+        endpoint: DecisionEndpoint,
+        *,
+        verify_sender: bool = True,
+    ) -> None:
         self.aws = aws
+        self.verify_sender = verify_sender
+        self.submit_function = ""
         self.template = template
         self.endpoint = endpoint
         self.messages: list[ApprovalMessage] = []
@@ -395,15 +414,18 @@ class Deployment:
         self._create_state_store(tag)
         self._create_topic(tag)
         self._create_receipt_keys()
+        self._create_mail(tag)
         role_arn = self._create_role(tag)
+        # The submit function names the state machine, which names the functions: its ARN is known by name.
+        (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
+        self._names[machine_id] = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:po-{tag}"
         self._create_functions(tag, role_arn)
         definition = state_machine_definition(template, self.resolve)
         self.definition = definition
         self.state_machine_arn = self.sfn.create_state_machine(
             name=f"po-{tag}", definition=json.dumps(definition), roleArn=role_arn, type="STANDARD"
         )["stateMachineArn"]
-        (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
-        self._names[machine_id] = self.state_machine_arn
+        assert self.state_machine_arn == self._names[machine_id]
         # Which function each Task state invokes, read from the definition itself.
         self.state_of_function: dict[str, str] = {}
         for name, state in definition["States"].items():
@@ -460,6 +482,20 @@ class Deployment:
                 created = kms.create_key(KeySpec="HMAC_256", KeyUsage=props["KeyUsage"], Description="receipts")
                 self._names[key_id] = created["KeyMetadata"]["KeyId"]
 
+    def _create_mail(self, tag: str) -> None:
+        """The stack's SES configuration set, and the sender identity verified (as the operator would)."""
+        sesv2 = self.aws.client("sesv2")
+        for index, config_id in enumerate(resources_of_type(self.template, "AWS::SES::ConfigurationSet")):
+            name = f"po-{tag}-{index}"
+            sesv2.create_configuration_set(ConfigurationSetName=name)
+            self._names[config_id] = name
+        senders = {
+            fn["Properties"]["Environment"]["Variables"].get("PO_SENDER_EMAIL")
+            for fn in resources_of_type(self.template, "AWS::Lambda::Function").values()
+        } - {None}
+        for sender in senders if self.verify_sender else ():
+            sesv2.create_email_identity(EmailIdentity=sender)
+
     def _create_role(self, tag: str) -> str:
         trust = {
             "Version": "2012-10-17",
@@ -500,6 +536,8 @@ class Deployment:
             self.aws.router.register(function)
             if function.module == DECIDE_MODULE:
                 self.endpoint.function_name = name
+            if function.module == SUBMIT_MODULE:
+                self.submit_function = name
 
     def function_name(self, module: str) -> str:
         """The moto function name of handler module ``module`` in this deployment."""
@@ -526,8 +564,39 @@ class Deployment:
 
     # -- running -----------------------------------------------------------------------------------------
 
+    def submit(self, request: str, session: str = SUBMITTER) -> dict[str, Any]:
+        """A SigV4-signed POST to the submit Function URL as ``session``: what Lambda hands the function after it
+        verified the signature (moto serves no Function URLs). The reply: execution ARN, name, requested_by."""
+        event = {
+            "version": "2.0",
+            "routeKey": "$default",
+            "rawPath": "/",
+            "rawQueryString": "",
+            "headers": {"content-type": "application/json"},
+            "requestContext": {
+                "accountId": ACCOUNT,
+                "authorizer": {
+                    "iam": {
+                        "accountId": ACCOUNT,
+                        "callerId": f"AROALOCAL:{session}",
+                        "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/{session}",
+                        "userId": f"AROALOCAL:{session}",
+                    }
+                },
+                "http": {"method": "POST", "path": "/", "protocol": "HTTP/1.1", "sourceIp": "127.0.0.1"},
+                "requestId": secrets.token_hex(8),
+                "stage": "$default",
+            },
+            "body": base64.b64encode(json.dumps({"request": request}).encode()).decode(),
+            "isBase64Encoded": True,
+        }
+        invocation = self.aws.router.invoke(self.submit_function, event)
+        if invocation.error is not None or invocation.result["statusCode"] != 202:
+            raise AssertionError(f"submit failed: {invocation.error or invocation.result}")
+        return dict(json.loads(invocation.result["body"]))
+
     def start(self, execution_input: Mapping[str, Any] | None = None) -> str:
-        """Start an execution; returns its ARN."""
+        """Start an execution by hand (``start-execution``, no submission behind it); returns its ARN."""
         return str(
             self.sfn.start_execution(
                 stateMachineArn=self.state_machine_arn,
@@ -697,6 +766,8 @@ class WorkflowRun:
     page_statuses: dict[str, int]
     error: str | None
     refusal: str | None  # the resume gate's message ("<CODE>: ..."), when it refused
+    ses_outbox_keys: list[str] = field(default_factory=list)  # outbox key of each message SES accepted
+    requested_by: str = ""  # who RunAgentUntilApproval recorded as the requester
 
     def evidence(self) -> dict[str, Any]:
         """The evidence report (no link secret, no task token)."""
@@ -716,7 +787,21 @@ class WorkflowRun:
             "page_statuses": self.page_statuses,
             "error": self.error,
             "refusal": self.refusal,
+            "requested_by": self.requested_by,
+            "ses_messages_accepted": len(self.ses_outbox_keys),
+            "ses_distinct_messages": len(set(self.ses_outbox_keys)),
         }
+
+
+def ses_accepted() -> list[str]:
+    """The outbox key (``X-Production-Orchestrator-Outbox``) of every message the in-process moto SES accepted."""
+    from moto.ses.models import ses_backends
+
+    keys = []
+    for message in ses_backends[ACCOUNT][REGION].sent_messages:
+        parsed = email.message_from_string(getattr(message, "raw_data", ""), policy=email.policy.default)
+        keys.append(str(parsed.get(OUTBOX_HEADER, "")).strip())
+    return keys
 
 
 def _revision(store: DynamoShopStore) -> int:
@@ -744,8 +829,10 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     """Start one execution and play the human's part for ``case`` (one of :data:`CASES`)."""
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}")
-    execution_arn = deployment.start({})
-    say(f"execution started: {execution_arn}")
+    ses_mark = len(ses_accepted())
+    submitted = deployment.submit(scenario("rush-order").customer_email)
+    execution_arn = str(submitted["execution_arn"])
+    say(f"submitted by {submitted['requested_by']} (signed): execution {execution_arn}")
     message = deployment.wait_for_message()
     revision_before = _revision(deployment.store)
     link = message.link
@@ -791,4 +878,8 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
         page_statuses=pages,
         error=error,
         refusal=refusal,
+        requested_by=str(run_results[-1].get("requested_by", "")) if run_results else "",
+        ses_outbox_keys=[
+            key for key in ses_accepted()[ses_mark:] if run_results and key.startswith(run_results[-1]["proposal_hash"])
+        ],
     )

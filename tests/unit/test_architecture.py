@@ -118,7 +118,9 @@ def test_domain_imports_no_sdk() -> None:
     assert offenders == set()
 
 
-@pytest.mark.parametrize("handler", ["decide", "request_approval", "record_expiry", "report_pending_age"])
+@pytest.mark.parametrize(
+    "handler", ["decide", "request_approval", "record_expiry", "report_pending_age", "send_outbox", "submit"]
+)
 def test_strands_free_handlers_never_load_strands(handler: str) -> None:
     """Importing these handlers (their cold start) loads no strands module at all."""
     import subprocess

@@ -14,6 +14,7 @@ from strands.types.tools import AgentTool
 
 from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
+from ..domain.outbox import queue_messages
 from ..domain.planning import ProposalContent, analyze_blockers, apply_proposal, build_proposal, load_proposal
 from ..domain.records import require_hash
 from ..domain.shop import Order, ShopState, add_days, hours
@@ -71,6 +72,8 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         ctx.apply_result = {"applied": False, "revision": state.revision}
         return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
     new_state = apply_proposal(state, proposal)
+    # The drafted messages were part of what the human approved: queued with the plan, in the same write.
+    messages = queue_messages(proposal, proposal_hash, checkpoint.checkpoint_id, ctx.clock())
     applied_now = ctx.store.apply_plan(
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint.checkpoint_id,
@@ -82,7 +85,9 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
             proposal_hash,
             revision=new_state.revision,
             approver=decision.approver,
+            messages_queued=len(messages),
         ),
+        messages=messages,
     )
     faults.point("after_apply_before_session_sync")
     ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..domain.outbox import describe_outbox
 from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
 from ..lifecycle.decide import decide
 from ..lifecycle.evidence import load_checkpoint
@@ -93,6 +94,7 @@ class DecisionEndpoint:
         )
         if result.status == "recorded" and result.decision is not None:
             outcome, changes = self._outcome(result.checkpoint_id) if self.report_outcome else ("", None)
+            queued = self.store.outbox_messages(result.decision.reviewed_hash) if outcome == "applied" else []
             body = page.render_recorded(
                 approved=result.decision.approved,
                 approver=result.approver,
@@ -100,6 +102,7 @@ class DecisionEndpoint:
                 outcome=outcome,
                 changes=changes,
                 receipted=self.mac_key is not None,
+                queued=describe_outbox(queued),
             )
             return PageResponse(200, body, "recorded")
         if result.status == "vote_recorded" and result.decision is not None:

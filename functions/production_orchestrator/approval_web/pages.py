@@ -18,6 +18,7 @@ from html import escape
 from ..domain.approvals import ApprovalRecord
 from ..domain.planning import ProposalContent
 from ..domain.presentation import (
+    MESSAGES_ON_APPROVAL,
     describe_allocations,
     describe_at_risk,
     describe_blockers,
@@ -188,7 +189,7 @@ def render_confirmation(
         f"<section><h2>Procurement</h2>{_items(buying)}</section>",
         "<section><details><summary>The customer's e-mail</summary>"
         f"<pre>{escape(proposal.request_text)}</pre></details></section>",
-        f"<section><h2>Drafted messages (not sent yet)</h2><ul>{drafts}</ul></section>",
+        f"<section><h2>Messages this plan sends</h2><p>{escape(MESSAGES_ON_APPROVAL)}</p><ul>{drafts}</ul></section>",
         "<section><h2>What you are deciding on</h2><dl>"
         f'<dt>Proposal fingerprint</dt><dd class="fp">{escape(fingerprint(checkpoint.proposal_hash))}</dd>'
         f'<dt>Full proposal hash</dt><dd class="hash">{escape(checkpoint.proposal_hash)}</dd>'
@@ -235,8 +236,10 @@ def render_recorded(
     outcome: str = "",
     changes: list[str] | None = None,
     receipted: bool = True,
+    queued: list[str] | None = None,
 ) -> str:
-    """The decision was recorded and the workflow woken; ``outcome`` says how the resume ended when known."""
+    """The decision was recorded and the workflow woken; ``outcome`` says how the resume ended when known,
+    ``queued`` which messages the apply queued."""
     verdict = "approved" if approved else "rejected"
     nexts = {
         "applied": "The plan was verified again against the stored evidence and applied, once.",
@@ -244,7 +247,11 @@ def render_recorded(
         "refused": "The resume refused to act on it: the checks before any change failed. Nothing was changed.",
         "": (
             "A fresh process now verifies the plan again against the stored evidence and then "
-            + ("applies it exactly once." if approved else "tells the agent your reason; nothing is changed.")
+            + (
+                "applies it exactly once; its drafted messages are then sent."
+                if approved
+                else "tells the agent your reason; nothing is changed and no message is sent."
+            )
         ),
     }
     klass = "ok" if outcome in ("applied", "rejected", "") else "bad"
@@ -254,6 +261,8 @@ def render_recorded(
         f"{' with a signed receipt' if receipted else ''}.</p>"
         f'<p class="note {klass}"><b>What happens next:</b> {escape(nexts.get(outcome, nexts["refused"]))}</p>'
     )
+    if queued:
+        body += f"<section><h2>Queued to send</h2>{_items(queued)}<p>Each goes out once.</p></section>"
     if changes:
         body += (
             '<section class="note bad"><h2>Refused: the shop changed since the plan was proposed</h2>'

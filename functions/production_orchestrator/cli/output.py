@@ -29,6 +29,7 @@ EXIT_CODES = (
     (EXIT_REFUSED, "resume refused (REFUSED=<CODE>); nothing was written"),
     (EXIT_NOT_APPLIED, "the decision was recorded but the plan could not be applied"),
     (EXIT_AUDIT_BROKEN, "audit verify: the audit trail's hash chain is broken"),
+    (6, "outbox send: a message could not be delivered (it stays queued or failed; send again)"),
     (EXIT_INTERRUPTED, "interrupted (Ctrl-C); one line says what state was left"),
     (EXIT_BROKEN_PIPE, "the reader of stdout went away (e.g. | head)"),
 )

@@ -76,7 +76,7 @@ class ApprovalRecord(_Frozen):
     decided_by: str = ""
     decision: Decision | None = None
     closed_at: str = ""
-    requester: str = Field(default="", max_length=120)
+    requester: str = Field(default="", max_length=300)
     separation_of_duties: bool = False
     quorum: int = Field(default=1, ge=1, le=20)
     votes: tuple[Vote, ...] = ()

@@ -111,3 +111,25 @@ class PlanNotAppliedError(OrchestratorError):
 
 class BackendError(OrchestratorError):
     """A backend call failed for a reason other than a failed condition (throttling, access, outage)."""
+
+
+class DeliveryError(OrchestratorError):
+    """A transport did not take an outbox message. ``permanent``: retrying the same message cannot help."""
+
+    def __init__(self, message: str, *, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+class DeliveryIncompleteError(OrchestratorError):
+    """Queued messages are left after a delivery round (a transient error, or another sender holds them).
+
+    The AWS workflow retries on this name with backoff."""
+
+
+class DeliveryFailedError(OrchestratorError):
+    """A message could not be delivered and will not be retried (marked ``failed``): a person must look."""
+
+
+class RequesterUnverifiedError(OrchestratorError):
+    """Separation of duties is on and the run has no verified requester (it was not started by ``submit``)."""

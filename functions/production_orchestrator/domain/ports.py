@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
 from .approvals import ApprovalRecord, ApprovalStatus, Vote
+from .outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
 from .shop import Order, ShopState
+from .submissions import Submission
 from .verification import SessionFacts
 
 
@@ -95,12 +98,28 @@ class ShopStore(Protocol):
         expected_revision: int,
         expected_digest: str,
         event: AuditEvent,
+        messages: Sequence[OutboxMessage],
     ) -> bool:
-        """Atomically replace the state, record the application and append ``plan_applied``.
+        """Atomically replace the state, record the application, append ``plan_applied`` and queue ``messages``.
 
-        Conditioned on revision and digest; keyed by ``proposal_hash`` so it happens at most once.
-        Returns True when this call applied, False when the same proposal had already applied.
-        Raises ``StaleStateError`` when the state moved on.
+        Conditioned on revision and digest; keyed by ``proposal_hash`` so it happens at most once, and each
+        message by proposal hash and index, so it is queued exactly when the plan applies, and once.
+        Returns True when this call applied, False when the same proposal had already applied (nothing is
+        written then). Raises ``StaleStateError`` when the state moved on.
+        """
+        ...
+
+    def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
+        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        ...
+
+    def replace_outbox_message(
+        self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None
+    ) -> bool:
+        """Store ``updated`` (same key) if the stored message is still exactly ``previous``, with ``event``.
+
+        The compare-and-set every delivery step uses (claim, mark sent, release): of racing senders one
+        wins, the others get False and nothing is written.
         """
         ...
 
@@ -179,6 +198,26 @@ class ApprovalStore(Protocol):
         ...
 
 
+class SubmissionStore(Protocol):
+    """Who handed in each submitted run (the DynamoDB table in AWS)."""
+
+    def put_submission(self, submission: Submission) -> None:
+        """Create the record (never overwrite); raises ``IntegrityError`` when the execution name exists."""
+        ...
+
+    def get_submission(self, execution_name: str) -> Submission | None:
+        """The record of ``execution_name``, read consistently, or None."""
+        ...
+
+
+class WorkflowStarter(Protocol):
+    """Starts a run of the workflow (Step Functions ``StartExecution`` in AWS)."""
+
+    def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
+        """Start an execution named ``execution_name``; return its ARN."""
+        ...
+
+
 class MacKey(Protocol):
     """A message-authentication key that never leaves its adapter (a 0600 file, a KMS HMAC key)."""
 
@@ -215,6 +254,22 @@ class ApprovalNotifier(Protocol):
 
     def notify(self, message: ApprovalMessage) -> None:
         """Send one message to its approver."""
+        ...
+
+
+class MessageTransport(Protocol):
+    """Hands an outbox message to a mail system (SMTP, a directory of .eml files, Amazon SES)."""
+
+    @property
+    def name(self) -> str:
+        """Which transport, for reports (``smtp``, ``eml``, ``ses``)."""
+        ...
+
+    def send(self, message: OutboxMessage) -> str:
+        """Deliver ``message``; return the transport's id for it.
+
+        Raises ``DeliveryError`` (``permanent`` when retrying cannot help, e.g. a rejected recipient).
+        """
         ...
 
 

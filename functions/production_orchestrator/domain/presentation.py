@@ -102,6 +102,17 @@ def describe_allocations(proposal: ProposalContent) -> list[str]:
     return [f"{machine} on {day}: {', '.join(items)}." for (machine, day), items in sorted(grouped.items())]
 
 
+# What the approver needs to know about the drafts: they are sent because of the approval, and only then.
+MESSAGES_ON_APPROVAL = (
+    "Sent when you approve: queued as the plan applies, then delivered once. Rejecting sends nothing."
+)
+
+
+def describe_messages(proposal: ProposalContent) -> list[str]:
+    """Each drafted message as ``To the <kind> (<address>): <subject>``."""
+    return [f"To the {d.audience} ({d.to}): {d.subject}" for d in proposal.communication_drafts]
+
+
 def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
     """The plan as a person reviews it before deciding."""
     order = proposal.target_order
@@ -122,10 +133,11 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
         "At risk:",
         *(f"  - {line}" for line in describe_at_risk(proposal) or ["nothing: every order keeps its due date"]),
         "",
-        "Drafted messages (not sent):",
+        "Messages this plan sends:",
+        f"  {MESSAGES_ON_APPROVAL}",
     ]
-    for draft in proposal.communication_drafts:
-        out += [f"  [{draft.audience}] to {draft.to}: {draft.subject}", f"      {draft.body}"]
+    for line, draft in zip(describe_messages(proposal), proposal.communication_drafts, strict=True):
+        out += [f"  - {line}", f"      {draft.body}"]
     out += [
         "",
         f"Proposal fingerprint: {fingerprint(checkpoint.proposal_hash)}",

@@ -15,6 +15,7 @@ from ..contracts import REQUEST_PREFIX, Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.records import CheckpointId, ProposalHash, SessionId
+from ..domain.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,21 +52,33 @@ class _Checkpointed(_Event):
 
 
 class RunAgentEvent(_Event):
-    """The execution input of ``RunAgentUntilApproval``.
+    """The execution input of ``RunAgentUntilApproval``, and the execution's own name.
 
     ``{"request": "<e-mail>"}`` plans a customer's e-mail on the table's shop (``shop-import`` first);
     ``{"request_s3_key": "requests/..."}`` names one in the session bucket (for one too large for the
     input); ``as_of`` sets the planning day (default: today in the shop's time zone). Without a request
-    the run plans a reference scenario (``scenario``, default ``PO_SCENARIO``).
+    the run plans a reference scenario (``scenario``, default ``PO_SCENARIO``). The state machine passes
+    the input under ``input`` and ``$$.Execution.Name`` beside it, so an input cannot choose the name.
     """
 
     scenario: str | None = Field(default=None, max_length=60)
-    request: str | None = Field(default=None, min_length=1, max_length=250_000, repr=False)
+    request: str | None = Field(default=None, min_length=1, max_length=MAX_REQUEST_CHARS, repr=False)
     # ".." is refused where the key is read (adapters/aws/s3_requests.py).
     request_s3_key: str | None = Field(default=None, pattern=rf"^{REQUEST_PREFIX}[A-Za-z0-9!_.*'()/-]{{1,900}}$")
     as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
-    # Who started the run (execution input); separation of duties keeps them from approving it.
-    requested_by: str = Field(default="", max_length=120)
+    # Who started the run as the execution input claims it: believed only with separation of duties off.
+    requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
+    # Set by the state machine from the context object, so an execution input cannot choose it.
+    execution_name: str = Field(default="", max_length=80)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        # The execution name comes from the state machine's context object, never from the input inside.
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            inner = {k: v for k, v in data["input"].items() if k != "execution_name"}
+            return {**inner, **{k: v for k, v in data.items() if k != "input"}}
+        return data
 
     @model_validator(mode="after")
     def _one_request(self) -> RunAgentEvent:
@@ -85,12 +98,26 @@ class RunAgentOutput(BaseModel):
     requested_by: str = ""
 
 
+class SubmitRequest(_Event):
+    """The body a caller POSTs to the submit Function URL; any other field (``requested_by``) is ignored."""
+
+    request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
+
+
+class SubmitOutput(BaseModel):
+    """The started execution and who it is recorded as requested by."""
+
+    execution_arn: str
+    execution_name: str
+    requested_by: str
+
+
 class RequestApprovalEvent(_Checkpointed):
     """``lambda:invoke.waitForTaskToken`` payload: the task token plus the run output."""
 
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
     proposal_hash: ProposalHash
-    requested_by: str = Field(default="", max_length=120)
+    requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
 
     @model_validator(mode="before")
     @classmethod
@@ -148,6 +175,27 @@ class RecordExpiryOutput(BaseModel):
     expired_approvals: list[str]
     state_revision: int
     plan_applied_count: int
+
+
+class SendOutboxEvent(_Checkpointed):
+    """``SendApprovedMessages`` input: the applied run's ids (its proposal hash names the messages)."""
+
+    proposal_hash: ProposalHash
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flatten(cls, data: Any) -> Any:
+        return _lift(data, "run")
+
+
+class SendOutboxOutput(BaseModel):
+    """Every message of the plan is sent: what this invocation sent and what was sent before."""
+
+    checkpoint_id: str
+    proposal_hash: str
+    sent: int
+    already_sent: int
+    transport_ids: list[str]
 
 
 class LinkQuery(_Event):

@@ -22,6 +22,7 @@ from ..adapters.aws.boto_config import BOTO_CONFIG
 if TYPE_CHECKING:
     from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
     from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
     from ..adapters.aws.kms_mac import KmsMacKey
     from ..domain.records import ProviderBinding
     from ..lifecycle.runtime import Runtime
@@ -41,6 +42,7 @@ class Core:
     boto_session: boto3.Session
     store: DynamoShopStore
     approvals: DynamoApprovalStore
+    submissions: DynamoSubmissionStore
 
     def client(self, service: str) -> Any:
         """A boto3 client on the shared session (honours ``AWS_ENDPOINT_URL``)."""
@@ -61,6 +63,7 @@ def core() -> Core:
     """
     from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
     from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
     from .settings import load_settings
 
     settings = load_settings(os.environ).require("table_name")
@@ -72,6 +75,7 @@ def core() -> Core:
         boto_session=boto_session,
         store=DynamoShopStore(dynamodb, table),
         approvals=DynamoApprovalStore(dynamodb, table),
+        submissions=DynamoSubmissionStore(dynamodb, table),
     )
 
 

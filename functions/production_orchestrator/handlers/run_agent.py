@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..adapters.aws.s3_requests import read_request
 from ..contracts import METRIC_PROPOSAL_CREATED
 from ..lifecycle.start import PlanRequest, on_current_shop, start_run
+from ..lifecycle.submit import requester_of
 from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics
 from .root import AgentRoot, agent_root
@@ -15,11 +16,12 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
-def plan_request(request: RunAgentEvent, root: AgentRoot) -> PlanRequest:
-    """What this execution plans: its e-mail (inline or in S3) on the table's shop, or a reference scenario."""
+def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None = None) -> PlanRequest:
+    """What this execution plans: its e-mail (the submission record's, else inline or in S3) on the table's
+    shop, or a reference scenario."""
     settings = root.core.settings
-    text = request.request
-    if request.request_s3_key is not None:
+    text = submitted if submitted is not None else request.request
+    if submitted is None and request.request_s3_key is not None:
         text = read_request(root.core.client("s3"), str(settings.session_bucket), request.request_s3_key)
     if text is None or request.scenario:
         return PlanRequest.of_scenario(request.scenario or settings.scenario, text=text, planning_day=request.as_of)
@@ -33,7 +35,17 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
     settings = root.core.settings
-    result = start_run(root.runtime, plan_request(request, root), root.binding, settings.approval_window)
+    # Before anything runs or is written: who asked, from the submission record of this very execution.
+    requested_by, submission = requester_of(
+        root.core.submissions,
+        request.execution_name,
+        claimed=request.requested_by,
+        separation_of_duties=settings.separation_of_duties,
+    )
+    logger.append_keys(execution_name=request.execution_name, requested_by=requested_by)
+    # A submitted run plans the record's text, never what the execution input says.
+    planned = plan_request(request, root, submission.request if submission else None)
+    result = start_run(root.runtime, planned, root.binding, settings.approval_window)
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(
@@ -47,5 +59,5 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         interrupt_id=cp.interrupt_id,
         proposal_hash=cp.proposal_hash,
         expires_at=cp.expires_at,
-        requested_by=request.requested_by,
+        requested_by=requested_by,
     ).model_dump()

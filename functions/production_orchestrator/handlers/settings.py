@@ -39,9 +39,14 @@ ENV_VARS = {
     "approvers": contracts.ENV_APPROVERS,
     "scenario": contracts.ENV_SCENARIO,
     "decision_lease": contracts.ENV_DECISION_LEASE,
+    "sender_email": contracts.ENV_SENDER_EMAIL,
+    "ses_configuration_set": contracts.ENV_SES_CONFIGURATION_SET,
+    "state_machine_arn": contracts.ENV_STATE_MACHINE_ARN,
 }
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
 _TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
+_STATE_MACHINE = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)$")
 
 
@@ -70,6 +75,11 @@ class Settings(BaseModel):
     scenario: str = "rush-order"
     # Longer than the resume function's timeout: a running resume is never taken over (docs/recovery.md).
     decision_lease: timedelta = DEFAULT_LEASE
+    # The outbox sender: a verified SES identity's address and the configuration set it sends through.
+    sender_email: str | None = None
+    ses_configuration_set: str | None = None
+    # The submit entry starts executions of this state machine.
+    state_machine_arn: str | None = None
 
     @field_validator("table_name")
     @classmethod
@@ -83,6 +93,27 @@ class Settings(BaseModel):
     def _topic(cls, value: str | None) -> str | None:
         if value is not None and not _TOPIC.match(value):
             raise ValueError("is not an SNS topic ARN")
+        return value
+
+    @field_validator("sender_email")
+    @classmethod
+    def _sender(cls, value: str | None) -> str | None:
+        if value is not None and not contracts.is_approver_email(value):
+            raise ValueError("is not an e-mail address")
+        return value
+
+    @field_validator("ses_configuration_set")
+    @classmethod
+    def _configuration_set(cls, value: str | None) -> str | None:
+        if value is not None and not _CONFIGURATION_SET.match(value):
+            raise ValueError("is not an SES configuration set name")
+        return value
+
+    @field_validator("state_machine_arn")
+    @classmethod
+    def _state_machine(cls, value: str | None) -> str | None:
+        if value is not None and not _STATE_MACHINE.match(value):
+            raise ValueError("is not a Step Functions state machine ARN")
         return value
 
     @field_validator("link_base_url")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -85,6 +86,8 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
+        # The applied plans' messages by delivery status (outbox list shows each one).
+        "messages": dict(sorted(Counter(m.status for m in store.outbox_messages()).items())),
     }
 
 

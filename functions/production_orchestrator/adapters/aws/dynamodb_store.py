@@ -1,34 +1,19 @@
-"""DynamoDB implementation of :class:`ShopStore` on the one table (layout: docs/dynamodb-design.md).
+"""DynamoDB implementation of :class:`ShopStore` on the one table (layout and every conditional write:
+docs/dynamodb-design.md).
 
-Each state change is a single conditional write or one ``TransactWriteItems``:
-
-    seed         Put STATE if absent                                   + Put AUDIT
-    import       Put STATE if revision and digest (or absence) are what the importer read + Put AUDIT
-    intake/count Put STATE if revision and digest are what was read    + Put AUDIT   (optimistic, retried)
-    proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
-    checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
-    decision     Put DECISION#<checkpoint> if absent                   + Put AUDIT
-    takeover     Put DECISION#<checkpoint> if claim_token = old, no outcome + Put AUDIT
-    completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
-    apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
-
-so a replay, a double click or a Lambda retry can never apply a plan twice. STATE holds revision and
-digest and, while it is small, the state itself; a large state is the content-addressed, chunked
-``SNAPSHOT#<digest>`` written just before (shop_items.StateContent, dynamo_blobs.py), so every item stays far
-below 400 KB however large the shop.
-
-Every ``Put AUDIT`` above is linked into the audit hash chain inside the same transaction: the event is
-stamped with the head's seq + 1 and hash, and the transaction also puts the new head conditioned on the seq
-it linked to. Two concurrent appenders cannot both win; the loser's whole transaction is cancelled and
-re-linked on the new head (chained_table.py, which also keeps the head between writes).
-
-Round trips: immutable items (proposals, checkpoints, snapshots, an application once seen, the decision
-this process claimed) are read once per process; a start reads the shop once to seed it.
+Each state change is a single conditional write or one ``TransactWriteItems``; the apply puts STATE if
+revision and digest match, APPLICATION#<hash> if absent, the plan's outbox messages if absent and the
+``plan_applied`` event together, so a replay, a double click or a Lambda retry can never apply a plan or
+queue a message twice. STATE holds revision, digest and, while small, the state itself; a large state is
+the content-addressed, chunked ``SNAPSHOT#<digest>`` written just before (shop_items.StateContent).
+Every audit event is linked into the hash chain inside the same transaction (chained_table.py).
+Immutable items (proposals, checkpoints, snapshots, an application once seen, the decision this process
+claimed) are read once per process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import faults
@@ -39,10 +24,12 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
+from ...domain.outbox import OutboxMessage
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
+from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
@@ -64,8 +51,10 @@ _HELD = f"attribute_exists({PARTITION_KEY}) AND claim_token = :token AND attribu
 _OPTIMISTIC_ATTEMPTS = 5
 
 
-class DynamoShopStore:
+class DynamoShopStore(DynamoOutbox):
     """One shop in one DynamoDB table."""
+
+    _table: ChainedTable
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._table = ChainedTable(client, table_name)
@@ -316,30 +305,39 @@ class DynamoShopStore:
         expected_revision: int,
         expected_digest: str,
         event: AuditEvent,
+        messages: Sequence[OutboxMessage],
     ) -> bool:
-        """State update + application record + ``plan_applied`` event, conditioned on revision and digest."""
+        """State update + application record + ``plan_applied`` event + outbox items, in one transaction
+        conditioned on revision and digest."""
         application = {
             **key(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash),
             "checkpoint_id": s(checkpoint_id),
             "revision": n(new_state.revision),
         }
+        # Plain writes first (their positions are what a cancellation reports), the chained event last.
+        writes = [
+            self._table.put_op(
+                self._content.item(new_state),
+                condition=_UNCHANGED,
+                values=self._unchanged(expected_revision, expected_digest),
+            ),
+            self._table.put_op(application, condition=_ABSENT),
+            *(self._table.put_op(outbox_item(m), condition=_ABSENT) for m in messages),
+            self._audit_put(event),
+        ]
         faults.point("inside_apply")  # the transaction is built and not sent: a crash here writes nothing
+        faults.point("inside_apply_outbox")
         try:
-            self._table.transact(
-                [
-                    self._table.put_op(
-                        self._content.item(new_state),
-                        condition=_UNCHANGED,
-                        values=self._unchanged(expected_revision, expected_digest),
-                    ),
-                    self._table.put_op(application, condition=_ABSENT),
-                    self._audit_put(event),
-                ]
-            )
+            self._table.transact(writes)
         except ConditionFailed as failed:
             if failed.failed(1):
                 self._applied.keep(proposal_hash, True)
                 return False  # this proposal already applied: the replay converges without a second write
+            if any(failed.failed(2 + i) for i in range(len(messages))):
+                # No application item, yet a message exists: only a hand-edited table gets here.
+                raise IntegrityError(
+                    f"outbox messages of {proposal_hash} exist for a plan that never applied"
+                ) from None
             found = failed.found(0)
             raise StaleStateError(
                 "the shop changed since the plan was verified",

@@ -2,12 +2,14 @@
 
 Every write is one ``BEGIN IMMEDIATE`` transaction, so two processes racing on one data dir serialize on
 the database lock: the decision claim is a conditional insert on the checkpoint id and the apply is a
-conditional update keyed by the proposal hash.
+conditional update keyed by the proposal hash, which also queues the plan's messages (outbox rows keyed by
+proposal hash and index) in the same transaction.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from ... import faults
@@ -19,6 +21,7 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
+from ...domain.outbox import OutboxMessage
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
 from .sqlite_db import SqliteDatabase
@@ -49,6 +52,12 @@ CREATE TABLE IF NOT EXISTS audit_head (
     hash TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    msg_key TEXT NOT NULL UNIQUE,
+    proposal_hash TEXT NOT NULL,
+    raw TEXT NOT NULL
+);
 """
 
 
@@ -237,8 +246,10 @@ class SqliteShopStore(SqliteDatabase):
         expected_revision: int,
         expected_digest: str,
         event: AuditEvent,
+        messages: Sequence[OutboxMessage],
     ) -> bool:
-        """State update + application record + ``plan_applied`` event, conditioned on revision and digest."""
+        """State update + application record + ``plan_applied`` event + outbox rows, conditioned on revision
+        and digest."""
         with self._write() as conn:
             applied = conn.execute("SELECT 1 FROM applications WHERE proposal_hash = ?", (proposal_hash,)).fetchone()
             if applied is not None:
@@ -258,6 +269,39 @@ class SqliteShopStore(SqliteDatabase):
             )
             self._insert_audit(event)
             faults.point("inside_apply")  # written, not committed: a crash here must leave nothing behind
+            for message in messages:
+                try:
+                    conn.execute(
+                        "INSERT INTO outbox (msg_key, proposal_hash, raw) VALUES (?, ?, ?)",
+                        (message.key, message.proposal_hash, message.model_dump_json()),
+                    )
+                except sqlite3.IntegrityError:
+                    # No application row, yet the message exists: only a hand-edited store gets here.
+                    raise IntegrityError(f"outbox message {message.key} exists for a plan that never applied") from None
+            faults.point("inside_apply_outbox")  # messages written with the plan, nothing committed yet
+            return True
+
+    def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
+        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        if proposal_hash is None:
+            rows = self._conn.execute("SELECT raw FROM outbox").fetchall()
+        else:
+            rows = self._conn.execute("SELECT raw FROM outbox WHERE proposal_hash = ?", (proposal_hash,)).fetchall()
+        return sorted((OutboxMessage.model_validate_json(r[0]) for r in rows), key=lambda m: (m.queued_at, m.key))
+
+    def replace_outbox_message(
+        self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None
+    ) -> bool:
+        """Compare-and-set on the stored JSON: ``updated`` only if the row still reads as ``previous``."""
+        if updated.key != previous.key:
+            raise IntegrityError(f"outbox message {previous.key} cannot become {updated.key}")
+        with self._write() as conn:
+            row = conn.execute("SELECT raw FROM outbox WHERE msg_key = ?", (previous.key,)).fetchone()
+            if row is None or OutboxMessage.model_validate_json(row[0]) != previous:
+                return False
+            conn.execute("UPDATE outbox SET raw = ? WHERE msg_key = ?", (updated.model_dump_json(), updated.key))
+            if event is not None:
+                self._insert_audit(event)
             return True
 
     def application_count(self, proposal_hash: str | None = None) -> int:

@@ -1,0 +1,62 @@
+"""Outbox delivery through Amazon SES v2 ``SendEmail`` (raw content) with a configuration set.
+
+The raw bytes are :func:`email_bytes` (the same as the local transports send). SES overwrites the
+Message-ID and Date headers with its own; the ``X-Production-Orchestrator-Outbox`` header survives, so a
+repeat after a crash between "SES accepted" and "marked sent" can still be told apart by the receiver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
+
+from ...domain.errors import DeliveryError
+from ...domain.outbox import OutboxMessage, email_bytes
+
+# Retrying the same request cannot help: a rejected message, an unverified sender, a bad request, a
+# configuration set that does not exist, a suspended account. Anything else (throttling, 5xx) is retried.
+PERMANENT_CODES = frozenset(
+    {
+        "MessageRejected",
+        "MailFromDomainNotVerifiedException",
+        "BadRequestException",
+        "NotFoundException",
+        "AccountSuspendedException",
+        "InvalidParameterValue",
+        "AccessDeniedException",
+    }
+)
+
+
+class SesTransport:
+    """Sends from ``sender`` (a verified identity) through ``configuration_set``."""
+
+    name = "ses"
+
+    def __init__(self, client: Any, sender: str, configuration_set: str = "") -> None:
+        self._client = client
+        self._sender = sender
+        self._configuration_set = configuration_set
+
+    def send(self, message: OutboxMessage) -> str:
+        """One ``SendEmail``; SES's MessageId, or ``DeliveryError`` (permanent for the codes above)."""
+        params: dict[str, Any] = {
+            "FromEmailAddress": self._sender,
+            "Destination": {"ToAddresses": [message.to]},
+            "Content": {"Raw": {"Data": email_bytes(message, self._sender)}},
+        }
+        if self._configuration_set:
+            params["ConfigurationSetName"] = self._configuration_set
+        try:
+            response = self._client.send_email(**params)
+        except ClientError as exc:
+            code = str(exc.response.get("Error", {}).get("Code", "")) or "unknown error"
+            raise DeliveryError(
+                f"ses SendEmail refused {message.key}: {code}", permanent=code in PERMANENT_CODES
+            ) from None
+        except BotoCoreError as exc:
+            raise DeliveryError(
+                f"ses SendEmail for {message.key} failed: {type(exc).__name__}", permanent=False
+            ) from None
+        return f"ses:{response['MessageId']}"

@@ -1,0 +1,167 @@
+"""The outbox: the approved plan's drafted messages, queued by the apply and delivered by a separate step.
+
+    apply (one atomic write with the shop change) -> queued
+    queued --claim (lease, attempt + 1)--> being sent --transport accepted, marked--> sent (transport id)
+                                                     \\--transport refused it for good--> failed
+                                                     \\--transient error, or the sender died--> queued
+                                                        (the lease runs out; the next delivery retries)
+
+A message is addressed by the proposal hash and its index among the drafts, so the apply can only ever
+create it once. Its RFC 5322 ``Message-ID`` is derived from the same pair: a retry after a crash between
+"the transport accepted it" and "marked sent" carries the same id, so the receiving side can drop the
+second copy. That window is the one place delivery is at-least-once (README: Messages out).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from .errors import DeliveryError
+from .planning import ProposalContent
+from .records import CheckpointId, ProposalHash, Timestamp, parse_utc, require_id, utc_iso
+
+OUTBOX_SCHEMA_VERSION: Literal[1] = 1
+OutboxKind = Literal["customer", "operator", "supplier"]
+OutboxStatus = Literal["queued", "sent", "failed"]
+MAX_MESSAGES_PER_PLAN = 20
+# Message-ID right-hand side: fixed, so the id depends on nothing but the proposal hash and the index.
+MESSAGE_ID_DOMAIN = "outbox.production-orchestrator"
+OUTBOX_HEADER = "X-Production-Orchestrator-Outbox"
+_CLAIM_TOKEN = re.compile(r"^[0-9a-f]{32}$")
+ClaimToken = Annotated[str, AfterValidator(lambda v: v if v == "" else require_id(v, _CLAIM_TOKEN, "claim token"))]
+
+
+class OutboxMessage(BaseModel):
+    """One drafted message of an applied plan and how its delivery stands."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = OUTBOX_SCHEMA_VERSION
+    proposal_hash: ProposalHash
+    index: int = Field(ge=0, lt=MAX_MESSAGES_PER_PLAN)
+    checkpoint_id: CheckpointId
+    kind: OutboxKind
+    to: str = Field(min_length=3, max_length=254)
+    subject: str = Field(min_length=1, max_length=998)
+    body: str = Field(max_length=100_000)
+    queued_at: Timestamp
+    status: OutboxStatus = "queued"
+    attempts: int = Field(default=0, ge=0)
+    claim_token: ClaimToken = ""
+    lease_until: str = ""
+    transport_id: str = Field(default="", max_length=500)
+    sent_at: str = ""
+    last_error: str = Field(default="", max_length=500)
+
+    @property
+    def key(self) -> str:
+        """``<proposal hash>#<index>``: the message's address in every store."""
+        return outbox_key(self.proposal_hash, self.index)
+
+    @property
+    def message_id(self) -> str:
+        """The deterministic RFC 5322 Message-ID (angle brackets included)."""
+        return message_id(self.proposal_hash, self.index)
+
+    def claimable(self, now: datetime) -> bool:
+        """True when a delivery may take it: still queued, and no live lease of another sender on it."""
+        return self.status == "queued" and (not self.lease_until or now >= parse_utc(self.lease_until))
+
+    def claimed(self, token: str, now: datetime, lease: timedelta) -> OutboxMessage:
+        """This message held by ``token`` until ``now + lease``, one more attempt counted."""
+        return self.model_copy(
+            update={"claim_token": token, "lease_until": utc_iso(now + lease), "attempts": self.attempts + 1}
+        )
+
+    def sent(self, transport_id: str, now: datetime) -> OutboxMessage:
+        """Marked sent with the transport's id for it."""
+        return self.model_copy(
+            update={
+                "status": "sent",
+                "transport_id": transport_id[:500],
+                "sent_at": utc_iso(now),
+                "claim_token": "",
+                "lease_until": "",
+                "last_error": "",
+            }
+        )
+
+    def not_sent(self, error: str, *, permanent: bool) -> OutboxMessage:
+        """Released after a failed attempt: ``failed`` for good, else queued again for the next delivery."""
+        return self.model_copy(
+            update={
+                "status": "failed" if permanent else "queued",
+                "claim_token": "",
+                "lease_until": "",
+                "last_error": error[:500],
+            }
+        )
+
+
+def outbox_key(proposal_hash: str, index: int) -> str:
+    """The address of message ``index`` of the plan ``proposal_hash``."""
+    return f"{proposal_hash}#{index:02d}"
+
+
+def message_id(proposal_hash: str, index: int) -> str:
+    """``<hash.index@outbox.production-orchestrator>``: the same for every attempt at one message."""
+    return f"<{proposal_hash}.{index}@{MESSAGE_ID_DOMAIN}>"
+
+
+def queue_messages(
+    proposal: ProposalContent, proposal_hash: str, checkpoint_id: str, now: datetime
+) -> tuple[OutboxMessage, ...]:
+    """The outbox entries an apply of ``proposal`` queues: every drafted message, in draft order."""
+    drafts = proposal.communication_drafts
+    if len(drafts) > MAX_MESSAGES_PER_PLAN:
+        raise ValueError(f"a plan may draft at most {MAX_MESSAGES_PER_PLAN} messages, this one drafts {len(drafts)}")
+    return tuple(
+        OutboxMessage(
+            proposal_hash=proposal_hash,
+            index=index,
+            checkpoint_id=checkpoint_id,
+            kind=draft.audience,
+            to=draft.to,
+            subject=draft.subject,
+            body=draft.body,
+            queued_at=utc_iso(now),
+        )
+        for index, draft in enumerate(drafts)
+    )
+
+
+def render_email(message: OutboxMessage, sender: str) -> bytes:
+    """The message as RFC 5322 bytes, a pure function of the record and the sender.
+
+    The Date is when it was queued and the Message-ID is derived from its address, so every attempt (SMTP,
+    a file, SES) produces the same bytes. A header value holding a line break raises ``ValueError``.
+    """
+    email = EmailMessage(policy=SMTP)
+    email["From"] = sender
+    email["To"] = message.to
+    email["Subject"] = message.subject
+    email["Date"] = format_datetime(parse_utc(message.queued_at))
+    email["Message-ID"] = message.message_id
+    email[OUTBOX_HEADER] = message.key
+    email.set_content(message.body)
+    return email.as_bytes()
+
+
+def email_bytes(message: OutboxMessage, sender: str) -> bytes:
+    """:func:`render_email`, or a permanent ``DeliveryError`` when no transport could take the message."""
+    try:
+        return render_email(message, sender)
+    except ValueError as exc:  # a header holding a line break
+        raise DeliveryError(f"message {message.key} cannot be rendered: {exc}", permanent=True) from None
+
+
+def describe_outbox(messages: list[OutboxMessage]) -> list[str]:
+    """Each message as a line for people: kind, recipient, subject and where its delivery stands."""
+    return [f"To the {m.kind} ({m.to}): {m.subject} ({m.status})" for m in messages]

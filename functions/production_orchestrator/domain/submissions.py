@@ -1,0 +1,47 @@
+"""Submissions: a customer request handed in by an authenticated caller, recorded before its run starts.
+
+    submit (IAM-signed) -> Submission(execution name, requested_by = the verified caller) stored (create once)
+                        -> execution started under that name
+    RunAgentUntilApproval -> reads the Submission by its own execution name -> requested_by from it, never
+                             from the execution input; none and separation of duties on -> refused
+
+The execution name is random (128 bits) and chosen by the submit step, so only that step can create the
+record a run will find; a hand-typed ``start-execution`` finds none.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from .records import Timestamp, require_hash, require_id
+
+SUBMISSION_SCHEMA_VERSION: Literal[1] = 1
+EXECUTION_NAME_PATTERN = re.compile(r"^sub-[0-9a-f]{32}$")
+MAX_REQUEST_CHARS = 20_000
+# An IAM role session ARN is up to about 170 characters; the longest requester any record holds.
+MAX_REQUESTER_CHARS = 300
+ExecutionName = Annotated[str, AfterValidator(lambda v: require_id(v, EXECUTION_NAME_PATTERN, "execution name"))]
+RequestHash = Annotated[str, AfterValidator(lambda v: require_hash(v, "request hash"))]
+
+
+def is_submission_name(value: str) -> bool:
+    """True when ``value`` is an execution name the submit step could have chosen."""
+    return EXECUTION_NAME_PATTERN.match(value) is not None
+
+
+class Submission(BaseModel):
+    """Who handed in which request, for which execution; written once, before the execution starts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = SUBMISSION_SCHEMA_VERSION
+    execution_name: ExecutionName
+    requested_by: str = Field(min_length=1, max_length=MAX_REQUESTER_CHARS)
+    caller_arn: str = Field(min_length=1, max_length=2048)
+    caller_id: str = Field(default="", max_length=256)
+    request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
+    request_sha256: RequestHash
+    submitted_at: Timestamp

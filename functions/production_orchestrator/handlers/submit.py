@@ -1,0 +1,117 @@
+"""The submit entry (Lambda Function URL, ``AWS_IAM`` auth, payload format 2.0). Imports nothing of strands.
+
+    POST {"request": "<customer e-mail>"}, SigV4-signed -> Lambda verified the signature and names the caller
+    in requestContext.authorizer.iam -> Submission(requested_by = that caller) -> StartExecution -> 202
+
+Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored. A
+request without an IAM caller (the URL misconfigured to ``NONE``) is refused, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+
+from ..adapters.aws.step_functions import StepFunctionsStarter
+from ..domain.errors import ValidationError
+from ..lifecycle.submit import submit
+from .events import SubmitOutput, SubmitRequest, parse_event
+from .observability import logger, metrics
+from .root import Core, core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+_MAX_BODY = 64 * 1024
+
+
+@dataclass(frozen=True)
+class _Root:
+    core: Core
+    starter: StepFunctionsStarter
+
+
+@cache
+def root() -> _Root:
+    """Build once per cold start."""
+    shared = core()
+    settings = shared.settings.require("state_machine_arn")
+    return _Root(
+        core=shared, starter=StepFunctionsStarter(shared.client("stepfunctions"), str(settings.state_machine_arn))
+    )
+
+
+def _reply(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json", "Cache-Control": "no-store"},
+        "body": json.dumps(body, sort_keys=True),
+        "isBase64Encoded": False,
+    }
+
+
+def _caller(event: LambdaFunctionUrlEvent) -> tuple[str, str]:
+    """The IAM caller Lambda verified: (user ARN, caller id); empty when there is none."""
+    try:
+        iam = event.request_context.authorizer.iam
+        return str(iam.user_arn or ""), str(iam.caller_id or "")
+    except (KeyError, TypeError, AttributeError):
+        return "", ""
+
+
+def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
+    raw = event.decoded_body or ""
+    if len(raw) > _MAX_BODY:
+        raise ValidationError("the body is too large")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise ValidationError('the body must be JSON: {"request": "<customer e-mail>"}') from None
+    return parse_event(SubmitRequest, data)
+
+
+@logger.inject_lambda_context(log_event=False, clear_state=True)
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""
+    request = LambdaFunctionUrlEvent(event)
+    try:
+        method = request.request_context.http.method.upper()
+    except (KeyError, TypeError, AttributeError):
+        return _reply(400, {"error": "not a web request"})
+    if method != "POST":
+        return _reply(405, {"error": "POST a JSON body"})
+    caller_arn, caller_id = _caller(request)
+    if not caller_arn:
+        logger.warning("submit without an IAM caller refused")
+        return _reply(403, {"error": "the caller is not authenticated (the submit URL needs AWS_IAM auth)"})
+    try:
+        body = _body(request)
+        r = root()
+        submitted = submit(
+            r.core.submissions,
+            r.starter,
+            caller_arn=caller_arn,
+            caller_id=caller_id,
+            request=body.request,
+            now=r.core.now(),
+        )
+    except ValidationError as exc:
+        return _reply(400, {"error": str(exc)})
+    record = submitted.submission
+    logger.info(
+        "run submitted",
+        extra={"execution_name": record.execution_name, "requested_by": record.requested_by, "caller": caller_arn},
+    )
+    return _reply(
+        202,
+        SubmitOutput(
+            execution_arn=submitted.execution_arn,
+            execution_name=record.execution_name,
+            requested_by=record.requested_by,
+        ).model_dump(),
+    )

@@ -1,0 +1,80 @@
+"""Submit: a customer request handed in by an authenticated caller starts a run that knows who asked.
+
+    submit(caller verified by IAM, request) -> Submission stored (create once) -> execution started by name
+    requester_of(execution name) at RunAgentUntilApproval:
+        a submission exists                   -> its requested_by (the verified caller)
+        none, separation of duties on         -> RequesterUnverifiedError (nothing runs, nothing is written)
+        none, separation of duties off        -> what the execution input claims (as before submit existed)
+
+The record is stored before the execution starts, so a run that was submitted always finds it; the body's
+own ``requested_by`` (if a caller sends one) is never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..domain.errors import RequesterUnverifiedError, ValidationError
+from ..domain.identity import normalize_identity, requester_from_caller
+from ..domain.ports import SubmissionStore, WorkflowStarter
+from ..domain.records import utc_iso
+from ..domain.submissions import MAX_REQUEST_CHARS, Submission
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The stored submission and the execution it started."""
+
+    submission: Submission
+    execution_arn: str
+
+
+def submit(
+    submissions: SubmissionStore,
+    starter: WorkflowStarter,
+    *,
+    caller_arn: str,
+    caller_id: str,
+    request: str,
+    now: datetime,
+) -> Submitted:
+    """Record who submitted ``request``, then start its run under a fresh execution name."""
+    if not request.strip():
+        raise ValidationError("the request is empty")
+    if len(request) > MAX_REQUEST_CHARS:
+        raise ValidationError(f"the request is longer than {MAX_REQUEST_CHARS} characters")
+    try:
+        requested_by = requester_from_caller(caller_arn)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    submission = Submission(
+        execution_name=f"sub-{secrets.token_hex(16)}",
+        requested_by=requested_by,
+        caller_arn=caller_arn,
+        caller_id=caller_id[:256],
+        request=request,
+        request_sha256=hashlib.sha256(request.encode("utf-8")).hexdigest(),
+        submitted_at=utc_iso(now),
+    )
+    submissions.put_submission(submission)
+    # The input carries the request for the console reader; the run takes it (and who asked) from the record.
+    arn = starter.start(submission.execution_name, {"request": request})
+    return Submitted(submission=submission, execution_arn=arn)
+
+
+def requester_of(
+    submissions: SubmissionStore, execution_name: str, *, claimed: str, separation_of_duties: bool
+) -> tuple[str, Submission | None]:
+    """Who requested the run ``execution_name`` and its submission; refuses an unverified one under SoD."""
+    submission = submissions.get_submission(execution_name) if execution_name else None
+    if submission is not None:
+        return submission.requested_by, submission
+    if separation_of_duties:
+        raise RequesterUnverifiedError(
+            "separation of duties is on and this run has no verified requester: start runs with "
+            "`production-orchestrator submit` (the signed submit URL), not a hand-typed start-execution"
+        )
+    return normalize_identity(claimed), None

@@ -1,0 +1,114 @@
+"""Requests in, with an identity: the submit URL records the caller IAM verified; a run without a verified
+requester is refused under separation of duties. Real handlers over wire calls to moto on 127.0.0.1
+(moto serves no Function URLs: the events carry what Lambda puts in ``requestContext.authorizer.iam``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
+from production_orchestrator.domain.errors import RequesterUnverifiedError
+from production_orchestrator.domain.scenarios import scenario
+from tests.support.aws_flow import _invoke, run_agent_event, submit
+from tests.support.moto_aws import ACCOUNT, AwsWorld, Clock, iam_caller, load_event, submit_event
+
+REQUEST = scenario("rush-order").customer_email
+
+
+def _executions(aws: AwsWorld) -> list[dict[str, Any]]:
+    sfn = aws.session.client("stepfunctions")
+    return list(sfn.list_executions(stateMachineArn=aws.state_machine_arn)["executions"])
+
+
+def _post(body: Any, caller: dict[str, str] | None = None, method: str = "POST") -> dict[str, Any]:
+    event = submit_event(body, iam_caller() if caller is None else caller)
+    event["requestContext"]["http"]["method"] = method
+    return _invoke("submit", event)
+
+
+def test_a_forged_requested_by_in_the_body_records_the_real_caller(aws: AwsWorld, clock: Clock) -> None:
+    caller = iam_caller("Olga@Shop.Example")
+    response = _invoke("submit", submit_event({"request": REQUEST, "requested_by": "mallory@shop.example"}, caller))
+    assert response["statusCode"] == 202, response["body"]
+    out = json.loads(response["body"])
+    assert out["requested_by"] == "olga@shop.example"
+    record = DynamoSubmissionStore(aws.dynamodb, aws.table).get_submission(out["execution_name"])
+    assert record is not None and record.requested_by == "olga@shop.example"
+    assert record.caller_arn == caller["userArn"] and record.request == REQUEST
+    (execution,) = _executions(aws)
+    assert execution["executionArn"] == out["execution_arn"] and execution["name"] == out["execution_name"]
+    started = aws.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
+    assert json.loads(started["input"]) == {"request": REQUEST}  # nothing about who: the record says that
+    # The run takes its requester from the record, even when its input claims someone else.
+    forged = {"requested_by": "mallory@shop.example", "execution_name": "sub-" + "0" * 32}
+    run = _invoke("run_agent", run_agent_event(out["execution_name"], forged))
+    assert run["requested_by"] == "olga@shop.example"
+
+
+def test_a_caller_that_is_not_a_role_session_email_is_named_by_its_arn(aws: AwsWorld, clock: Clock) -> None:
+    user = {**iam_caller(), "userArn": f"arn:aws:iam::{ACCOUNT}:user/CI-Bot", "callerId": "AIDAEXAMPLE"}
+    out = submit(aws, REQUEST, user)
+    assert out["requested_by"] == f"arn:aws:iam::{ACCOUNT}:user/ci-bot"
+
+
+@pytest.mark.parametrize(
+    ("body", "caller", "method", "status"),
+    [
+        ({"request": REQUEST}, {}, "POST", 403),  # no IAM authorizer context: the URL is not AWS_IAM
+        ({"request": REQUEST}, {"userArn": "not-an-arn"}, "POST", 400),
+        ("not json", None, "POST", 400),
+        ({"requested_by": "olga@shop.example"}, None, "POST", 400),
+        ({"request": "   "}, None, "POST", 400),
+        ({"request": "x" * 20_001}, None, "POST", 400),
+        ({"request": REQUEST}, None, "GET", 405),
+    ],
+)
+def test_a_refused_submit_writes_nothing_and_starts_nothing(
+    body: Any, caller: dict[str, str] | None, method: str, status: int, aws: AwsWorld, clock: Clock
+) -> None:
+    before = aws.snapshot()
+    event = submit_event(body, iam_caller() if caller is None else caller)
+    if caller == {}:
+        del event["requestContext"]["authorizer"]
+    event["requestContext"]["http"]["method"] = method
+    response = _invoke("submit", event)
+    assert response["statusCode"] == status, response["body"]
+    assert "error" in json.loads(response["body"])
+    assert aws.snapshot() == before and _executions(aws) == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        load_event("run_agent"),  # a direct invoke: no execution name at all
+        run_agent_event("hand-typed-run", {"requested_by": "olga@shop.example"}),  # start-execution by hand
+        run_agent_event("sub-" + "f" * 32, {}),  # a submit-shaped name nobody submitted
+        {"input": {"execution_name": "sub-" + "e" * 32}},  # a name claimed inside the input
+    ],
+)
+def test_under_separation_of_duties_a_run_without_a_verified_requester_is_refused(
+    event: dict[str, Any], aws: AwsWorld, clock: Clock
+) -> None:
+    before = aws.snapshot()
+    with pytest.raises(RequesterUnverifiedError):
+        _invoke("run_agent", event)
+    assert aws.snapshot() == before
+
+
+def test_a_name_claimed_inside_the_input_cannot_borrow_a_submission(aws: AwsWorld, clock: Clock) -> None:
+    out = submit(aws, REQUEST, iam_caller("olga@shop.example"))
+    before = aws.snapshot()
+    with pytest.raises(RequesterUnverifiedError):
+        _invoke("run_agent", {"input": {"execution_name": out["execution_name"]}, "execution_name": "hand-typed"})
+    assert aws.snapshot() == before
+
+
+def test_without_separation_of_duties_a_hand_typed_run_keeps_its_claimed_requester(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PO_SEPARATION_OF_DUTIES", "false")
+    run = _invoke("run_agent", run_agent_event("hand-typed-run", {"requested_by": " Olga@Shop.Example "}))
+    assert run["requested_by"] == "olga@shop.example" and run["checkpoint_id"].startswith("ckpt-")
