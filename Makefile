@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench screens evidence-outbox
+	browser-deps serve torture torture-ci bench screens cost evidence-outbox
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
 # `python -m production_orchestrator` work without PYTHONPATH.
@@ -26,7 +26,8 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-# Offline, no credentials; builds the Lambda assets locally (pip wheels for the Lambda platform).
+# No credentials; builds the Lambda assets with Python 3.12 (pip wheels for the Lambda platform from PyPI,
+# cached in ~/.cache/production-orchestrator after the first build). The CLI runs on node_modules' Node 22.
 synth: $(STAMP) $(NODE_STAMP)
 	npx cdk synth --quiet
 
@@ -95,6 +96,9 @@ evidence-live: $(STAMP)
 clean:
 	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache
 
+# Monthly cost at 10 and 1,000 runs a day from the synthesized template (and evidence/bench.json): evidence/cost.json.
+cost: $(STAMP)
+	$(PY) scripts/cost_estimate.py
 # Messages out, counted: approve -> outbox send twice to a loopback SMTP server, and the workflow on moto with
 # SES (plus a retried send state); writes evidence/outbox.json (queued, delivered, duplicates).
 evidence-outbox: $(STAMP)

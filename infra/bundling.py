@@ -1,8 +1,14 @@
-"""Lambda assets built without Docker: pip installs wheels for the Lambda platform, then byte-compiles.
+"""Lambda assets built without Docker: the Lambda runtime's Python resolves and installs wheels for the
+Lambda platform, then byte-compiles.
 
 asset hash = sha256(requirements, platform, python version, package sources)
   -> cdk.out/asset.<hash> exists?  yes: reused as is (synth stays fast)
-                                   no:  pip install --platform ... -t OUT; copy the package; compileall
+                                   no:  dependencies from the cache (built once per requirements + platform:
+                                        python3.12 -m pip install --platform ... -t DIR; compileall) + copy the
+                                        package + compileall it
+
+The same :func:`lambda_python` finds the interpreter here and in the tests that import each handler from
+its asset, so what is tested is what is built.
 """
 
 from __future__ import annotations
@@ -11,7 +17,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,10 +32,21 @@ ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = ROOT / "functions"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
 LAMBDA_PYTHON_VERSION = "3.12"
+ENV_LAMBDA_PYTHON = "PO_LAMBDA_PYTHON"
+ENV_BUNDLE_CACHE = "PO_BUNDLE_CACHE"
 PLATFORMS = {"arm64": "manylinux2014_aarch64", "x86_64": "manylinux2014_x86_64"}
+# The machine name `uname -m` prints -> the Lambda architecture whose wheels run on it.
+HOST_ARCHITECTURES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
 # Packages the decision endpoint must not ship: it serves a page and calls SendTaskSuccess, nothing more.
 AGENT_ONLY_PACKAGES = ("strands-agents",)
+# Part of every asset hash: a change to how assets are built must not reuse assets built the old way.
+BUNDLING_VERSION = "bundling-2: pip under the Lambda python"
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
+_COMPILE = ("-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash")
+
+
+class LambdaPythonMissingError(RuntimeError):
+    """No Python of the Lambda runtime's version on this machine (named in the message: what to install)."""
 
 
 def requirement_lines(exclude: Iterable[str] = ()) -> tuple[str, ...]:
@@ -47,27 +63,101 @@ def requirement_lines(exclude: Iterable[str] = ()) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def _python_version(candidate: str) -> str:
+    try:
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return probe.stdout.strip() if probe.returncode == 0 else ""
+
+
 def lambda_python() -> str:
-    """An interpreter of the Lambda runtime's version, needed to write ``.pyc`` files that runtime loads."""
-    override = os.environ.get("PO_LAMBDA_PYTHON")
+    """An interpreter of the Lambda runtime's version: pip resolves environment markers with it and it
+    writes the ``.pyc`` files that runtime loads.
+
+    Looked up in order: ``$PO_LAMBDA_PYTHON``, pyenv's ``versions/3.12.*``, ``python3.12`` on ``PATH``.
+    """
+    override = os.environ.get(ENV_LAMBDA_PYTHON)
     pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
     candidates = [override] if override else []
     candidates.extend(str(p / "bin" / "python") for p in sorted(pyenv_root.glob(f"versions/{LAMBDA_PYTHON_VERSION}.*")))
     candidates.append(shutil.which(f"python{LAMBDA_PYTHON_VERSION}") or "")
     for candidate in filter(None, candidates):
         # A pyenv shim exists even when its version is not selected; ask the interpreter itself.
-        probe = subprocess.run(
-            [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if probe.returncode == 0 and probe.stdout.strip() == LAMBDA_PYTHON_VERSION:
+        if _python_version(candidate) == LAMBDA_PYTHON_VERSION:
             return candidate
-    raise RuntimeError(
-        f"bundling needs a Python {LAMBDA_PYTHON_VERSION} interpreter to precompile the asset; "
-        "set PO_LAMBDA_PYTHON to one (or skip bundling with -c aws:cdk:bundling-stacks=[])"
+    if override:
+        raise LambdaPythonMissingError(f"{ENV_LAMBDA_PYTHON}={override} is not a Python {LAMBDA_PYTHON_VERSION}")
+    raise LambdaPythonMissingError(
+        f"building the Lambda assets needs CPython {LAMBDA_PYTHON_VERSION} (the Lambda runtime's version), and "
+        f"none was found (tried ${ENV_LAMBDA_PYTHON}, {pyenv_root}/versions/{LAMBDA_PYTHON_VERSION}.*, "
+        f"python{LAMBDA_PYTHON_VERSION} on PATH). Install it, e.g. `pyenv install {LAMBDA_PYTHON_VERSION}` or "
+        f"your OS package python{LAMBDA_PYTHON_VERSION}, or point {ENV_LAMBDA_PYTHON} at one. "
+        "(Template-only synth: -c aws:cdk:bundling-stacks=[])"
     )
+
+
+def host_architecture() -> str:
+    """The Lambda architecture whose wheels run on this machine (so its assets can be imported here)."""
+    machine = os.uname().machine.lower()
+    try:
+        return HOST_ARCHITECTURES[machine]
+    except KeyError:
+        raise RuntimeError(f"no Lambda architecture runs {machine} code") from None
+
+
+def cache_root() -> Path:
+    """Where installed dependency sets are kept between builds (``$PO_BUNDLE_CACHE`` or the user cache)."""
+    configured = os.environ.get(ENV_BUNDLE_CACHE)
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "production-orchestrator" / "lambda-deps"
+
+
+def dependencies(requirements: tuple[str, ...], platform: str) -> Path:
+    """The installed and byte-compiled dependency set for ``requirements`` on ``platform`` (built once).
+
+    pip runs under the Lambda Python, so environment markers (``python_version``...) are the runtime's;
+    ``--platform``/``--only-binary`` pick its wheels. ``platform_machine`` markers still read this machine,
+    which is why the tests build for the host architecture.
+    """
+    python = lambda_python()
+    recipe = "\n".join((*requirements, platform, LAMBDA_PYTHON_VERSION))
+    target = cache_root() / f"{platform}-cp{LAMBDA_PYTHON_VERSION.replace('.', '')}-{_digest(recipe)[:16]}"
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".building-", dir=target.parent) as tmp:
+        staging = Path(tmp) / "deps"
+        requirements_file = Path(tmp) / "requirements.txt"
+        requirements_file.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        subprocess.run(
+            [
+                python, "-m", "pip", "install", "-qq", "--disable-pip-version-check",
+                "--no-compile", "--no-warn-conflicts", "--no-warn-script-location",
+                "--platform", platform, "--implementation", "cp",
+                "--python-version", LAMBDA_PYTHON_VERSION, "--only-binary=:all:",
+                "--target", str(staging), "-r", str(requirements_file),
+            ],
+            check=True,
+        )  # fmt: skip
+        shutil.rmtree(staging / "bin", ignore_errors=True)
+        # The asset zip carries fixed timestamps, so timestamp-checked .pyc would be rejected and
+        # recompiled on every cold start; unchecked-hash .pyc are trusted as shipped.
+        subprocess.run([python, *_COMPILE, str(staging)], check=True, stdout=subprocess.DEVNULL)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():  # another build finished first: use its copy
+                raise
+    return target
 
 
 @jsii.implements(ILocalBundling)
@@ -79,37 +169,23 @@ class PipLocalBundling:
         self._platform = platform
 
     def try_bundle(self, output_dir: str, _options: Any) -> bool:
-        """Install, copy and compile into ``output_dir``; ``_options`` (the Docker settings) are unused."""
+        """Dependencies, the package, compiled, into ``output_dir``; ``_options`` (Docker settings) unused."""
         out = Path(output_dir)
-        with tempfile.TemporaryDirectory(prefix="po-bundle-") as tmp:
-            requirements = Path(tmp) / "requirements.txt"
-            requirements.write_text("\n".join(self._requirements) + "\n", encoding="utf-8")
-            subprocess.run(
-                [
-                    sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--no-compile", "--no-warn-conflicts",
-                    "--platform", self._platform, "--implementation", "cp",
-                    "--python-version", LAMBDA_PYTHON_VERSION, "--only-binary=:all:",
-                    "--target", str(out), "-r", str(requirements),
-                ],
-                check=True,
-            )  # fmt: skip
-        shutil.rmtree(out / "bin", ignore_errors=True)
-        shutil.copytree(FUNCTIONS_DIR / HANDLER_PACKAGE, out / HANDLER_PACKAGE, ignore=_IGNORED)
-        # The asset zip carries fixed timestamps, so timestamp-checked .pyc would be rejected and
-        # recompiled on every cold start; unchecked-hash .pyc are trusted as shipped.
-        subprocess.run(
-            [lambda_python(), "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash", str(out)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+        shutil.copytree(dependencies(self._requirements, self._platform), out, dirs_exist_ok=True)
+        package = out / HANDLER_PACKAGE
+        shutil.copytree(FUNCTIONS_DIR / HANDLER_PACKAGE, package, ignore=_IGNORED)
+        subprocess.run([lambda_python(), *_COMPILE, str(package)], check=True, stdout=subprocess.DEVNULL)
         return True
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _source_fingerprint() -> str:
     digest = hashlib.sha256()
     package = FUNCTIONS_DIR / HANDLER_PACKAGE
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".json", ".eml")):
         if "__pycache__" in path.parts:
             continue
         digest.update(path.relative_to(FUNCTIONS_DIR).as_posix().encode())
@@ -121,11 +197,11 @@ def lambda_code(architecture: str, *, exclude: Iterable[str] = ()) -> lambda_.Co
     """The asset for one dependency set: the whole package plus ``requirements.txt`` minus ``exclude``."""
     requirements = requirement_lines(exclude)
     platform = PLATFORMS[architecture]
-    recipe = "\n".join((*requirements, platform, LAMBDA_PYTHON_VERSION, _source_fingerprint()))
+    recipe = "\n".join((BUNDLING_VERSION, *requirements, platform, LAMBDA_PYTHON_VERSION, _source_fingerprint()))
     return lambda_.Code.from_asset(
         str(FUNCTIONS_DIR),
         asset_hash_type=AssetHashType.CUSTOM,
-        asset_hash=hashlib.sha256(recipe.encode()).hexdigest(),
+        asset_hash=_digest(recipe),
         bundling=BundlingOptions(
             # Never used: local bundling always succeeds or raises. CDK requires an image anyway.
             image=DockerImage.from_registry("public.ecr.aws/sam/build-python3.12"),

@@ -17,10 +17,21 @@ sessionPrefix       sessions/                     S3 key prefix of agent session
 logRetentionDays    30                            retention of every log group
 architecture        arm64                         Lambda architecture (arm64 | x86_64)
 separationOfDuties  true                          who started a run may not approve it (true | false)
+quorum              2                             approvals a large plan needs (PO_QUORUM, 1-20)
+quorumAboveQuantity (none: never)                 plans procuring more than this need the quorum
+                                                  (PO_QUORUM_ABOVE_QUANTITY); others need one approval
+decideReservedConcurrency 10                      concurrent executions reserved for (and capping) the
+                                                  public decision URL; ``none``: no reservation
+decisionLease       10m                           how long a resume holds the decision claim
+                                                  (PO_DECISION_LEASE); the workflow retries a crashed
+                                                  resume after it
 senderEmail         (none)                        verified SES identity the approved plans' messages come
                                                   from; unset: they stay queued and MessagesNotSent alarms
 sesConfigurationSet (one the stack creates)       an existing SES configuration set to send through
 ==================  ============================  =====================================================
+
+The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
+execution may run; a longer window is refused at synth.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from typing import Any
 from constructs import Node
 
 from production_orchestrator.contracts import is_approver_email
+from production_orchestrator.domain.claims import DEFAULT_LEASE
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
 from production_orchestrator.domain.records import ProviderBinding
@@ -40,6 +52,13 @@ from production_orchestrator.domain.scenarios import SCENARIOS
 # Equal to production_orchestrator.agent.providers.DEFAULT_MODELS["bedrock"] (a test holds them together);
 # not imported from there because that module imports strands, which synth does not need.
 DEFAULT_BEDROCK_MODEL_ID = "us.amazon.nova-pro-v1:0"
+# The execution outlives the approval window by the agent runs (minutes each, with retries, and the resume
+# retried once after the decision lease) and a margin, so a timed-out decision always reaches
+# DecisionExpired, and a late decision its outcome, before the execution itself times out.
+EXECUTION_GRACE_SECONDS = 2 * 3600
+# A Standard execution runs at most one year.
+MAX_EXECUTION_SECONDS = 365 * 86400
+MAX_APPROVAL_WINDOW_SECONDS = MAX_EXECUTION_SECONDS - EXECUTION_GRACE_SECONDS
 DEFAULTS: dict[str, Any] = {
     "approverEmails": "",
     "operatorEmail": "",
@@ -53,6 +72,10 @@ DEFAULTS: dict[str, Any] = {
     "logRetentionDays": 30,
     "architecture": "arm64",
     "separationOfDuties": True,
+    "quorum": 2,
+    "quorumAboveQuantity": "",
+    "decideReservedConcurrency": 10,
+    "decisionLease": f"{int(DEFAULT_LEASE.total_seconds() // 60)}m",
     "senderEmail": "",
     "sesConfigurationSet": "",
 }
@@ -77,6 +100,11 @@ class Settings:
     log_retention_days: int
     architecture: str
     separation_of_duties: bool = True
+    quorum: int = 2
+    quorum_above_quantity: int | None = None
+    decide_reserved_concurrency: int | None = 10
+    decision_lease: str = "10m"
+    decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
     sender_email: str = ""
     ses_configuration_set: str = ""
 
@@ -103,8 +131,15 @@ class Settings:
                 region=str(raw["modelRegion"]),
             )
             window = parse_duration(str(raw["approvalWindow"]))
+            lease = parse_duration(str(raw["decisionLease"]))
         except (ValueError, ValidationError) as exc:
-            raise ConfigurationError(f"invalid model or approval window setting: {exc}") from None
+            raise ConfigurationError(f"invalid model, approval window or decision lease setting: {exc}") from None
+        if window.total_seconds() > MAX_APPROVAL_WINDOW_SECONDS:
+            raise ConfigurationError(
+                f"approvalWindow {raw['approvalWindow']} is too long: the execution runs the window plus "
+                f"{EXECUTION_GRACE_SECONDS // 3600}h and a Standard execution may run one year at most "
+                f"(the longest window is {MAX_APPROVAL_WINDOW_SECONDS}s, e.g. 364d)"
+            )
         emails = _email_list(raw["approverEmails"])
         operator = str(raw["operatorEmail"]).strip()
         if operator and not is_approver_email(operator):
@@ -118,15 +153,18 @@ class Settings:
         prefix = str(raw["sessionPrefix"])
         if not _PREFIX.match(prefix):
             raise ConfigurationError("sessionPrefix must look like 'sessions/' (lower case, ending in '/')")
-        sender = str(raw["senderEmail"]).strip()
-        if sender and not is_approver_email(sender):
-            raise ConfigurationError(f"senderEmail {sender!r} is not an e-mail address")
-        configuration_set = str(raw["sesConfigurationSet"]).strip()
-        if configuration_set and not _CONFIGURATION_SET.match(configuration_set):
-            raise ConfigurationError("sesConfigurationSet must be 1-64 letters, digits, '-' or '_'")
+        sender, configuration_set = _mail_settings(raw)
         architecture = str(raw["architecture"])
         if architecture not in ARCHITECTURES:
             raise ConfigurationError(f"architecture must be one of {ARCHITECTURES}")
+        quorum = _integer("quorum", raw["quorum"], 1, 20)
+        above = (
+            None
+            if str(raw["quorumAboveQuantity"]).strip() == ""
+            else _integer("quorumAboveQuantity", raw["quorumAboveQuantity"], 0, 10**9)
+        )
+        if above is not None and emails and quorum > len(emails):
+            raise ConfigurationError(f"quorum {quorum} can never be reached by {len(emails)} approver(s)")
         return cls(
             approver_emails=emails,
             operator_email=operator,
@@ -139,9 +177,40 @@ class Settings:
             log_retention_days=int(raw["logRetentionDays"]),
             architecture=architecture,
             separation_of_duties=_flag("separationOfDuties", raw["separationOfDuties"]),
+            quorum=quorum,
+            quorum_above_quantity=above,
+            decide_reserved_concurrency=_reservation(raw["decideReservedConcurrency"]),
+            decision_lease=str(raw["decisionLease"]),
+            decision_lease_seconds=int(lease.total_seconds()),
             sender_email=sender,
             ses_configuration_set=configuration_set,
         )
+
+
+def _mail_settings(raw: dict[str, Any]) -> tuple[str, str]:
+    """The verified SES sender identity and the configuration set (either may be empty)."""
+    sender = str(raw["senderEmail"]).strip()
+    if sender and not is_approver_email(sender):
+        raise ConfigurationError(f"senderEmail {sender!r} is not an e-mail address")
+    configuration_set = str(raw["sesConfigurationSet"]).strip()
+    if configuration_set and not _CONFIGURATION_SET.match(configuration_set):
+        raise ConfigurationError("sesConfigurationSet must be 1-64 letters, digits, '-' or '_'")
+    return sender, configuration_set
+
+
+def _reservation(value: Any) -> int | None:
+    # "none" leaves the function in the unreserved pool: accounts whose concurrency quota is below the
+    # 100 unreserved executions Lambda insists on cannot reserve any.
+    if str(value).strip().lower() == "none":
+        return None
+    return _integer("decideReservedConcurrency", value, 1, 1000)
+
+
+def _integer(key: str, value: Any, low: int, high: int) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not low <= int(text) <= high:
+        raise ConfigurationError(f"{key} must be a whole number from {low} to {high}")
+    return int(text)
 
 
 def _flag(key: str, value: Any) -> bool:

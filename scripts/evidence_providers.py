@@ -8,7 +8,13 @@ step on a fresh runtime over the data dir, and writes ``evidence/providers.json`
                                                 "approve": {...}, "reject": {...}},
                                   ...,
                                   "all_hashes_equal": <computed>}},
-     "all_scenarios_equal": <computed>, "tokens": {...}}
+     "requests": {"<e-mail>": {... the same, on docs/examples/print-shop.json ...}},
+     "all_scenarios_equal": <computed>, "all_requests_equal": <computed>, "tokens": {...}}
+
+The requests are two e-mails written like customers write (docs/examples/): free text, a description
+instead of a product code, relative due dates ("by Friday" counted from the Date: header, "in 10 days"
+from the planning day), one .eml and one plain text without a sender. Each backend reads them through
+its own client (the loopback models run the rule-based reader as their "understanding").
 
 Loopback (default): deterministic, Bedrock (Strands BedrockModel -> ConverseStream on 127.0.0.1) and Ollama
 (Strands OllamaModel -> /api/chat on 127.0.0.1). Token figures there are the loopback servers' estimates
@@ -36,11 +42,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 
-from tests.support.provider_runs import DUMMY_AWS_ENV, Backend, backend, resume, start, tool_sequence  # noqa: E402
+from tests.support.provider_runs import (  # noqa: E402
+    DUMMY_AWS_ENV,
+    EXAMPLE_REQUESTS,
+    Backend,
+    backend,
+    example_request,
+    example_shop,
+    resume,
+    start,
+    tool_sequence,
+)
 
 from production_orchestrator.agent.providers import ModelSettings, build_binding  # noqa: E402
 from production_orchestrator.domain.errors import ConfigurationError  # noqa: E402
 from production_orchestrator.domain.scenarios import SCENARIOS  # noqa: E402
+from production_orchestrator.lifecycle.start import PlanRequest  # noqa: E402
 
 LOOPBACK_OUT = ROOT / "evidence" / "providers.json"
 LIVE_OUT = ROOT / "evidence" / "providers-live.json"
@@ -55,21 +72,24 @@ def _add(*usages: dict[str, int]) -> dict[str, int]:
     return {key: sum(u.get(key, 0) for u in usages) for key in TOKEN_KEYS}
 
 
-def run_backend(make: AbstractContextManager[Backend], scenario: str, workdir: Path) -> dict[str, Any]:
-    """Both paths of one scenario on one backend."""
+def run_backend(make: AbstractContextManager[Backend], case: str, workdir: Path) -> dict[str, Any]:
+    """Both paths of one scenario (or one example e-mail, on the example shop) on one backend."""
+    request: str | PlanRequest = example_request(case) if case in EXAMPLE_REQUESTS else case
+    shop = example_shop() if case in EXAMPLE_REQUESTS else None
     with make as be:
         approve_dir, reject_dir = workdir / "approve", workdir / "reject"
         began = time.monotonic()
-        started = start(approve_dir, scenario, be)
+        started = start(approve_dir, request, be, shop=shop)
         sequence = tool_sequence(approve_dir, started.checkpoint.session_id)
         approved = resume(approve_dir, started, be, approve=True)
-        rejected_start = start(reject_dir, scenario, be)
+        rejected_start = start(reject_dir, request, be, shop=shop)
         rejected = resume(reject_dir, rejected_start, be, approve=False, reason="evidence: reject path")
         seconds = round(time.monotonic() - began, 2)
         model_calls = len(be.server.model_calls()) if be.server is not None else None
         binding = be.binding
     return {
         "proposal_hash": started.checkpoint.proposal_hash,
+        "target_order": started.proposal.target_order.model_dump(mode="json"),
         "tool_sequence": sequence,
         "interrupt_id": started.checkpoint.interrupt_id,
         "usage": _tokens(started.usage),
@@ -100,6 +120,22 @@ def _live(binding_args: dict[str, Any]) -> Iterator[Backend]:
     yield Backend(binding_args["provider"], build_binding(**binding_args), ModelSettings(), None)
 
 
+def _cases(backends: dict[str, Any], cases: list[str], tmp: str) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for case in cases:
+        entry: dict[str, Any] = {}
+        for name, make in backends.items():
+            try:
+                entry[name] = run_backend(make(), case, Path(tmp) / case / name)
+            except Exception as exc:  # a live model that never reaches the gate is evidence too
+                entry[name] = {"error": f"{type(exc).__name__}: {exc}"}
+        hashes = [v.get("proposal_hash") for v in entry.values()]
+        hashes += [v["reject"]["proposal_hash"] for v in entry.values() if "reject" in v]
+        entry["all_hashes_equal"] = None not in hashes and len(set(hashes)) == 1
+        found[case] = entry
+    return found
+
+
 def _token_summary(scenarios: dict[str, Any], name: str) -> dict[str, Any]:
     """One backend's tokens: a start plus its approving resume per scenario, and the whole report."""
     ran = {scenario: entry[name] for scenario, entry in scenarios.items() if "usage" in entry[name]}
@@ -109,25 +145,16 @@ def _token_summary(scenarios: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
-def _report(label: str, backends: dict[str, Any], scenarios: list[str]) -> dict[str, Any]:
+def _report(label: str, backends: dict[str, Any], scenarios: list[str], requests: list[str]) -> dict[str, Any]:
     report: dict[str, Any] = {
         "label": label,
         "generated_at": datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        "scenarios": {},
     }
     with tempfile.TemporaryDirectory(prefix="po-evidence-providers-") as tmp:
-        for scenario in scenarios:
-            entry: dict[str, Any] = {}
-            for name, make in backends.items():
-                try:
-                    entry[name] = run_backend(make(), scenario, Path(tmp) / scenario / name)
-                except Exception as exc:  # a live model that never reaches the gate is evidence too
-                    entry[name] = {"error": f"{type(exc).__name__}: {exc}"}
-            hashes = [v.get("proposal_hash") for v in entry.values()]
-            hashes += [v["reject"]["proposal_hash"] for v in entry.values() if "reject" in v]
-            entry["all_hashes_equal"] = None not in hashes and len(set(hashes)) == 1
-            report["scenarios"][scenario] = entry
+        report["scenarios"] = _cases(backends, scenarios, tmp)
+        report["requests"] = _cases(backends, requests, tmp)
     report["all_scenarios_equal"] = all(s["all_hashes_equal"] for s in report["scenarios"].values())
+    report["all_requests_equal"] = all(s["all_hashes_equal"] for s in report["requests"].values())
     report["tokens"] = {name: _token_summary(report["scenarios"], name) for name in backends}
     return report
 
@@ -202,15 +229,15 @@ def main() -> int:
         }
         label, out = "loopback", args.out or LOOPBACK_OUT
 
-    report = _report(label, backends, scenarios)
+    report = _report(label, backends, scenarios, sorted(EXAMPLE_REQUESTS))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    for scenario, entry in report["scenarios"].items():
+    for case, entry in {**report["scenarios"], **report["requests"]}.items():
         runs = {name: v for name, v in entry.items() if isinstance(v, dict)}
         hashes = {name: str(v.get("proposal_hash") or v.get("error"))[:16] for name, v in runs.items()}
-        print(f"{scenario:<18} all_hashes_equal={entry['all_hashes_equal']}  {hashes}")
+        print(f"{case:<18} all_hashes_equal={entry['all_hashes_equal']}  {hashes}")
     print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
-    return 0 if report["all_scenarios_equal"] else 1
+    return 0 if report["all_scenarios_equal"] and report["all_requests_equal"] else 1
 
 
 if __name__ == "__main__":

@@ -495,8 +495,23 @@ def _checkpoint_edit(raw: str) -> str:
 
 def _state_edit(raw: str) -> str:
     data = json.loads(raw)
-    data["inventory"]["THREAD-RED-40"] = 5000  # the shortage the plan addresses, silently gone
+    for material in data["materials"]:
+        if material["id"] == "THREAD-RED-40":
+            material["on_hand"] = 5000  # the shortage the plan addresses, silently gone
     return json.dumps(data)
+
+
+def _dynamo_state_edit(world: World) -> None:
+    """Alter the stored state itself: the chunk of the snapshot the STATE item points at."""
+    t = _dyn_keys()
+    digest = world.aws.raw_item(t.SHOP_PK, t.STATE_SK)["digest"]["S"]
+    _dynamo_rewrite(
+        world,
+        t.SNAPSHOT_PK_PREFIX + digest,
+        t.SNAPSHOT_CHUNK_SK_PREFIX + "0000",
+        "data",
+        lambda data: _state_edit(bytes(data).decode()).encode(),
+    )
 
 
 def _dyn_keys() -> Any:
@@ -568,7 +583,7 @@ TAMPERS: dict[str, dict[str, tuple[set[str], Callable[[World, dict[str, Any]], N
         ),
         "domain-state": (
             {"STALE_DOMAIN_STATE"},
-            lambda w, i: _dynamo_rewrite(w, _dyn_keys().SHOP_PK, _dyn_keys().STATE_SK, "state", _state_edit),
+            lambda w, i: _dynamo_state_edit(w),
         ),
     },
 }

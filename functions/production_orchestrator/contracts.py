@@ -42,6 +42,11 @@ ENV_MAIL_FROM: Final = "PO_MAIL_FROM"
 ENV_SMTP_USERNAME: Final = "PO_SMTP_USERNAME"
 ENV_SMTP_PASSWORD: Final = "PO_SMTP_PASSWORD"
 
+# A request too large for the execution input (256 KB) is put in the session bucket under this prefix, and
+# the input names its key; the start function may read objects under it and nowhere else.
+REQUEST_PREFIX: Final = "requests/"
+MAX_REQUEST_BYTES: Final = 10 * 1024 * 1024
+
 # Metrics: one namespace; handler metrics (Powertools) and the workflow's log-derived ones.
 METRICS_NAMESPACE: Final = "ProductionOrchestrator"
 METRIC_PROPOSAL_CREATED: Final = "ProposalCreated"

@@ -1,4 +1,5 @@
-"""One Lambda per handler, each with its own least-privilege role, JSON logs with retention, and X-Ray.
+"""One Lambda per handler, each with its own role granting what its handler calls (infra/permissions.py),
+JSON logs with retention, and X-Ray active tracing (the Lambda service's segments; no tracing SDK ships).
 
 Architecture: arm64 by default, on purpose: the workload is Python waiting on Bedrock and DynamoDB, every
 dependency ships aarch64 wheels, and Graviton costs about 20% less per GB-second than x86_64.
@@ -21,6 +22,7 @@ from ..constants import (
     DECIDE_HANDLER,
     ENV_APPROVAL_WINDOW,
     ENV_APPROVERS,
+    ENV_DECISION_LEASE,
     ENV_LINK_BASE_URL,
     ENV_METRICS_NAMESPACE,
     ENV_MODEL_ENDPOINT,
@@ -28,6 +30,8 @@ from ..constants import (
     ENV_MODEL_PROFILE,
     ENV_MODEL_REGION,
     ENV_PROVIDER,
+    ENV_QUORUM,
+    ENV_QUORUM_ABOVE_QUANTITY,
     ENV_RECEIPT_KEY_ID,
     ENV_SCENARIO,
     ENV_SEPARATION_OF_DUTIES,
@@ -44,6 +48,7 @@ from ..constants import (
     RUN_AGENT_HANDLER,
 )
 from ..nag import acknowledge
+from ..permissions import MODEL_ACTIONS, MODEL_USERS, PUBLISHERS, RECEIPT_KEY_ACTIONS, SESSION_ACCESS, TABLE_ACCESS
 from ..settings import Settings
 from .state_store import StateStore
 
@@ -58,10 +63,12 @@ RETENTION = {
     180: logs.RetentionDays.SIX_MONTHS,
     365: logs.RetentionDays.ONE_YEAR,
 }
-BEDROCK_INVOKE_ACTIONS = ("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream")
 # Cross-region inference profile ids start with a geography; the profile routes to the base model in
 # any region of that geography, so the foundation-model grant cannot name one region.
 INFERENCE_PROFILE_PREFIXES = ("us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.")
+
+
+AGENT_TIMEOUT_SECONDS = 300
 
 
 def retention(days: int) -> logs.RetentionDays:
@@ -81,6 +88,11 @@ class _Spec:
     timeout: Duration
     agent: bool  # runs the Strands agent: ships strands and may call the model
 
+    @property
+    def module(self) -> str:
+        """The handler module's name (the key of its permissions)."""
+        return self.handler.split(".")[-2]
+
 
 class AgentFunctions(Construct):
     """run_agent, request_approval, decide, resume_agent, record_expiry and the scheduled report_pending_age."""
@@ -96,12 +108,15 @@ class AgentFunctions(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         self._settings = settings
+        self.by_module: dict[str, lambda_.Function] = {}  # handler module name -> its function
         self.architecture = (
             lambda_.Architecture.ARM_64 if settings.architecture == "arm64" else lambda_.Architecture.X86_64
         )
-        full_code = lambda_code(settings.architecture)
-        decision_code = lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES)
-        self._strands_free_code = decision_code
+        # Two assets: the agent functions' (with strands) and the smaller one of every other function.
+        self._codes = {
+            True: lambda_code(settings.architecture),
+            False: lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES),
+        }
         binding = settings.binding
         # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision
         # function may create a MAC, so a receipt cannot be forged by any other role.
@@ -133,18 +148,23 @@ class AgentFunctions(Construct):
             ENV_APPROVERS: ",".join(settings.approver_emails),
             ENV_SCENARIO: settings.scenario,
             ENV_SEPARATION_OF_DUTIES: "true" if settings.separation_of_duties else "false",
+            ENV_QUORUM: str(settings.quorum),
+            ENV_QUORUM_ABOVE_QUANTITY: ""
+            if settings.quorum_above_quantity is None
+            else str(settings.quorum_above_quantity),
+            ENV_DECISION_LEASE: settings.decision_lease,
             ENV_RECEIPT_KEY_ID: self.receipt_key.key_id,
             ENV_SERVICE_NAME: SERVICE_NAME,
             ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
         }
         if settings.link_base_url:
             self.environment[ENV_LINK_BASE_URL] = settings.link_base_url
-        agent_timeout = Duration.minutes(5)
+        self.agent_timeout_seconds = AGENT_TIMEOUT_SECONDS
+        agent_timeout = Duration.seconds(AGENT_TIMEOUT_SECONDS)
         self.run_agent = self._function(
             _Spec(
                 "RunAgent", RUN_AGENT_HANDLER, "runs the agent until it asks for approval", 1024, agent_timeout, True
             ),
-            full_code,
         )
         self.request_approval = self._function(
             _Spec(
@@ -155,7 +175,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(30),
                 False,
             ),
-            full_code,
         )
         self.decide = self._function(
             _Spec(
@@ -166,7 +185,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(15),
                 False,
             ),
-            decision_code,
         )
         self.resume_agent = self._function(
             _Spec(
@@ -177,7 +195,6 @@ class AgentFunctions(Construct):
                 agent_timeout,
                 True,
             ),
-            full_code,
         )
         self.record_expiry = self._function(
             _Spec(
@@ -188,7 +205,6 @@ class AgentFunctions(Construct):
                 Duration.seconds(30),
                 False,
             ),
-            full_code,
         )
         # Runs on a schedule (operations); reads approvals, imports no strands.
         self.report_pending_age = self._function(
@@ -200,16 +216,19 @@ class AgentFunctions(Construct):
                 Duration.seconds(60),
                 False,
             ),
-            decision_code,
         )
-        for fn in self.all:
-            store.grant_table(fn)
-        for fn in (self.run_agent, self.resume_agent):
-            store.grant_sessions(fn)
-            self._grant_model(fn)
-        topic.grant_publish(self.request_approval)
-        self.receipt_key.grant(self.decide, "kms:GenerateMac", "kms:VerifyMac")
-        self.receipt_key.grant(self.resume_agent, "kms:VerifyMac")
+        for module, fn in self.by_module.items():
+            store.grant_table(fn, TABLE_ACCESS[module])
+            if module in SESSION_ACCESS:
+                store.grant_sessions(fn, SESSION_ACCESS[module])
+            if module in MODEL_USERS:
+                self._grant_model(fn)
+            if module in RECEIPT_KEY_ACTIONS:
+                self.receipt_key.grant(fn, *RECEIPT_KEY_ACTIONS[module])
+            for action in PUBLISHERS.get(module, ()):
+                fn.add_to_role_policy(iam.PolicyStatement(actions=[action], resources=[topic.topic_arn]))
+        # Customer e-mails too large for the execution input are read from the request prefix.
+        store.grant_requests(self.run_agent)
 
     @property
     def all(self) -> tuple[lambda_.Function, ...]:
@@ -226,11 +245,11 @@ class AgentFunctions(Construct):
     def add_strands_free(
         self, construct_id: str, handler: str, description: str, timeout: Duration
     ) -> lambda_.Function:
-        """One more function built like these (own role and log group, tracing, the shared environment)
-        from the strands-free asset; it gets no grant here: the caller grants exactly what it uses."""
-        return self._function(_Spec(construct_id, handler, description, 256, timeout, False), self._strands_free_code)
+        """One more function built like these (own role and log group, the shared environment) from the
+        strands-free asset; it gets no grant here: the caller grants exactly what it uses."""
+        return self._function(_Spec(construct_id, handler, description, 256, timeout, False))
 
-    def _function(self, spec: _Spec, code: lambda_.Code) -> lambda_.Function:
+    def _function(self, spec: _Spec) -> lambda_.Function:
         log_group = logs.LogGroup(
             self,
             f"{spec.construct_id}Logs",
@@ -257,10 +276,15 @@ class AgentFunctions(Construct):
             runtime=lambda_.Runtime.PYTHON_3_12,
             architecture=self.architecture,
             handler=spec.handler,
-            code=code,
+            code=self._codes[spec.agent],
             role=role,
             memory_size=spec.memory_mb,
             timeout=spec.timeout,
+            # The public decision URL (auth NONE) can be flooded: reserved concurrency caps it, so a flood
+            # is throttled there instead of taking the account's concurrency from the agent functions.
+            reserved_concurrent_executions=(
+                self._settings.decide_reserved_concurrency if spec.handler == DECIDE_HANDLER else None
+            ),
             environment=dict(self.environment),
             log_group=log_group,
             logging_format=lambda_.LoggingFormat.JSON,
@@ -268,6 +292,7 @@ class AgentFunctions(Construct):
             system_log_level_v2=lambda_.SystemLogLevel.WARN,
             tracing=lambda_.Tracing.ACTIVE,
         )
+        self.by_module[spec.module] = fn
         acknowledge(
             fn,
             "AwsSolutions-L1",
@@ -303,4 +328,4 @@ class AgentFunctions(Construct):
             )
         else:
             resources = [f"arn:{stack.partition}:bedrock:{binding.region}::foundation-model/{model_id}"]
-        fn.add_to_role_policy(iam.PolicyStatement(actions=list(BEDROCK_INVOKE_ACTIONS), resources=resources))
+        fn.add_to_role_policy(iam.PolicyStatement(actions=list(MODEL_ACTIONS), resources=resources))

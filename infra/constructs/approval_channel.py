@@ -6,7 +6,7 @@ request_approval --publish--> topic --email--> approver --GET/POST--> Function U
 
 from __future__ import annotations
 
-from aws_cdk import Annotations, CfnOutput
+from aws_cdk import Annotations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
@@ -18,9 +18,9 @@ from constructs import Construct
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 
 from ..constants import ENV_LINK_BASE_URL
+from ..outputs import output
+from ..permissions import TASK_RESPONSE_ACTIONS
 from ..settings import Settings
-
-TASK_RESPONSE_ACTIONS = ("states:SendTaskSuccess", "states:SendTaskFailure")
 
 
 def encrypted_topic(scope: Construct, construct_id: str, display_name: str, key: kms.IKey | None = None) -> sns.Topic:
@@ -41,6 +41,7 @@ class ApprovalChannel(Construct):
         super().__init__(scope, construct_id)
         self._settings = settings
         self.topic = encrypted_topic(self, "ApprovalTopic", "Production plan approvals")
+        output(self, "ApprovalTopicArn", self.topic.topic_arn, "approval e-mails go out here")
         for email in settings.approver_emails:
             # One message per approver, each holding that approver's own link: the filter makes sure an
             # approver receives only theirs. Confirm with AuthenticateOnUnsubscribe=true (see README) so a
@@ -66,7 +67,7 @@ class ApprovalChannel(Construct):
         self.decision_url = decide.add_function_url(auth_type=lambda_.FunctionUrlAuthType.NONE)
         if not self._settings.link_base_url:
             link_builder.add_environment(ENV_LINK_BASE_URL, self.decision_url.url)
-        CfnOutput(self, "DecisionUrl", value=self.decision_url.url, description="approval links point here")
+        output(self, "DecisionUrl", self.decision_url.url, "approval links point here")
         return self.decision_url
 
     def allow_task_responses(self, decide: lambda_.Function, state_machine: sfn.IStateMachine) -> iam.Policy:

@@ -5,6 +5,8 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
+                               |  (a crashed resume is retried once the decision-claim lease has run out:
+                               |   the retry takes the claim over and finishes the same decision)
                                v
                          DecisionOutcome: applied -> SendApprovedMessages -> PlanApplied
                                                       (retries with backoff; gives up -> MessagesNotSent)
@@ -17,7 +19,7 @@ on any path approves by default: a timeout records the expiry and ends.
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import Annotations, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_stepfunctions as sfn
@@ -25,6 +27,8 @@ from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from production_orchestrator.domain.errors import (
+    BackendError,
+    ConfigurationError,
     DeliveryFailedError,
     DeliveryIncompleteError,
     RequesterUnverifiedError,
@@ -49,16 +53,35 @@ from ..constants import (
     STATE_WAIT_FOR_DECISION,
 )
 from ..nag import acknowledge
-from ..settings import Settings
+from ..outputs import output
+from ..settings import EXECUTION_GRACE_SECONDS, Settings
 from .agent_functions import AgentFunctions, retention
 
 # Refusal codes are the domain's; only EXPIRED changes the route.
 EXPIRED_CODE = "EXPIRED"
 # Throttles are transient too; CDK's default retry covers the other Lambda service errors.
 THROTTLED = "Lambda.TooManyRequestsException"
-# The execution outlives the approval window by the agent runs (minutes each, with retries) and a margin,
-# so a timed-out decision always reaches DecisionExpired before the execution itself times out.
-EXECUTION_GRACE_SECONDS = 2 * 3600
+# How a resume that died mid-decision surfaces: the runtime exited (SIGKILL, a crash), the sandbox timed
+# out or ran out of memory (Lambda.Unknown for unhandled errors, per the Step Functions guide), or the store
+# failed (BackendError). None of them is a verdict: a retry after the lease takes the claim over.
+RESUME_CRASH_ERRORS = (
+    "Lambda.Unknown",
+    "Runtime.ExitError",
+    "Runtime.OutOfMemory",
+    "Sandbox.Timedout",
+    BackendError.__name__,
+)
+RESUME_CRASH_RETRIES = 2
+# Step Functions' own log group name: /aws/vendedlogs/states/ keeps it out of the account's CloudWatch Logs
+# resource policy (5,120 characters), which log groups under other names are added to.
+VENDED_LOGS_PREFIX = "/aws/vendedlogs/states/"
+
+
+def resume_retry_interval(lease_seconds: int) -> int:
+    """Seconds before a crashed resume is retried: past the decision-claim lease, with a margin."""
+    return lease_seconds + max(1, lease_seconds // 10)
+
+
 # SES throttling or an outage: 30 s, 1, 2, 4, 8, 16 minutes (about half an hour), then MessagesNotSent alarms.
 # Longer than the outbox lease (2 minutes) from the third try on, so a sender that died holding a message
 # is retried too.
@@ -77,6 +100,24 @@ def _run_fields(prefix: str = "$.run") -> dict[str, str]:
 
 class ApprovalWorkflow(Construct):
     """The state machine, its log group (level ALL, no execution data) and X-Ray tracing."""
+
+    def _resume_retry_interval(self, settings: Settings, resume_timeout: int) -> int:
+        lease = settings.decision_lease_seconds
+        if lease <= resume_timeout:
+            Annotations.of(self).add_warning_v2(
+                "po:short-lease",
+                f"decisionLease {settings.decision_lease} is not longer than the resume function's timeout "
+                f"({resume_timeout}s): a resume still running could be taken over (tests only)",
+            )
+        interval = resume_retry_interval(lease)
+        # A decision that arrives as the window closes still has its resume, and its retries, inside the grace.
+        needed = (RESUME_CRASH_RETRIES + 1) * resume_timeout + RESUME_CRASH_RETRIES * interval
+        if needed > EXECUTION_GRACE_SECONDS:
+            raise ConfigurationError(
+                f"decisionLease {settings.decision_lease} is too long: a crashed resume and its retries "
+                f"({needed}s) would not fit in the execution's {EXECUTION_GRACE_SECONDS}s after the window"
+            )
+        return interval
 
     def __init__(
         self,
@@ -150,6 +191,15 @@ class ApprovalWorkflow(Construct):
                 }
             ),
             "$.resume",
+        )
+        # The dead resume's claim blocks every resume until its lease ends (ALREADY_DECIDED); retrying
+        # later than that makes the retry the takeover, which finishes the recorded decision.
+        retry_interval = self._resume_retry_interval(settings, functions.agent_timeout_seconds)
+        resume.add_retry(
+            errors=list(RESUME_CRASH_ERRORS),
+            interval=Duration.seconds(retry_interval),
+            max_attempts=RESUME_CRASH_RETRIES,
+            backoff_rate=1,
         )
         decision_expired = invoke(
             STATE_DECISION_EXPIRED,
@@ -229,9 +279,11 @@ class ApprovalWorkflow(Construct):
         )
         definition = run_agent.next(wait_for_decision).next(resume).next(outcome)
 
+        stack = Stack.of(self)
         self.log_group = logs.LogGroup(
             self,
             "Logs",
+            log_group_name=f"{VENDED_LOGS_PREFIX}{stack.stack_name}-{construct_id}",
             retention=retention(settings.log_retention_days),
             removal_policy=RemovalPolicy.DESTROY,
         )
@@ -249,6 +301,7 @@ class ApprovalWorkflow(Construct):
                 include_execution_data=False,
             ),
         )
+        output(self, "StateMachineArn", self.state_machine.state_machine_arn, "start runs here (start-execution)")
         role = self.state_machine.role
         acknowledge(
             role,

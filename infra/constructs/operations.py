@@ -24,6 +24,7 @@ from ..constants import (
     STATE_MESSAGES_NOT_SENT,
     STATE_RESUME_REFUSED,
 )
+from ..outputs import output
 from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .approval_channel import encrypted_topic
@@ -64,8 +65,10 @@ class Operations(Construct):
             self.alarm_topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))
         machine = workflow.state_machine
 
+        # Step Functions publishes these only when non-zero, and metric math has no point unless every
+        # series has one: FILL(m, 0) makes a single failure a point (and so an alarm).
         failed = cloudwatch.MathExpression(
-            expression="failed + timedOut + aborted",
+            expression="FILL(failed, 0) + FILL(timedOut, 0) + FILL(aborted, 0)",
             using_metrics={
                 "failed": machine.metric_failed(period=PERIOD, statistic="Sum"),
                 "timedOut": machine.metric_timed_out(period=PERIOD, statistic="Sum"),
@@ -117,6 +120,14 @@ class Operations(Construct):
             alarms.append(
                 self._alarm(f"{name}Errors", fn.metric_errors(period=PERIOD, statistic="Sum"), 1, f"{name} raised")
             )
+        alarms.append(
+            self._alarm(
+                "DecideThrottles",
+                functions.decide.metric_throttles(period=PERIOD, statistic="Sum"),
+                1,
+                "the decision URL hit its reserved concurrency (a flood, or more approvers than it allows)",
+            )
+        )
         self.alarms = alarms
 
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", default_interval=Duration.days(7))
@@ -148,6 +159,8 @@ class Operations(Construct):
             ),
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=alarms, width=24),
         )
+        output(self, "DashboardName", self.dashboard.dashboard_name, "CloudWatch dashboard")
+        output(self, "AlarmTopicArn", self.alarm_topic.topic_arn, "alarm notifications")
 
     def _state_entered_metric(
         self, log_group: logs.ILogGroup, event_type: str, state: str, metric_name: str

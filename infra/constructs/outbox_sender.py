@@ -17,13 +17,13 @@ from aws_cdk import aws_ses as ses
 from constructs import Construct
 
 from ..constants import ENV_SENDER_EMAIL, ENV_SES_CONFIGURATION_SET, SEND_OUTBOX_HANDLER
+from ..permissions import TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
 # What deliver() does on the table: query the plan's outbox items, read the audit chain head, and put
 # (conditionally, in transactions) the outbox item with its audit event and the new head.
-SENDER_TABLE_ACTIONS = ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query")
 SES_SEND_ACTIONS = ("ses:SendEmail",)  # SES v2 SendEmail, raw content included
 # Longer than one SES call with its SDK retries; the outbox lease (2 minutes) outlasts it.
 SENDER_TIMEOUT = Duration.seconds(60)
@@ -45,7 +45,7 @@ class OutboxSender(Construct):
             "SendOutbox", SEND_OUTBOX_HANDLER, "sends an approved plan's queued messages through SES", SENDER_TIMEOUT
         )
         self.function.add_environment(ENV_SES_CONFIGURATION_SET, configuration_set_name)
-        store.grant_table(self.function, SENDER_TABLE_ACTIONS)
+        store.grant_table(self.function, TABLE_ACCESS["send_outbox"])
         if not settings.sender_email:
             Annotations.of(self).add_warning_v2(
                 "po:no-sender",

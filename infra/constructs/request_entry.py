@@ -16,10 +16,10 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from ..constants import ENV_STATE_MACHINE_ARN, SUBMIT_HANDLER
+from ..permissions import TABLE_ACCESS
 from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
-SUBMIT_TABLE_ACTIONS = ("dynamodb:PutItem",)  # the submission record, created once
 SUBMIT_STATE_ACTIONS = ("states:StartExecution",)
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output `production-orchestrator submit --stack` reads
 
@@ -41,7 +41,7 @@ class RequestEntry(Construct):
             "Submit", SUBMIT_HANDLER, "starts a run for a signed request, recording who sent it", Duration.seconds(15)
         )
         self.function.add_environment(ENV_STATE_MACHINE_ARN, state_machine.state_machine_arn)
-        store.grant_table(self.function, SUBMIT_TABLE_ACTIONS)
+        store.grant_table(self.function, TABLE_ACCESS["submit"])
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=list(SUBMIT_STATE_ACTIONS), resources=[state_machine.state_machine_arn])
         )

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..constants import TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
+from ..constants import REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
 from ..nag import acknowledge
+from ..outputs import output
+from ..permissions import TableAccess
 from ..settings import Settings
-
-# Table actions the adapters use: conditional puts/updates, transactions for the atomic apply.
-TABLE_ACTIONS = (
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:Query",
-    "dynamodb:ConditionCheckItem",
-    "dynamodb:BatchGetItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:DescribeTable",
-)
-SESSION_OBJECT_ACTIONS = ("s3:GetObject", "s3:PutObject", "s3:DeleteObject")
 
 
 class StateStore(Construct):
@@ -73,30 +63,60 @@ class StateStore(Construct):
             deletion_protection=True,
             removal_policy=RemovalPolicy.RETAIN,
         )
-
-    def grant_table(self, grantee: iam.IGrantable, actions: tuple[str, ...] = TABLE_ACTIONS) -> None:
-        """Read and conditionally write items (``actions``, by default the adapters' set); never administration."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(actions=list(actions), resources=[self.table.table_arn])
+        output(self, "TableName", self.table.table_name, "the state table (retained)")
+        output(
+            self,
+            "SessionBucketName",
+            self.session_bucket.bucket_name,
+            "agent sessions (retained, versioned)",
         )
 
-    def grant_sessions(self, grantee: iam.IGrantable) -> None:
-        """Read and write session objects under the session prefix only."""
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=list(SESSION_OBJECT_ACTIONS),
-                resources=[self.session_bucket.arn_for_objects(f"{self.session_prefix}*")],
+    def grant_table(self, grantee: iam.IGrantable, access: TableAccess) -> None:
+        """``access`` on the table's items: each action only on its partition-key patterns
+        (``dynamodb:LeadingKeys``); never table administration."""
+        by_patterns: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for action, patterns in access.items():
+            by_patterns[tuple(sorted(patterns))].append(action)
+        for patterns, actions in sorted(by_patterns.items()):
+            grantee.grant_principal.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=sorted(actions),
+                    resources=[self.table.table_arn],
+                    conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": list(patterns)}},
+                )
             )
+
+    def _grant_prefix(self, grantee: iam.IGrantable, actions: list[str], prefix: str, reason: str) -> None:
+        """Object ``actions`` on keys under ``prefix`` of the session bucket, acknowledged for cdk-nag."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(actions=actions, resources=[self.session_bucket.arn_for_objects(f"{prefix}*")])
         )
         bucket_id = Stack.of(self).get_logical_id(self.session_bucket.node.default_child)  # type: ignore[arg-type]
         principal = grantee.grant_principal
         if isinstance(principal, Construct):
-            acknowledge(
-                principal,
-                f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{self.session_prefix}*]",
-                "Session object keys are chosen per run (one prefix per session id); the grant is limited "
-                "to the session prefix of this one bucket.",
-            )
+            acknowledge(principal, f"AwsSolutions-IAM5[Resource::<{bucket_id}.Arn>/{prefix}*]", reason)
+
+    def grant_requests(self, grantee: iam.IGrantable) -> None:
+        """Read customer e-mails that executions name by key (too large for the input), under their prefix only."""
+        self._grant_prefix(
+            grantee,
+            ["s3:GetObject"],
+            REQUEST_PREFIX,
+            "The operator names each request object per execution; reading is limited to the request "
+            "prefix of this one bucket.",
+        )
+
+    def grant_sessions(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:
+        """Session object ``actions`` under the session prefix only (``s3:ListBucket``: listing it)."""
+        self._grant_prefix(
+            grantee,
+            sorted(a for a in actions if a != "s3:ListBucket"),
+            self.session_prefix,
+            "Session object keys are chosen per run (one prefix per session id); the grant is limited "
+            "to the session prefix of this one bucket.",
+        )
+        if "s3:ListBucket" not in actions:
+            return
         grantee.grant_principal.add_to_principal_policy(
             iam.PolicyStatement(
                 actions=["s3:ListBucket"],

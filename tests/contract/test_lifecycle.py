@@ -78,7 +78,7 @@ def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callab
     assert [a["status"] for a in status["approvals"]] == ["pending", "pending"]
     with localstore._connect(run.data_dir) as conn:
         (state,) = conn.execute("SELECT state FROM shop").fetchone()
-    assert [o["order_id"] for o in json.loads(state)["orders"]].count("RUSH-200") == 1
+    assert [o["id"] for o in json.loads(state)["orders"]].count("RUSH-200") == 1
 
 
 def test_another_scenario_on_a_seeded_shop_is_refused(fresh: Callable[..., Pending]) -> None:

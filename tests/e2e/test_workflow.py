@@ -33,11 +33,13 @@ from production_orchestrator.domain.errors import (
     RequesterUnverifiedError,
     ResumeRefusedError,
 )
-from tests.support.cdk_template import synthesize
+from tests.support.cdk_template import role_statements, synthesize
+from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
     EXPIRING_CONTEXT,
     LOCAL_CONTEXT,
     SUBMITTER,
+    Deployment,
     LocalAws,
     RunRecord,
     WorkflowRun,
@@ -60,7 +62,20 @@ def template() -> dict[str, Any]:
 
 
 def _run(aws: LocalAws, template: dict[str, Any], case: str) -> WorkflowRun:
-    return run_case(aws.deploy(template), case)
+    deployment = aws.deploy(template)
+    run = run_case(deployment, case)
+    _every_call_was_granted(deployment)
+    return run
+
+
+def _every_call_was_granted(deployment: Deployment) -> None:
+    """What each handler really called is within its function's role in the template (least privilege is
+    asserted exactly by tests/infra/test_deployment.py; this proves the roles are enough)."""
+    invocations = deployment.invocations()
+    assert invocations
+    for invocation in invocations:
+        statements = role_statements(deployment.template, invocation.handler_module)
+        assert denied(statements, invocation.calls) == [], invocation.handler_module
 
 
 def _start_and_resume_ran_in_different_processes(run: WorkflowRun) -> None:
@@ -72,6 +87,10 @@ def _start_and_resume_ran_in_different_processes(run: WorkflowRun) -> None:
 def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[str, Any]) -> None:
     deployment = aws.deploy(template)
     run = run_case(deployment, "approve")
+    # The scheduled reporter reads the (now decided) approvals with its read-only role.
+    reported = aws.router.invoke(deployment.function_name("report_pending_age"), {})
+    assert reported.error is None and reported.result == {"pending": 0, "oldest_pending_age_seconds": 0}
+    _every_call_was_granted(deployment)
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
@@ -143,6 +162,26 @@ def test_no_decision_within_the_window_expires_and_never_approves(aws: LocalAws)
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.page_statuses == {"GET after expiry": 404}
     assert run.task_token_leaked is False
+
+
+@pytest.mark.parametrize("point", ["after_decision_claim", "after_apply_before_session_sync"])
+def test_a_resume_killed_mid_decision_is_finished_by_the_workflow_retry(aws: LocalAws, point: str) -> None:
+    """No person acts: the killed resume's claim blocks until its lease (3 s here) runs out; the state
+    machine retries after the lease, the retry takes the claim over and applies exactly once."""
+    deployment = aws.deploy(synthesize({**LOCAL_CONTEXT, "decisionLease": "3s"}))
+    resume = deployment.function_name("resume_agent")
+    aws.router.crash_next(resume, point)
+    run = run_case(deployment, "approve")
+    assert run.status == "SUCCEEDED", run.error
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_APPLIED]
+    assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
+    resumes = [i for i in deployment.invocations() if i.function_name == resume]
+    assert [i.error["errorType"] if i.error else None for i in resumes] == ["Runtime.ExitError", None]
+    assert resumes[1].result["outcome"] == "applied"
+    events = [e.event_type for e in deployment.store.audit_events()]
+    assert events.count("decision_claim_taken_over") == 1
+    assert events.count("plan_applied") == 1
+    _every_call_was_granted(deployment)
 
 
 def test_the_leak_check_finds_a_token_in_any_captured_form() -> None:

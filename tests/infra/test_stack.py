@@ -430,3 +430,17 @@ def test_the_deterministic_provider_gets_no_bedrock_access() -> None:
     template_json = synthesize({"provider": "deterministic", "modelId": "scripted-planner-v1"})
     for _, statement in _statements(template_json):
         assert not any("bedrock:" in a for a in _as_list(statement["Action"]))
+
+
+def test_only_the_start_function_may_read_request_objects_and_only_under_their_prefix(
+    template_json: dict[str, Any],
+) -> None:
+    run_role = template_json["Resources"][_function_id(template_json, "run_agent")]["Properties"]["Role"]
+    readers = []
+    for logical_id, statement in _statements(template_json):
+        resources = json.dumps(statement.get("Resource"))
+        if "requests/" in resources:
+            assert _as_list(statement["Action"]) == ["s3:GetObject"]
+            assert "requests/*" in resources and "sessions/" not in resources
+            readers.append(template_json["Resources"][logical_id]["Properties"]["Roles"])
+    assert readers == [[{"Ref": run_role["Fn::GetAtt"][0]}]]

@@ -79,7 +79,7 @@ def test_approve_applies_the_reviewed_plan_once(aws: AwsWorld, clock: Clock) -> 
     state = store.load_state()
     assert state is not None and state.revision == 2
     rush = state.order("RUSH-200")
-    assert rush is not None and rush.scheduled_day == "2026-08-12"
+    assert rush is not None and rush.first_day == "2026-08-12"
     assert [p.quantity for p in state.procurement] == [600]
     assert store.application_count() == 1
     types = _audit_types(aws)

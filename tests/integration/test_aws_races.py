@@ -73,7 +73,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
     store.seed(rush.state.with_order(_rush_order()), _event("shop_seeded"))
     state = store.load_state()
     assert state is not None
-    proposal = build_proposal(state, rush.target_order_id)
+    proposal = build_proposal(state, rush.target_order_id, rush.planning_day)
     proposal_hash = proposal.proposal_hash()
     decision = Decision(approved=True, reviewed_hash=proposal_hash, approver="ana", decided_at="2026-08-12T09:00:00Z")
     record = DecisionRecord(checkpoint_id="ckpt-" + "4" * 32, decision=decision, resume_pid=1, claimed_at="x")
@@ -82,7 +82,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
     assert sum(result is None for result in claims) == 1
     assert all(isinstance(r, DecisionAlreadyClaimedError) for r in claims if r is not None)
 
-    new_state = apply_proposal(state, proposal, proposal_hash)
+    new_state = apply_proposal(state, proposal)
     messages = queue_messages(proposal, proposal_hash, record.checkpoint_id, datetime.now(UTC))
     applies = _together(
         [
@@ -106,11 +106,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
 
 
 def _rush_order() -> Any:
-    from production_orchestrator.domain.intake import parse_customer_email
-    from production_orchestrator.domain.scenarios import CATALOG
-
-    rush = scenario("rush-order")
-    return parse_customer_email(rush.customer_email, CATALOG, rush.state.days)
+    return scenario("rush-order").target_order()
 
 
 @pytest.mark.parametrize("trial", range(2))

@@ -88,7 +88,7 @@ def test_every_backend_proposes_the_same_plan(tmp_path: Path, scenario: str) -> 
         with backend(name) as be:
             started = start(tmp_path / name, scenario, be)
             hashes[name] = started.checkpoint.proposal_hash
-            assert started.proposal.target_order.order_id == SCENARIOS[scenario].target_order_id
+            assert started.proposal.target_order.id == SCENARIOS[scenario].target_order_id
     assert len(set(hashes.values())) == 1, hashes
 
 

@@ -149,15 +149,15 @@ def _conversation(email: str) -> list[dict[str, object]]:
 def test_intake_accepts_the_customer_email_reflowed_but_not_changed() -> None:
     chosen = SCENARIOS["rush-order"]
     messages = _conversation(chosen.customer_email)
-    days = chosen.state.days
+    request = chosen.target_order()
     reflowed = "\n\n".join(line.strip() + "  " for line in chosen.customer_email.splitlines())
-    assert refusal("intake_customer_request", {"email": reflowed}, messages, days) is None  # type: ignore[arg-type]
+    assert refusal("intake_customer_request", {"email": reflowed}, messages, request) is None  # type: ignore[arg-type]
     changed = chosen.customer_email.replace("Quantity: 120", "Quantity: 12")
-    assert refusal("intake_customer_request", {"email": changed}, messages, days)  # type: ignore[arg-type]
+    assert refusal("intake_customer_request", {"email": changed}, messages, request)  # type: ignore[arg-type]
 
 
 def test_reads_are_never_refused() -> None:
     chosen = SCENARIOS["rush-order"]
     messages = _conversation(chosen.customer_email)
     for name in ("list_active_orders", "get_inventory", "get_machine_capacity", "analyze_blockers"):
-        assert refusal(name, {"order_id": "RUSH-200"}, messages, chosen.state.days) is None  # type: ignore[arg-type]
+        assert refusal(name, {"order_id": "RUSH-200"}, messages, chosen.target_order()) is None  # type: ignore[arg-type]

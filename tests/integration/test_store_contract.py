@@ -1,7 +1,8 @@
-"""One contract for every ShopStore: the same tests run against SQLite and DynamoDB (on moto).
+"""One contract for every ShopStore: the same tests run against SQLite, DynamoDB (on moto) and the in-memory
+fake the unit tests use.
 
-If the two stores drift apart (a condition one enforces and the other does not, an order one keeps and
-the other loses), a test here fails for one parameter only.
+If the stores drift apart (a condition one enforces and the other does not, an order one keeps and the
+other loses), a test here fails for one parameter only; the fake passing it is what lets unit tests trust it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from production_orchestrator.adapters.aws.dynamo_table import item_size
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
 from production_orchestrator.domain.errors import (
@@ -21,20 +23,24 @@ from production_orchestrator.domain.errors import (
     ShopError,
     StaleStateError,
 )
-from production_orchestrator.domain.intake import parse_customer_email
 from production_orchestrator.domain.outbox import OutboxMessage, queue_messages
 from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
 from production_orchestrator.domain.ports import ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
-from production_orchestrator.domain.scenarios import CATALOG, scenario
+from production_orchestrator.domain.scenarios import TODAY, scenario
 from production_orchestrator.domain.shop import Order, ShopState
+from tests.support.fakes import InMemoryShopStore
+from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
+from tests.support.generated_shops import generate
 
 RUSH = scenario("rush-order")
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ShopStore]:
-    if request.param == "sqlite":
+    if request.param == "memory":
+        yield InMemoryShopStore()
+    elif request.param == "sqlite":
         local = SqliteShopStore(tmp_path / "shop.sqlite3")
         yield local
         local.close()
@@ -52,7 +58,7 @@ def _types(store: ShopStore) -> list[str]:
 
 
 def _target() -> Order:
-    return parse_customer_email(RUSH.customer_email, CATALOG, RUSH.state.days)
+    return RUSH.target_order()
 
 
 def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
@@ -60,7 +66,7 @@ def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
     store.take_in_order(_target(), _event("order_taken_in"))
     state = store.load_state()
     assert state is not None
-    proposal = build_proposal(state, RUSH.target_order_id)
+    proposal = build_proposal(state, RUSH.target_order_id, TODAY)
     return state, proposal, proposal.proposal_hash()
 
 
@@ -96,13 +102,13 @@ def test_intake_is_idempotent_and_refuses_a_different_order(store: ShopStore) ->
     with pytest.raises(IntakeError):
         store.take_in_order(order.model_copy(update={"quantity": order.quantity + 1}), _event("order_taken_in"))
     state = store.load_state()
-    assert state is not None and state.order(order.order_id) == order and state.revision == 1
+    assert state is not None and state.order(order.id) == order and state.revision == 1
 
 
 def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:
     store.seed(RUSH.state, _event("shop_seeded"))
     updated = store.set_inventory("THREAD-RED-40", 650, _event("inventory_set"))
-    assert updated.revision == 1 and updated.inventory["THREAD-RED-40"] == 650
+    assert updated.revision == 1 and updated.material("THREAD-RED-40").on_hand == 650  # type: ignore[union-attr]
     assert updated.digest() != RUSH.state.digest()
     assert store.load_state() == updated
     with pytest.raises(ValueError):
@@ -153,7 +159,7 @@ def _messages(proposal: ProposalContent, proposal_hash: str, checkpoint_id: str)
 
 def test_a_plan_applies_once_and_queues_its_messages_once(store: ShopStore) -> None:
     state, proposal, proposal_hash = _planned(store)
-    new_state = apply_proposal(state, proposal, proposal_hash)
+    new_state = apply_proposal(state, proposal)
     checkpoint_id = "ckpt-" + "2" * 32
     apply = {
         "proposal_hash": proposal_hash,
@@ -186,7 +192,7 @@ def test_a_plan_applies_once_and_queues_its_messages_once(store: ShopStore) -> N
 
 def test_messages_of_a_plan_that_never_applied_are_an_integrity_error(store: ShopStore) -> None:
     state, proposal, proposal_hash = _planned(store)
-    first = apply_proposal(state, proposal, proposal_hash)
+    first = apply_proposal(state, proposal)
     checkpoint_id = "ckpt-" + "5" * 32
     messages = _messages(proposal, proposal_hash, checkpoint_id)
     store.apply_plan(
@@ -220,7 +226,7 @@ def test_an_outbox_message_moves_on_only_from_the_record_read(store: ShopStore) 
     store.apply_plan(
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint_id,
-        new_state=apply_proposal(state, proposal, proposal_hash),
+        new_state=apply_proposal(state, proposal),
         expected_revision=state.revision,
         expected_digest=state.digest(),
         event=_event("plan_applied"),
@@ -248,7 +254,7 @@ def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) ->
         store.apply_plan(
             proposal_hash=proposal_hash,
             checkpoint_id="ckpt-" + "3" * 32,
-            new_state=apply_proposal(state, proposal, proposal_hash),
+            new_state=apply_proposal(state, proposal),
             expected_revision=state.revision,
             expected_digest=state.digest(),
             event=_event("plan_applied"),
@@ -269,3 +275,45 @@ def test_audit_trail_keeps_order(store: ShopStore) -> None:
     events = store.audit_events()
     assert [e.event_type for e in events] == kinds
     assert events[3].detail == {"n": "event_3"}
+
+
+def test_the_largest_benchmark_shop_round_trips_and_applies_once(
+    store: ShopStore, request: pytest.FixtureRequest
+) -> None:
+    from production_orchestrator.domain.shop_file import read_shop
+
+    state = read_shop(generate(50, 5_000))
+    store.seed(state, _event("shop_seeded"))
+    loaded = store.load_state()
+    assert loaded is not None and loaded.digest() == state.digest()
+    proposal = build_proposal(loaded, "URGENT", GENERATED_DAY)
+    after = apply_proposal(loaded, proposal)
+    apply = {
+        "proposal_hash": proposal.proposal_hash(),
+        "checkpoint_id": "ckpt-" + "5" * 32,
+        "new_state": after,
+        "expected_revision": state.revision,
+        "expected_digest": state.digest(),
+    }
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]
+    assert store.apply_plan(**apply, event=_event("plan_applied")) is False  # type: ignore[arg-type]
+    assert store.load_state().digest() == proposal.result_digest  # type: ignore[union-attr]
+    if isinstance(store, DynamoShopStore):
+        aws = request.getfixturevalue("aws")
+        items = aws.dynamodb.scan(TableName=aws.table)["Items"]
+        largest = max(item_size(item) for item in items)
+        assert largest < 256 * 1024, largest  # far below DynamoDB's 400 KB
+
+
+def test_replacing_the_shop_is_conditional(store: ShopStore) -> None:
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, (1, "0" * 64), _event("shop_imported"))
+    store.replace_shop(RUSH.state, None, _event("shop_imported"))
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, None, _event("shop_imported"))
+    moved = RUSH.state.with_inventory("THREAD-RED-40", 1)
+    store.replace_shop(moved, (1, RUSH.state.digest()), _event("shop_imported"))
+    assert store.load_state() == moved
+    with pytest.raises(StaleStateError):
+        store.replace_shop(RUSH.state, (1, RUSH.state.digest()), _event("shop_imported"))
+    assert _types(store) == ["shop_imported", "shop_imported"]

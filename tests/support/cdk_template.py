@@ -75,3 +75,22 @@ def state_machine_definition(template: Mapping[str, Any], resolve: Resolver) -> 
 def placeholder(logical_id: str, attribute: str | None) -> str:
     """A readable stand-in: ``<Logical.Attr>`` / ``<AWS::Partition>``."""
     return f"<{logical_id}.{attribute}>" if attribute else f"<{logical_id}>"
+
+
+def function_ids(template: Mapping[str, Any]) -> dict[str, str]:
+    """Handler module name (``decide``...) -> the logical id of its function."""
+    return {
+        fn["Properties"]["Handler"].split(".")[-2]: logical_id
+        for logical_id, fn in resources_of_type(template, "AWS::Lambda::Function").items()
+    }
+
+
+def role_statements(template: Mapping[str, Any], module: str) -> list[dict[str, Any]]:
+    """Every policy statement attached to the role of ``module``'s function."""
+    function = template["Resources"][function_ids(template)[module]]
+    role_id = function["Properties"]["Role"]["Fn::GetAtt"][0]
+    found: list[dict[str, Any]] = []
+    for policy in resources_of_type(template, "AWS::IAM::Policy").values():
+        if {"Ref": role_id} in policy["Properties"]["Roles"]:
+            found.extend(policy["Properties"]["PolicyDocument"]["Statement"])
+    return found

@@ -1,9 +1,11 @@
 """One Lambda invocation in a fresh interpreter: ``python lambda_process.py HANDLER RESULT_FILE [no-strands]``.
 
 Reads the event from stdin, calls the handler with a minimal context, and writes
-``{"pid", "result"}`` or ``{"pid", "error": {"errorType", "errorMessage"}}`` to RESULT_FILE (stdout and
-stderr stay the function's log stream). ``no-strands`` makes any import of strands fail, as it would in
-the decision function's asset, which does not ship it.
+``{"pid", "result", "calls"}`` or ``{"pid", "error": {"errorType", "errorMessage"}, "calls"}`` to RESULT_FILE
+(stdout and stderr stay the function's log stream). ``calls`` lists every AWS API call the handler made as
+``[signing name, operation, partition keys | list prefix]`` (tests/support/iam_calls.py turns them into IAM actions).
+``no-strands`` makes any import of strands fail, as it would in the decision function's asset, which does
+not ship it.
 """
 
 from __future__ import annotations
@@ -40,12 +42,52 @@ class _Context:
         return 300_000
 
 
+def _partition_keys(operation: str, params: dict[str, Any]) -> list[str]:
+    """The table partition keys a DynamoDB request touches (``pk`` of each item, key or query)."""
+    found: list[Any] = []
+    if operation in ("GetItem", "UpdateItem", "DeleteItem"):
+        found.append(params.get("Key", {}).get("pk"))
+    elif operation == "PutItem":
+        found.append(params.get("Item", {}).get("pk"))
+    elif operation == "Query":
+        found.append(params.get("ExpressionAttributeValues", {}).get(":pk"))
+    elif operation == "BatchGetItem":
+        found.extend(k.get("pk") for table in params.get("RequestItems", {}).values() for k in table["Keys"])
+    elif operation in ("TransactWriteItems", "TransactGetItems"):
+        for item in params.get("TransactItems", []):
+            ((kind, body),) = item.items()
+            found.append(f"{kind}:" + str((body.get("Item") or body.get("Key") or {}).get("pk", {}).get("S")))
+        return [str(f) for f in found]
+    return [str(v.get("S")) for v in found if isinstance(v, dict)]
+
+
+def _record_calls(calls: list[list[Any]]) -> None:
+    from botocore.client import BaseClient  # type: ignore[import-untyped]
+
+    original = BaseClient._make_api_call
+
+    def recording(client: Any, operation: str, params: dict[str, Any]) -> Any:
+        signing = client.meta.service_model.signing_name
+        if signing == "dynamodb":
+            scope = _partition_keys(operation, params)
+        elif operation == "ListObjectsV2":
+            scope = [str(params.get("Prefix", ""))]  # what s3:prefix conditions see
+        else:
+            scope = []
+        calls.append([signing, operation, scope])
+        return original(client, operation, params)
+
+    BaseClient._make_api_call = recording
+
+
 def main(argv: list[str]) -> int:
     handler_path, result_file = argv[1], argv[2]
     if len(argv) > 3 and argv[3] == "no-strands":
         sys.meta_path.insert(0, _NoStrands())
     event = json.load(sys.stdin)
-    outcome: dict[str, Any] = {"pid": os.getpid()}
+    calls: list[list[Any]] = []
+    _record_calls(calls)
+    outcome: dict[str, Any] = {"pid": os.getpid(), "calls": calls}
     try:
         module_name, function_name = handler_path.rsplit(".", 1)
         handler = getattr(importlib.import_module(module_name), function_name)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from production_orchestrator.agent.prompts import extract_customer_email
-from production_orchestrator.agent.scripted_model import next_step
+from production_orchestrator.agent.scripted_model import next_step, reading_step
 from production_orchestrator.agent.tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL
 from production_orchestrator.agent.workflow_rules import first_user_text, tool_outcomes
 
@@ -75,8 +75,15 @@ def apply_hash(proposal_hash: str) -> Script:
     return script
 
 
+def reading(messages: list[dict[str, Any]]) -> bool:
+    """True in the call that reads the customer's e-mail (every script reads it as the planner does)."""
+    return reading_step(messages) is not None  # type: ignore[arg-type]
+
+
 def apply_first(messages: list[dict[str, Any]]) -> Turn:
     """Skips every tool and applies a made-up hash at once; gives up when refused."""
+    if reading(messages):
+        return planner(messages)
     if not tool_outcomes(messages):  # type: ignore[arg-type]
         return Turn(tool=(APPLY_TOOL, {"proposal_hash": "ab" * 32}))
     return Turn(text="I could not apply the plan.")
@@ -84,6 +91,8 @@ def apply_first(messages: list[dict[str, Any]]) -> Turn:
 
 def skip_intake(messages: list[dict[str, Any]]) -> Turn:
     """Proposes for the customer's order without taking it in first; gives up when refused."""
+    if reading(messages):
+        return planner(messages)
     if not tool_outcomes(messages):  # type: ignore[arg-type]
         order_id = _field(extract_customer_email(first_user_text(messages)), "order")  # type: ignore[arg-type]
         return Turn(tool=(PROPOSE_TOOL, {"order_id": order_id}))

@@ -107,6 +107,7 @@ class Invocation:
     result: Any = None
     error: dict[str, str] | None = None
     logs: str = ""
+    calls: list[list[Any]] = field(default_factory=list)  # [signing name, operation, partition keys]
 
 
 @dataclass
@@ -129,9 +130,14 @@ class LambdaRouter:
         self._functions: dict[str, _Function] = {}
         self._lock = threading.Lock()
         self.invocations: list[Invocation] = []
+        self._faults: dict[str, list[str]] = {}  # function name -> crash points, one per coming invocation
 
     def register(self, function: _Function) -> None:
         self._functions[function.name] = function
+
+    def crash_next(self, function_name: str, *points: str) -> None:
+        """The next invocations of ``function_name`` die by SIGKILL at ``points`` (faults.py), in order."""
+        self._faults.setdefault(function_name, []).extend(points)
 
     def invoke(self, function_name: str, event: Any) -> Invocation:
         """Run ``function_name``'s handler on ``event`` in a fresh interpreter."""
@@ -149,6 +155,10 @@ class LambdaRouter:
             "POWERTOOLS_TRACE_DISABLED": "true",
             **function.environment,
         }
+        with self._lock:
+            pending = self._faults.get(name)
+            if pending:
+                env["PO_FAULT_KILL_AT"] = pending.pop(0)
         with tempfile.TemporaryDirectory(prefix="po-invoke-") as tmp:
             result_file = Path(tmp) / "result.json"
             args = [sys.executable, str(CHILD), function.handler, str(result_file)]
@@ -180,6 +190,7 @@ class LambdaRouter:
             result=outcome.get("result"),
             error=outcome.get("error"),
             logs=logs,
+            calls=outcome.get("calls", []),
         )
         with self._lock:
             self.invocations.append(invocation)
@@ -528,6 +539,13 @@ class Deployment:
             if function.module == SUBMIT_MODULE:
                 self.submit_function = name
 
+    def function_name(self, module: str) -> str:
+        """The moto function name of handler module ``module`` in this deployment."""
+        for logical_id, fn in resources_of_type(self.template, "AWS::Lambda::Function").items():
+            if fn["Properties"]["Handler"].split(".")[-2] == module:
+                return self._function_arns[logical_id].split(":function:")[1]
+        raise KeyError(module)
+
     def resolve(self, logical_id: str, attribute: str | None) -> str:
         """The moto value of ``Ref``/``Fn::GetAtt`` for this deployment."""
         pseudo = {
@@ -797,8 +815,8 @@ def make_stale(store: DynamoShopStore) -> None:
 
     state = store.load_state()
     assert state is not None
-    material = sorted(state.inventory)[0]
-    quantity = state.inventory[material] + 100
+    material = state.materials[0].id
+    quantity = state.materials[0].on_hand + 100
     event = AuditEvent(
         event_type="inventory_set",
         at=utc_iso(datetime.now(UTC)),

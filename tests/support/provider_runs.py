@@ -7,6 +7,7 @@ the data dir, as a fresh process would; the model client talks HTTP to 127.0.0.1
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,17 +19,36 @@ from production_orchestrator.agent.providers import ModelSettings, build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.records import ProviderBinding
+from production_orchestrator.domain.shop import ShopState
+from production_orchestrator.domain.shop_file import read_shop
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
 from production_orchestrator.lifecycle.resume import resume_run
 from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.lifecycle.start import PlanRequest, StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer
 from tests.support.model_scripts import Script, planner
 
 BACKENDS = ("deterministic", "bedrock", "ollama")
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+EXAMPLE_DAY = "2026-12-01"
+# Two e-mails written as customers write them, planned on the example shop (not the reference scenarios).
+EXAMPLE_REQUESTS = {"request-totes": EXAMPLES / "request-totes.eml", "request-caps": EXAMPLES / "request-caps.txt"}
+
+
+def example_shop() -> ShopState:
+    """The example shop of docs/examples/print-shop.json."""
+    return read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
+
+
+def example_request(name: str) -> PlanRequest:
+    """One of the example e-mails, planned on the example day."""
+    return PlanRequest(text=EXAMPLE_REQUESTS[name].read_text(), planning_day=EXAMPLE_DAY)
+
+
 LOOPBACK_REGION = "eu-central-1"
 # SigV4 needs credentials, not real ones; no config file, so no profile on this machine interferes.
 DUMMY_AWS_ENV = {
@@ -83,9 +103,12 @@ def runtime(data_dir: Path, be: Backend, *, create: bool = False) -> Runtime:
     return dataclasses.replace(local_runtime(data_dir, create=create), model_settings=be.settings)
 
 
-def start(data_dir: Path, scenario: str, be: Backend) -> StartResult:
-    """Run the agent on ``be`` until it asks for approval."""
-    return start_run(runtime(data_dir, be, create=True), scenario, be.binding, timedelta(days=1))
+def start(data_dir: Path, request: str | PlanRequest, be: Backend, *, shop: ShopState | None = None) -> StartResult:
+    """Run the agent on ``be`` until it asks for approval (on ``shop``, imported first, when given)."""
+    rt = runtime(data_dir, be, create=True)
+    if shop is not None:
+        import_shop(rt.store, shop, rt.clock())
+    return start_run(rt, request, be.binding, timedelta(days=1))
 
 
 def resume(

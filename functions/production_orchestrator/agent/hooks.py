@@ -16,10 +16,10 @@ from pydantic import ValidationError as PydanticValidationError
 from strands.hooks import AfterToolCallEvent, BeforeToolCallEvent, HookProvider, HookRegistry
 
 from ..domain.errors import OrchestratorError
-from ..domain.records import INTERRUPT_NAME, Decision
+from ..domain.records import INTERRUPT_NAME, TOOL_CALLED_EVENT, Decision
 from .context import RunContext
 from .tools import APPLY_TOOL, stored_proposal
-from .workflow_rules import REQUEST_BOUND_TOOLS, refusal
+from .workflow_rules import refusal
 
 
 class ApprovalHook(HookProvider):
@@ -37,8 +37,7 @@ class ApprovalHook(HookProvider):
         name = event.tool_use["name"]
         raw_input = event.tool_use.get("input")
         tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
-        state = self._ctx.store.load_state() if name in REQUEST_BOUND_TOOLS else None
-        broken = refusal(name, tool_input, event.agent.messages, state.days if state else ())
+        broken = refusal(name, tool_input, event.agent.messages, self._ctx.request)
         if broken is not None:
             event.cancel_tool = f"refused: {broken}"
             return
@@ -95,5 +94,5 @@ class AuditHook(HookProvider):
         tool_input = event.tool_use.get("input")
         proposal_hash = tool_input.get("proposal_hash", "") if isinstance(tool_input, dict) else ""
         self._ctx.store.append_audit(
-            self._ctx.event("tool_called", str(proposal_hash or ""), tool=event.tool_use["name"], status=status)
+            self._ctx.event(TOOL_CALLED_EVENT, str(proposal_hash or ""), tool=event.tool_use["name"], status=status)
         )

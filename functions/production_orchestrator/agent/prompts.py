@@ -1,13 +1,33 @@
-"""The system prompt and the first user message. Real models follow these; the scripted one parses them."""
+"""The prompts: reading a customer's e-mail (one structured-output call) and the planning run.
+
+Real models follow them; the scripted model (and the loopback servers' scripts) parse them back, so the
+markers below are part of the contract between the two.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..domain.shop import Product
 
 EMAIL_OPEN = "<customer-email>"
 EMAIL_CLOSE = "</customer-email>"
 
-SYSTEM_PROMPT = """You are the production planner of a small embroidery shop. A customer e-mail has arrived.
+PRODUCTS_OPEN = "<products>"
+PRODUCTS_CLOSE = "</products>"
+
+EXTRACTION_PROMPT = """You read customer e-mails for a small manufacturing shop and record what the customer
+orders by calling the RequestFacts tool once. Copy values from the e-mail; never guess or compute:
+- product: the product code from the shop's list, or the customer's own words for the product;
+- quantity: the number of units ordered;
+- due: the date or phrase saying when it is needed, exactly as written ("by Friday", "2026-12-04").
+Use null for anything the e-mail does not state. If the e-mail gives one of them in conflicting ways (two
+different quantities, two due dates), leave it null and name it in "unclear"."""
+
+SYSTEM_PROMPT = """You are the production planner of a small manufacturing shop. A customer e-mail has arrived.
 Your job is to run the shop's planning tools in order and ask a person to approve the resulting plan.
 The tools compute the plan; you never calculate, invent or edit plan details yourself.
 
@@ -36,6 +56,25 @@ def first_message(customer_email: str) -> str:
         "A customer e-mail arrived. Plan production for it and ask for approval to apply the plan.\n"
         f"{EMAIL_OPEN}\n{customer_email}\n{EMAIL_CLOSE}"
     )
+
+
+def extraction_message(customer_email: str, products: Sequence[Product], anchor: str) -> str:
+    """The one user turn of the reading call: the shop's products, the day dates count from, the e-mail."""
+    catalog = json.dumps([{"code": p.code, "description": p.description} for p in products], sort_keys=True)
+    return (
+        f"Record what this customer orders. Dates count from {anchor}. The shop's products:\n"
+        f"{PRODUCTS_OPEN}{catalog}{PRODUCTS_CLOSE}\n{EMAIL_OPEN}\n{customer_email}\n{EMAIL_CLOSE}"
+    )
+
+
+def read_extraction_message(text: str) -> tuple[list[dict[str, Any]], str] | None:
+    """The products and anchor day of an :func:`extraction_message` (None when ``text`` is not one)."""
+    match = re.search(re.escape(PRODUCTS_OPEN) + r"(.*?)" + re.escape(PRODUCTS_CLOSE), text, re.DOTALL)
+    anchor = re.search(r"Dates count from (\d{4}-\d{2}-\d{2})\.", text)
+    if match is None or anchor is None:
+        return None
+    found = json.loads(match.group(1))
+    return (found, anchor.group(1)) if isinstance(found, list) else None
 
 
 def extract_customer_email(text: str) -> str:

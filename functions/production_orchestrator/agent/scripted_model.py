@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncGenerator, AsyncIterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -17,16 +18,43 @@ from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
-from .prompts import extract_customer_email
+from ..domain.customer_message import read_message
+from ..domain.intake import RequestFacts, read_facts
+from ..domain.shop import parse_day
+from .model_settings import SCRIPTED_MODEL_ID
+from .prompts import extract_customer_email, read_extraction_message
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, TOOL_SEQUENCE
 from .workflow_rules import first_user_text, tool_outcomes
 
-SCRIPTED_MODEL_ID = "scripted-planner-v1"
+READ_TOOL = RequestFacts.__name__  # Strands names the structured-output tool after the model class
 T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class _Catalogued:
+    code: str
+    description: str
+
+
+def reading_step(messages: Messages) -> tuple[str, dict[str, Any]] | str | None:
+    """In a reading call, the rule-based reader's facts as the tool call; None in a planning run."""
+    text = first_user_text(messages)
+    found = read_extraction_message(text)
+    if found is None:
+        return None
+    if tool_outcomes(messages):
+        return "Recorded."
+    products = [_Catalogued(str(p.get("code", "")), str(p.get("description", ""))) for p in found[0]]
+    message = read_message(extract_customer_email(text))
+    facts = read_facts(message, products, message.sent_day or parse_day(found[1]))
+    return READ_TOOL, facts.model_dump(mode="json")
 
 
 def next_step(messages: Messages) -> tuple[str, dict[str, Any]] | str:
     """The next tool call ``(name, input)`` or the final answer text."""
+    reading = reading_step(messages)
+    if reading is not None:
+        return reading
     history = tool_outcomes(messages)
     if not history:
         return INTAKE_TOOL, {"email": extract_customer_email(first_user_text(messages))}

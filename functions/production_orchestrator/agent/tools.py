@@ -13,13 +13,11 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from .. import faults
-from ..domain.errors import IntegrityError, NotFoundError, PlanningError, ShopError
-from ..domain.intake import parse_customer_email
+from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
 from ..domain.outbox import queue_messages
 from ..domain.planning import ProposalContent, analyze_blockers, apply_proposal, build_proposal, load_proposal
 from ..domain.records import require_hash
-from ..domain.scenarios import CATALOG
-from ..domain.shop import ShopState, hours
+from ..domain.shop import Order, ShopState, add_days, hours
 from .context import RunContext
 
 INTAKE_TOOL = "intake_customer_request"
@@ -73,7 +71,7 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         # A resume that died after its apply is being finished: the plan is in, never apply it again.
         ctx.apply_result = {"applied": False, "revision": state.revision}
         return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
-    new_state = apply_proposal(state, proposal, proposal_hash)
+    new_state = apply_proposal(state, proposal)
     # The drafted messages were part of what the human approved: queued with the plan, in the same write.
     messages = queue_messages(proposal, proposal_hash, checkpoint.checkpoint_id, ctx.clock())
     applied_now = ctx.store.apply_plan(
@@ -96,98 +94,144 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
     return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
 
 
+# What the read-only tools show a model: enough to follow the plan, never the whole of a large shop.
+SHOWN_ORDERS = 50
+SHOWN_DAYS = 14
+
+
+def same_text(a: str, b: str) -> bool:
+    """True when two e-mail texts differ at most in whitespace (a model may re-wrap what it copies)."""
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def take_in(ctx: RunContext, email: str) -> Order:
+    """Record the run's request (read and validated before the run) as an unscheduled order."""
+    if ctx.request is None:
+        raise IntakeError("no customer request was read for this run")
+    if not same_text(email, ctx.request_text):
+        raise IntakeError("this is not the customer's e-mail; pass it exactly as received")
+    return ctx.store.take_in_order(ctx.request, ctx.event("order_taken_in", order_id=ctx.request.id))
+
+
+def _planning_day(ctx: RunContext) -> str:
+    if not ctx.planning_day:
+        raise PlanningError("this run has no planning day: plans are made by start, not by a resume")
+    return ctx.planning_day
+
+
+def _orders_view(ctx: RunContext) -> dict[str, Any]:
+    state = _state(ctx)
+    first = ctx.planning_day or "0000-01-01"
+    last = add_days(first, SHOWN_DAYS - 1) if ctx.planning_day else "9999-12-31"
+    relevant = [o for o in state.orders if not o.schedule or any(first <= a.day <= last for a in o.schedule)]
+    return {
+        "orders_in_shop": len(state.orders),
+        "shown": f"unscheduled orders and orders running {first} to {last} (at most {SHOWN_ORDERS})",
+        "orders": [
+            {
+                "order_id": o.id,
+                "customer": o.customer,
+                "product": o.product,
+                "quantity": o.quantity,
+                "priority": o.priority,
+                "due": o.due,
+                "schedule": [f"{a.machine} {a.day} {hours(a.minutes)}" for a in o.schedule],
+            }
+            for o in relevant[:SHOWN_ORDERS]
+        ],
+    }
+
+
+def _capacity_view(ctx: RunContext) -> dict[str, Any]:
+    state = _state(ctx)
+    first = _planning_day(ctx)
+    days = [add_days(first, i) for i in range(SHOWN_DAYS)]
+    product = state.product(ctx.request.product) if ctx.request else None
+    machines = [m for m in state.machines if product is None or m.id in product.machines]
+    booked: dict[tuple[str, str], int] = {}
+    for order in state.orders:
+        for a in order.schedule:
+            booked[(a.machine, a.day)] = booked.get((a.machine, a.day), 0) + a.minutes
+    view: dict[str, Any] = {}
+    for m in machines:
+        view[m.id] = {
+            d: {
+                "capacity": hours(m.minutes_per_day) if m.works_on(d) else "closed",
+                "booked": hours(booked.get((m.id, d), 0)),
+                "free": hours(max(0, m.minutes_per_day - booked.get((m.id, d), 0))) if m.works_on(d) else "0h",
+            }
+            for d in days
+        }
+    return view
+
+
 def build_tools(ctx: RunContext) -> list[AgentTool]:
     """The eight tools bound to one run's context. Start and resume build the same names."""
 
     @tool(name=INTAKE_TOOL)
     def intake_customer_request(email: str) -> str:
-        """Step 1. Take in the customer's e-mail as an order, validated against the product catalog.
+        """Step 1. Take the customer's request in as an order of the shop.
 
-        Pass the customer's e-mail text exactly as received: every line, unchanged. Returns the order as
-        JSON, including its order_id, which analyze_blockers and propose_schedule need. Submitting the same
-        request again returns the order already taken in. An e-mail describing another request is refused.
+        Pass the customer's e-mail text exactly as received: every line, unchanged. The request was read
+        and checked against the shop's products before this run; this records it as an unscheduled order
+        and returns it as JSON, including its order_id, which analyze_blockers and propose_schedule need.
+        Submitting the same request again returns the order already taken in.
 
         Args:
             email: the full text of the customer's e-mail, verbatim.
         """
-        order = parse_customer_email(email, CATALOG, _state(ctx).days)
-        stored = ctx.store.take_in_order(order, ctx.event("order_taken_in", order_id=order.order_id))
-        return _json(stored.model_dump(mode="json"))
+        order = take_in(ctx, email).model_dump(mode="json")
+        return _json({"order_id": order.pop("id"), **order})
 
     @tool
     def list_active_orders() -> str:
-        """Step 2. List every order in the shop: priority, machine, machine-hours, thread use and scheduled day.
+        """Step 2. List the shop's orders: customer, product, quantity, priority, due date and schedule.
 
-        Read-only; takes no arguments.
+        Read-only; takes no arguments. A large shop shows the unscheduled orders and those running in the
+        next two weeks.
         """
-        state = _state(ctx)
-        return _json(
-            [
-                {
-                    "order_id": o.order_id,
-                    "customer": o.customer,
-                    "priority": o.priority,
-                    "requested_day": o.requested_day,
-                    "scheduled_day": o.scheduled_day,
-                    "machine_id": o.machine_id,
-                    "machine_hours": hours(o.machine_minutes),
-                    "materials": {m.material_id: m.quantity for m in o.materials},
-                }
-                for o in state.orders
-            ]
-        )
+        return _json(_orders_view(ctx))
 
     @tool
     def get_inventory() -> str:
-        """Step 3. Show the thread on hand per material id and procurement already requested.
+        """Step 3. Show each material: on hand, on order, supplier and lead time; and procurement requested.
 
         Read-only; takes no arguments.
         """
         state = _state(ctx)
         return _json(
             {
-                "on_hand": state.inventory,
+                "materials": [m.model_dump(mode="json") for m in state.materials],
                 "requested": [p.model_dump(mode="json") for p in state.procurement],
             }
         )
 
     @tool
     def get_machine_capacity() -> str:
-        """Step 4. Show each machine's capacity, booked and free machine-hours for each day of the window.
+        """Step 4. Show capacity, booked and free machine-hours per machine and day for the next two weeks.
 
-        Read-only; takes no arguments.
+        Read-only; takes no arguments. Only the machines that can make the requested product are shown.
         """
-        state = _state(ctx)
-        return _json(
-            {
-                m.machine_id: {
-                    day: {
-                        "capacity": hours(m.minutes_per_day),
-                        "booked": hours(state.booked_minutes(m.machine_id, day)),
-                        "free": hours(max(0, m.minutes_per_day - state.booked_minutes(m.machine_id, day))),
-                    }
-                    for day in state.days
-                }
-                for m in state.machines
-            }
-        )
+        return _json(_capacity_view(ctx))
 
     @tool(name="analyze_blockers")
     def analyze(order_id: str) -> str:
-        """Step 5. Find what blocks an order on its requested day: thread shortages and machine overbooking.
+        """Step 5. Find what blocks an order by its due date: material shortages and machine overbooking.
 
         Read-only. Returns a JSON list of blockers; an empty list means nothing blocks the order.
 
         Args:
             order_id: the order_id returned by intake_customer_request, e.g. "RUSH-200".
         """
-        return _json([b.model_dump(mode="json") for b in analyze_blockers(_state(ctx), order_id)])
+        blockers = analyze_blockers(_state(ctx), order_id, _planning_day(ctx))
+        return _json([b.model_dump(mode="json") for b in blockers])
 
     @tool(name=PROPOSE_TOOL)
     def propose_schedule(order_id: str) -> str:
         """Step 6. Compute the production plan for the order and store it as an immutable proposal.
 
-        The plan (schedule moves, thread to procure, message drafts) is computed here from the shop's
+        The plan (where the order runs, moves of other orders, material to procure, orders at risk,
+        message drafts) is computed here from the shop's
         state; nothing is changed in the shop. Returns JSON with the proposal_hash (64 hex characters) that
         names exactly this plan, and a one-line summary. Only the order taken in by
         intake_customer_request for this customer may be planned.
@@ -195,7 +239,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request.
         """
-        proposal = build_proposal(_state(ctx), order_id)
+        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text)
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
         faults.point("after_proposal_write")

@@ -3,8 +3,9 @@
 The tools compute the plan from the shop; the model only chooses calls. Only two calls shape the plan,
 so the rules are about those two and the gate:
 
-    intake_customer_request  must take in the order the customer's e-mail describes (parsed and compared,
-                             so re-wrapped text passes and a changed quantity or priority does not)
+    intake_customer_request  must pass the customer's e-mail (compared without whitespace, so re-wrapped
+                             text passes and a changed quantity or priority does not); the request it
+                             takes in was read and validated before the run began
     propose_schedule         only for the order an intake of this run took in (without it the plan could
                              be built for an order that was never this customer's request)
     apply_production_plan    only with a hash that a propose_schedule of this run returned (the hook then
@@ -18,21 +19,14 @@ cannot forge them, so they are evidence of what ran.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from strands.types.content import Messages
 
-from ..domain.errors import IntakeError
-from ..domain.intake import parse_customer_email
-from ..domain.scenarios import CATALOG
 from ..domain.shop import Order
 from .prompts import extract_customer_email
-from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL
-
-# The calls judged against the customer's request (and so against the shop's planning window).
-REQUEST_BOUND_TOOLS = frozenset({INTAKE_TOOL, PROPOSE_TOOL})
+from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, same_text
 
 
 @dataclass(frozen=True)
@@ -80,18 +74,11 @@ def first_user_text(messages: Messages) -> str:
     return ""
 
 
-def _order(email: str, days: Sequence[str]) -> Order | None:
-    try:
-        return parse_customer_email(email, CATALOG, days)
-    except IntakeError:
-        return None
-
-
-def refusal(name: str, tool_input: dict[str, Any], messages: Messages, days: Sequence[str]) -> str | None:
+def refusal(name: str, tool_input: dict[str, Any], messages: Messages, request: Order | None) -> str | None:
     """Why this call may not run now, or ``None`` when it may.
 
-    ``messages`` is the conversation so far (the calling turn included); ``days`` the shop's planning
-    window, which parsing the customer's request needs (only for :data:`REQUEST_BOUND_TOOLS`).
+    ``messages`` is the conversation so far (the calling turn included); ``request`` the order this run
+    read from the customer's e-mail (None in a resume, which plans nothing).
     """
     if name == APPLY_TOOL:
         proposal_hash = tool_input.get("proposal_hash")
@@ -104,21 +91,18 @@ def refusal(name: str, tool_input: dict[str, Any], messages: Messages, days: Seq
                 "conversation, copied unchanged"
             )
         return None
-    if name not in REQUEST_BOUND_TOOLS:
-        return None
-    customer_order = _order(extract_customer_email(first_user_text(messages)), days)
     if name == INTAKE_TOOL:
-        offered = _order(str(tool_input.get("email", "")), days)
-        # An e-mail that does not parse fails in the tool itself, with the reason the model needs.
-        if offered is not None and offered != customer_order:
+        if not same_text(str(tool_input.get("email", "")), extract_customer_email(first_user_text(messages))):
             return (
                 "intake_customer_request must take in the customer's e-mail exactly as given; "
                 "this text describes a different request"
             )
         return None
+    if name != PROPOSE_TOOL:
+        return None
     order_id = tool_input.get("order_id")
     taken_in = {o.json_field("order_id") for o in tool_outcomes(messages) if o.name == INTAKE_TOOL and o.succeeded}
-    if customer_order is None or order_id != customer_order.order_id or order_id not in taken_in:
+    if request is None or order_id != request.id or order_id not in taken_in:
         return (
             "propose_schedule must plan the order that intake_customer_request took in for this "
             "customer's request; call intake_customer_request first and use its order_id"

@@ -17,7 +17,15 @@ from html import escape
 
 from ..domain.approvals import ApprovalRecord
 from ..domain.planning import ProposalContent
-from ..domain.presentation import MESSAGES_ON_APPROVAL, describe_blockers, describe_plan, fingerprint
+from ..domain.presentation import (
+    MESSAGES_ON_APPROVAL,
+    describe_allocations,
+    describe_at_risk,
+    describe_blockers,
+    describe_procurement,
+    describe_schedule,
+    fingerprint,
+)
 from ..domain.records import Checkpoint, parse_utc
 
 _STYLE = (
@@ -41,6 +49,7 @@ _STYLE = (
     "border:0;border-radius:.5rem;padding:.7rem 1rem;margin:.6rem 0;cursor:pointer}"
     ".approve{background:#1b7f3b;color:#fff}.reject{background:#b3261e;color:#fff}"
     ".again{background:#1f4e99;color:#fff}"
+    ".risk{border-left:.3rem solid #b3261e}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}"
     "button:focus,textarea:focus{outline:3px solid #1f4e99;outline-offset:2px}"
     "table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.35rem .3rem;"
     "border-bottom:1px solid #e3e3e3;vertical-align:top}"
@@ -133,6 +142,19 @@ def _repropose_form(checkpoint: Checkpoint) -> str:
     )
 
 
+def _allocations(proposal: ProposalContent) -> str:
+    return f"<section><h2>Allocations by machine and day</h2>{_items(describe_allocations(proposal))}</section>"
+
+
+def _at_risk(proposal: ProposalContent) -> str:
+    if not proposal.at_risk:
+        return "<section><h2>At risk</h2><p>Nothing: every order keeps its due date.</p></section>"
+    return (
+        '<section class="risk" role="alert"><h2>At risk: these orders miss their due date</h2>'
+        f"{_items(describe_at_risk(proposal))}</section>"
+    )
+
+
 def render_confirmation(
     checkpoint: Checkpoint,
     proposal: ProposalContent,
@@ -151,18 +173,22 @@ def render_confirmation(
         f'<div class="draft">{escape(d.body)}</div></li>'
         for d in proposal.communication_drafts
     )
-    schedule = describe_plan(proposal.model_copy(update={"procurement_actions": ()})) or ["No schedule changes."]
-    buying = describe_plan(proposal.model_copy(update={"schedule_changes": ()})) or ["Nothing to buy."]
+    buying = describe_procurement(proposal) or ["Nothing to buy."]
     parts = [
-        f"<p>Order <b>{escape(order.order_id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
-        f"{escape(order.product_code)}, priority {order.priority}, needed {escape(order.requested_day)}.</p>",
+        f"<p>Order <b>{escape(order.id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
+        f"{escape(order.product)}, priority {order.priority}, due {escape(order.due)}; "
+        f"planned from {escape(proposal.planning_day)}.</p>",
     ]
     if changes:
         parts.append(_changes(changes, can_repropose))
     parts += [
+        _at_risk(proposal),
         f"<section><h2>Why it is blocked</h2>{_items(describe_blockers(proposal))}</section>",
-        f"<section><h2>Schedule changes</h2>{_items(schedule)}</section>",
+        f"<section><h2>Schedule changes</h2>{_items(describe_schedule(proposal))}</section>",
+        _allocations(proposal),
         f"<section><h2>Procurement</h2>{_items(buying)}</section>",
+        "<section><details><summary>The customer's e-mail</summary>"
+        f"<pre>{escape(proposal.request_text)}</pre></details></section>",
         f"<section><h2>Messages this plan sends</h2><p>{escape(MESSAGES_ON_APPROVAL)}</p><ul>{drafts}</ul></section>",
         "<section><h2>What you are deciding on</h2><dl>"
         f'<dt>Proposal fingerprint</dt><dd class="fp">{escape(fingerprint(checkpoint.proposal_hash))}</dd>'

@@ -1,5 +1,5 @@
-"""The approval side of the local CLI: links at start, the local server, resume of a page decision,
-propose again, audit verification, and the policy checks ``resume`` makes.
+"""The approval side of the local CLI: links at start, resume of a page decision, propose again, the local
+pages' composition, and the policy checks ``resume`` makes.
 
 Local approver configuration is per run, fixed in its approval record at ``start``:
 ``--approvers a@x,b@y`` (default: one approver, ``shop-owner``), ``--requester`` (default: the OS user),
@@ -9,9 +9,7 @@ Local approver configuration is per run, fixed in its approval record at ``start
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -20,20 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.approvals import ApprovalRecord
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from ..domain.ports import ApprovalMessage, ShopStore
+from ..domain.ports import ApprovalMessage, ApprovalStore, ShopStore
 from ..domain.receipts import make_receipt
-from ..domain.records import Checkpoint, Decision, parse_utc
+from ..domain.records import Checkpoint, Decision, ProviderBinding, parse_utc
 from ..lifecycle.authorize import authorize_direct, receipt_event
 from ..lifecycle.evidence import load_checkpoint, review
 from ..lifecycle.repropose import supersede
 from ..lifecycle.request_approval import request_approval
 from ..lifecycle.review import current_approval, what_changed
 from ..lifecycle.runtime import Runtime
-from ..lifecycle.start import StartResult
-from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, utc_now
+from . import inputs
+from .output import PROG, say
+from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, record_link_base, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
+    from ..lifecycle.start import StartResult
 
 DEFAULT_APPROVER = "shop-owner"
 LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
@@ -41,22 +41,42 @@ LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision end
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
     """Who may decide on the run ``start`` begins."""
-    parser.add_argument(
-        "--approvers", default=None, help=f"comma-separated approver names or e-mails (default: {DEFAULT_APPROVER})"
+    group = parser.add_argument_group("approval policy (fixed in the approval record)")
+    group.add_argument(
+        "--approvers",
+        type=inputs.names,
+        default=None,
+        metavar="A,B",
+        help=f"comma-separated approver names or e-mails, each gets their own link (default: {DEFAULT_APPROVER}, "
+        "and then resume --approver stays open to the local operator)",
     )
-    parser.add_argument("--requester", default=None, help="who starts this run (default: the OS user)")
-    parser.add_argument(
+    group.add_argument("--requester", default=None, metavar="NAME", help="who starts this run (default: the OS user)")
+    group.add_argument(
         "--separation-of-duties",
         action=argparse.BooleanOptionalAction,
         default=False,
-        help="the requester may not approve their own plan (default: off locally, on in AWS)",
+        help="the requester may not approve their own plan (off locally, on in AWS)",
     )
-    parser.add_argument("--quorum", type=int, default=2, help="approvals needed above --quorum-above (default 2)")
-    parser.add_argument(
-        "--quorum-above", type=int, default=None, metavar="QTY", help="procurement quantity that needs the quorum"
+    group.add_argument(
+        "--quorum",
+        type=inputs.at_least_one,
+        default=2,
+        metavar="N",
+        help="approvals needed when procurement is above --quorum-above",
     )
-    parser.add_argument(
-        "--link-base", default=DEFAULT_LINK_BASE, help=f"approval link base (default {DEFAULT_LINK_BASE})"
+    group.add_argument(
+        "--quorum-above",
+        type=inputs.zero_or_more,
+        default=None,
+        metavar="QTY",
+        help="procurement quantity above which the plan needs the quorum (default: never)",
+    )
+    group.add_argument(
+        "--link-base",
+        type=inputs.link_base,
+        default=DEFAULT_LINK_BASE,
+        metavar="URL",
+        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve",
     )
 
 
@@ -74,13 +94,29 @@ class _Collect:
         self.messages.append(message)
 
 
-def request_links(args: argparse.Namespace, rt: Runtime, result: StartResult) -> None:
-    """Create the run's approval and print ``APPROVAL_ID=`` and each approver's ``APPROVAL_URL_<n>=``."""
-    configured = [a.strip() for a in (args.approvers or "").split(",") if a.strip()]
+@dataclass(frozen=True)
+class IssuedLinks:
+    """The approval ``start`` created and each approver's link (stdout is the local 'e-mail')."""
+
+    approval_id: str
+    links: tuple[tuple[str, str], ...]  # (approver, link), in --approvers order
+
+    def values(self) -> dict[str, Any]:
+        """``APPROVAL_ID=``, ``APPROVAL_URL=`` (the first link), then ``APPROVER_<n>=`` / ``APPROVAL_URL_<n>=``."""
+        out: dict[str, Any] = {"approval_id": self.approval_id, "approval_url": self.links[0][1]}
+        for number, (approver, link) in enumerate(self.links, start=1):
+            out[f"approver_{number}"] = approver
+            out[f"approval_url_{number}"] = link
+        return out
+
+
+def request_links(args: argparse.Namespace, data_dir: Path, rt: Runtime, result: StartResult) -> IssuedLinks:
+    """Create the run's approval with one link per approver."""
+    configured = list(args.approvers or ())
     notifier = _Collect()
     requested = request_approval(
         rt.store,
-        local_approvals(args.data_dir),
+        local_approvals(data_dir),
         notifier,
         checkpoint_id=result.checkpoint.checkpoint_id,
         proposal_hash=result.checkpoint.proposal_hash,
@@ -94,84 +130,91 @@ def request_links(args: argparse.Namespace, rt: Runtime, result: StartResult) ->
         quorum_above_quantity=args.quorum_above,
         restricted=bool(configured),
     )
-    print(f"APPROVAL_ID={requested.approval_id}")
-    for number, message in enumerate(notifier.messages, start=1):
-        if number == 1:
-            print(f"APPROVAL_URL={message.link}")
-        print(f"APPROVER_{number}={message.approver}")
-        print(f"APPROVAL_URL_{number}={message.link}")
+    record_link_base(data_dir, requested.approval_id, args.link_base)
+    return IssuedLinks(requested.approval_id, tuple((m.approver, m.link) for m in notifier.messages))
 
 
-def authorize(args: argparse.Namespace, approver: str, approved: bool) -> None:
+def authorize(data_dir: Path, checkpoint_id: str, approver: str, approved: bool) -> None:
     """``resume --approver`` meets the run's policy; raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``."""
-    authorize_direct(local_approvals(args.data_dir), args.checkpoint, approver, approved)
+    authorize_direct(local_approvals(data_dir), checkpoint_id, approver, approved)
 
 
-def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
+def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError) -> None:
     """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and how to propose again."""
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
-    store = local_runtime(args.data_dir, create=False).store
-    changes = what_changed(store, load_checkpoint(store, args.checkpoint)) or []
-    print("changed since the plan was proposed:", file=sys.stderr)
+    store = local_runtime(data_dir, create=False).store
+    changes = what_changed(store, load_checkpoint(store, checkpoint_id)) or []
+    say("changed since the plan was proposed:")
     for line in changes:
-        print(f"  - {line}", file=sys.stderr)
-    print(
-        f"propose again: python -m production_orchestrator repropose --data-dir {args.data_dir} "
-        f"--checkpoint {args.checkpoint}",
-        file=sys.stderr,
-    )
+        say(f"  - {line}")
+    say(f"propose again: {PROG} repropose --data-dir {data_dir} --checkpoint {checkpoint_id}")
 
 
-def record_cli_receipt(args: argparse.Namespace, store: ShopStore, checkpoint: Checkpoint, decision: Decision) -> None:
+def record_cli_receipt(data_dir: Path, store: ShopStore, checkpoint: Checkpoint, decision: Decision) -> None:
     """A decision typed at the CLI gets its receipt too, kept in the audit trail."""
-    receipt = make_receipt(checkpoint, decision, local_mac_key(args.data_dir))
+    receipt = make_receipt(checkpoint, decision, local_mac_key(data_dir))
     store.append_audit(receipt_event(checkpoint, receipt, at=utc_now()))
 
 
-def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> Any:
-    """Resume ``--checkpoint`` with the decision recorded on ``--approval`` (its receipts verified)."""
+def resume_approval(
+    data_dir: Path,
+    rt: Runtime,
+    binding: ProviderBinding,
+    checkpoint_id: str,
+    approval_id: str,
+    before_claim: Callable[[], None] | None = None,
+) -> Any:
+    """Resume ``checkpoint_id`` with the decision recorded on ``approval_id`` (its receipts verified)."""
     from ..lifecycle.resume_approval import resume_decided
 
-    rt = agent_runtime(args, create=False)
     return resume_decided(
         rt,
-        local_approvals(args.data_dir),
+        local_approvals(data_dir),
         binding,
-        checkpoint_id=args.checkpoint,
-        approval_id=args.approval,
-        mac_key=local_mac_key(args.data_dir),
+        checkpoint_id=checkpoint_id,
+        approval_id=approval_id,
+        mac_key=local_mac_key(data_dir),
+        before_claim=before_claim,
     )
 
 
-def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> int:
-    """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from ..lifecycle.start import start_run
-
-    approvals = local_approvals(args.data_dir)
+def _approval_to_replace(
+    approvals: ApprovalStore, approval_id: str | None, checkpoint_id: str | None
+) -> ApprovalRecord:
     old: ApprovalRecord | None = None
-    if args.approval:
-        old = current_approval(approvals, args.approval)
-    elif args.checkpoint:
-        found = approvals.approvals_for(args.checkpoint)
+    if approval_id:
+        old = current_approval(approvals, approval_id)
+    elif checkpoint_id:
+        found = approvals.approvals_for(checkpoint_id)
         old = current_approval(approvals, found[-1].approval_id) if found else None
     if old is None:
         raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
-    rt = agent_runtime(args, create=False)
-    checkpoint, _ = review(rt.store, old.checkpoint_id)
+    return old
+
+
+def repropose(
+    data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
+) -> dict[str, Any]:
+    """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
+    from ..lifecycle.start import PlanRequest, start_run
+
+    approvals = local_approvals(data_dir)
+    old = _approval_to_replace(approvals, approval_id, checkpoint_id)
+    checkpoint, proposal = review(rt.store, old.checkpoint_id)
     if what_changed(rt.store, checkpoint) is None:
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
         raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
-    result = start_run(rt, checkpoint.scenario, binding, window)
+    result = start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window)
     new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
-    print(f"CHECKPOINT_ID={result.checkpoint.checkpoint_id}")
-    print(f"PROPOSAL_HASH={result.checkpoint.proposal_hash}")
-    print(f"APPROVAL_ID={new.approval_id}")
-    print(f"SUPERSEDED_APPROVAL_ID={old.approval_id}")
-    print("the approvers' existing links now open the new plan", file=sys.stderr)
-    return 0
+    return {
+        "checkpoint_id": result.checkpoint.checkpoint_id,
+        "proposal_hash": result.checkpoint.proposal_hash,
+        "approval_id": new.approval_id,
+        "superseded_approval_id": old.approval_id,
+    }
 
 
 def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint:
@@ -189,38 +232,3 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
         reproposer=SubprocessRepropose(data_dir, provider_args),
         report_outcome=True,
     )
-
-
-def serve(args: argparse.Namespace, provider_args: list[str]) -> int:
-    """Serve the approval pages on 127.0.0.1 until interrupted."""
-    from ..approval_web.local_server import make_server
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = make_server(local_endpoint(args.data_dir, provider_args), args.port)
-    port = int(server.server_address[1])
-    print(f"SERVING=http://127.0.0.1:{port}/", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
-
-
-def audit_verify(store: ShopStore) -> int:
-    """Check the audit hash chain; print ``AUDIT_CHAIN=intact`` or the first broken link. Exit 0 or 5."""
-    from .aws_ops import print_chain_report
-
-    return print_chain_report(store)
-
-
-def superseded_labels(data_dir: Path, report: dict[str, Any]) -> None:
-    """In a status report, mark pending checkpoints whose approval was replaced by "propose again"."""
-    approvals = local_approvals(data_dir)
-    for row in report["approvals"]:
-        if row["status"] != "pending":
-            continue
-        found = approvals.approvals_for(row["checkpoint_id"])
-        if found and all(a.superseded_by for a in found):
-            row["status"] = "superseded"

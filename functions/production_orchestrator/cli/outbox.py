@@ -26,6 +26,7 @@ from ..domain.ports import MessageTransport
 from ..domain.presentation import fingerprint
 from ..domain.records import require_hash
 from ..lifecycle.deliver import deliver
+from .parser import actions, command, data_dir
 from .root import local_runtime, utc_now
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
@@ -33,18 +34,36 @@ EXIT_OK, EXIT_UNDELIVERED = 0, 6
 
 
 def register(subparsers: Any) -> None:
-    """Add ``outbox list`` and ``outbox send`` to the console script's subcommands."""
-    from .main import DEFAULT_DATA_DIR  # resolved at call time: main imports this module
-
-    outbox = subparsers.add_parser("outbox", help="the approved plans' messages: list and send them")
-    outbox.add_argument("--data-dir", type=Path, default=Path(DEFAULT_DATA_DIR))
-    commands = outbox.add_subparsers(dest="outbox_command", required=True, parser_class=type(outbox))
-    listing = commands.add_parser("list", help="every message an applied plan queued, and its status")
-    # Before or after the subcommand, like every other command's --data-dir.
-    listing.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS)
-    listing.add_argument("--json", action="store_true")
-    send = commands.add_parser("send", help="deliver the queued messages, each once")
-    send.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS)
+    """``outbox list`` and ``outbox send``."""
+    outbox = command(
+        subparsers,
+        "outbox",
+        summary="the approved plans' messages: list and send them",
+        description="Applying a plan queues its drafted messages (customer, floor lead, supplier) in the same "
+        "write as the shop change, once. `outbox send` delivers the queued ones, each marked sent with the "
+        "transport's id, so a second send delivers nothing new. Exit 6 when a message could not be delivered.",
+        examples=["outbox list", "outbox send --smtp 127.0.0.1:2525", "outbox send --to-dir outgoing/"],
+    )
+    what = actions(outbox, metavar="ACTION", title="actions")
+    listing = command(
+        what,
+        "list",
+        summary="every message an applied plan queued, and its status",
+        description="Each queued message: kind (customer, operator, supplier), to, subject, status "
+        "(queued, sent, failed) and the proposal it belongs to.",
+        examples=["outbox list", "outbox list --json"],
+        handler=_list,
+    )
+    listing.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    send = command(
+        what,
+        "send",
+        summary="deliver the queued messages, each once",
+        description="Deliver every queued message through an SMTP server or into a directory as .eml files; "
+        "each is claimed, sent and marked sent with the transport's id.",
+        examples=["outbox send --smtp 127.0.0.1:2525", "outbox send --to-dir outgoing/"],
+        handler=_send,
+    )
     target = send.add_mutually_exclusive_group(required=True)
     target.add_argument("--smtp", metavar="HOST:PORT", help="deliver through this SMTP server")
     target.add_argument("--to-dir", type=Path, metavar="DIR", help="write one .eml file per message")
@@ -52,22 +71,15 @@ def register(subparsers: Any) -> None:
         "--from",
         dest="sender",
         default=os.environ.get(ENV_MAIL_FROM) or DEFAULT_SENDER,
-        help=f"From address (default ${ENV_MAIL_FROM} or {DEFAULT_SENDER})",
+        help=f"From address (${ENV_MAIL_FROM} when set)",
     )
     send.add_argument("--starttls", action="store_true", help="upgrade the SMTP connection with STARTTLS")
     send.add_argument("--proposal", default=None, metavar="HASH", help="only this plan's messages")
     send.add_argument(
         "--lease",
         default="2m",
-        help="how long a message being sent is held before another send may retry it (default 2m)",
+        help="how long a message being sent is held before another send may retry it",
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    """Dispatch ``outbox list`` / ``outbox send``."""
-    if args.outbox_command == "list":
-        return _list(args)
-    return _send(args)
 
 
 def as_json(message: OutboxMessage) -> dict[str, Any]:
@@ -89,7 +101,7 @@ def as_json(message: OutboxMessage) -> dict[str, Any]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    messages = local_runtime(args.data_dir, create=False).store.outbox_messages()
+    messages = local_runtime(data_dir(args), create=False).store.outbox_messages()
     if args.json:
         print(json.dumps([as_json(m) for m in messages], indent=2, sort_keys=True))
         return EXIT_OK
@@ -134,7 +146,7 @@ def _send(args: argparse.Namespace) -> int:
             raise ValidationError(str(exc)) from None
     lease = parse_duration(args.lease)
     transport = _transport(args)
-    rt = local_runtime(args.data_dir, create=False)
+    rt = local_runtime(data_dir(args), create=False)
     report = deliver(rt.store, transport, clock=utc_now, proposal_hash=args.proposal, lease=lease)
     for m in report.sent:
         print(f"sent    [{m.kind}] to {m.to}: {m.subject} ({m.transport_id})")

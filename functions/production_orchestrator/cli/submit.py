@@ -21,6 +21,7 @@ from typing import Any
 
 from ..domain.errors import ValidationError
 from ..domain.submissions import MAX_REQUEST_CHARS
+from .parser import command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes
 _FUNCTION_URL_REGION = re.compile(r"^https://[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws/?$")
@@ -29,8 +30,17 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def register(subparsers: Any) -> None:
-    """Add ``submit`` to the console script's subcommands."""
-    submit = subparsers.add_parser("submit", help="start a run on the deployed stack for a customer's e-mail")
+    """``submit``."""
+    submit = command(
+        subparsers,
+        "submit",
+        summary="start a run on the deployed stack for a customer's e-mail",
+        description="Send a customer's e-mail to the deployed stack's submit endpoint, signed with your AWS "
+        "credentials (SigV4). The run records you, the authenticated caller, as its requester; prints the "
+        "execution ARN and its console link.",
+        examples=["submit --request customer.eml --stack ProductionOrchestrator"],
+        handler=run,
+    )
     submit.add_argument("--request", required=True, type=Path, metavar="PATH", help="the customer's e-mail (text)")
     target = submit.add_mutually_exclusive_group(required=True)
     target.add_argument("--stack", metavar="NAME", help="the deployed stack (its SubmitUrl output)")

@@ -31,7 +31,7 @@ ApprovalId = Annotated[str, AfterValidator(lambda value: require_id(value, APPRO
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def hash_link_secret(secret: str) -> str:

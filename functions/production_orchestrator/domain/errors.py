@@ -35,7 +35,20 @@ class ValidationError(OrchestratorError):
 
 
 class IntakeError(ValidationError):
-    """A customer request failed fail-closed validation against the catalog."""
+    """A customer request failed fail-closed validation against the shop: ``problems`` names each gap."""
+
+    def __init__(self, message: str, *, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
+
+
+class ShopFileError(ValidationError):
+    """A shop file is not a valid shop; ``problems`` holds every ``(JSON path, message)`` found."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        lines = "\n".join(f"  {path}: {message}" for path, message in problems)
+        super().__init__(f"the shop file has {len(problems)} problem(s):\n{lines}")
+        self.problems = problems
 
 
 class ConfigurationError(OrchestratorError):

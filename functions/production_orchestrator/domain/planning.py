@@ -1,7 +1,9 @@
-"""Blocker analysis, plan construction and communication drafts: the tools compute the plan, not the model.
+"""The plan a human approves: blockers, schedule changes, procurement, orders at risk, message drafts.
 
-Everything here is a pure function of the shop state, so the same scenario on a fresh shop always yields
-the same proposal and the same proposal hash.
+Everything here is a pure function of the shop state, the new order and the planning day, so the same
+shop and request always give the same proposal and the same proposal hash. The proposal names the state
+it was built on (revision and digest) and the state it produces (``result_digest``): applying it either
+produces exactly that state or refuses.
 """
 
 from __future__ import annotations
@@ -10,20 +12,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .canonical import canonical_bytes, content_hash
+from .canonical import canonical_bytes, content_hash, sha256_hex
+from .drafts import CommunicationDraft, draft_messages
 from .errors import IntegrityError, PlanningError
-from .shop import Order, ProcurementTask, ShopState, hours
+from .materials import Line, procurement, ready_day, shortages
+from .planner import HORIZON_DAYS, Placement, place
+from .shop import Allocation, Order, ProcurementTask, ShopState, parse_day, procurement_key
 
-PLANNER_VERSION = "planner-1"
-OPERATOR_ADDRESS = "floor-lead@shop.example"
-SUPPLIER_ADDRESS = "orders@threadworks-supply.example"
+PLANNER_VERSION = "planner-2"
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class InventoryShortage(_Frozen):
+    """The new order needs more of a material than the scheduled orders leave."""
+
     kind: Literal["inventory_shortage"] = "inventory_shortage"
     material_id: str
     required: int
@@ -32,9 +37,12 @@ class InventoryShortage(_Frozen):
 
 
 class CapacityConflict(_Frozen):
+    """The machines the product allows are too booked between the earliest start and the due date."""
+
     kind: Literal["capacity_conflict"] = "capacity_conflict"
-    machine_id: str
-    day: str
+    machines: tuple[str, ...]
+    first_day: str
+    last_day: str
     required_minutes: int
     available_minutes: int
     related_orders: tuple[str, ...]
@@ -44,23 +52,31 @@ Blocker = InventoryShortage | CapacityConflict
 
 
 class ScheduleChange(_Frozen):
+    """An order's schedule before and after the plan (``before`` is empty for the new order)."""
+
     order_id: str
-    machine_id: str
-    from_day: str | None
-    to_day: str
+    before: tuple[Allocation, ...]
+    after: tuple[Allocation, ...]
 
 
 class ProcurementAction(_Frozen):
+    """Buy ``quantity`` of a material from its supplier, needed by the first day an order uses it."""
+
     material_id: str
     quantity: int
     needed_by: str
+    supplier_email: str
 
 
-class CommunicationDraft(_Frozen):
-    audience: Literal["customer", "operator", "supplier"]
-    to: str
-    subject: str
-    body: str
+class AtRisk(_Frozen):
+    """An order the plan cannot finish by its due date, or whose material cannot arrive in time."""
+
+    order_id: str
+    due: str
+    finish: str
+    reason: Literal["capacity", "material"]
+    detail: str
+    blocking_orders: tuple[str, ...] = ()
 
 
 class ProposalContent(_Frozen):
@@ -68,11 +84,17 @@ class ProposalContent(_Frozen):
 
     planner_version: str
     base_revision: int
+    base_digest: str
+    planning_day: str
+    horizon_days: int
+    request_text: str
     target_order: Order
     evidence: tuple[InventoryShortage | CapacityConflict, ...]
     schedule_changes: tuple[ScheduleChange, ...]
     procurement_actions: tuple[ProcurementAction, ...]
+    at_risk: tuple[AtRisk, ...]
     communication_drafts: tuple[CommunicationDraft, ...]
+    result_digest: str
 
     def to_canonical(self) -> dict[str, Any]:
         """Plain JSON data; list order is fixed by construction."""
@@ -86,19 +108,25 @@ class ProposalContent(_Frozen):
         """The exact bytes stored under the proposal hash."""
         return canonical_bytes(self.to_canonical())
 
+    def new_schedule(self) -> tuple[Allocation, ...]:
+        """Where the new order runs."""
+        change = next((c for c in self.schedule_changes if c.order_id == self.target_order.id), None)
+        return change.after if change else ()
+
     def summary(self) -> str:
         """One paragraph a shop owner can read."""
-        moves = [c for c in self.schedule_changes if c.from_day is not None]
-        parts = [f"Schedule {self.target_order.order_id} on {self.target_order.requested_day}"]
-        parts += [f"move {c.order_id} from {c.from_day} to {c.to_day}" for c in moves]
-        parts += [f"procure {a.quantity} {a.material_id}" for a in self.procurement_actions]
+        runs = ", ".join(f"{a.machine} {a.day} {a.minutes} min" for a in self.new_schedule())
+        parts = [f"Schedule {self.target_order.id} ({runs})"]
+        moved = [c.order_id for c in self.schedule_changes if c.order_id != self.target_order.id]
+        if moved:
+            parts.append(f"move {', '.join(moved)}")
+        parts += [f"procure {a.quantity} {a.material_id} by {a.needed_by}" for a in self.procurement_actions]
+        parts += [f"{r.order_id} at risk ({r.reason})" for r in self.at_risk]
         return "; ".join(parts) + "."
 
 
 def load_proposal(data: bytes, expected_hash: str) -> ProposalContent:
     """Parse stored proposal bytes, refusing unless they re-hash to ``expected_hash``."""
-    from .canonical import sha256_hex
-
     if sha256_hex(data) != expected_hash:
         raise IntegrityError(f"stored proposal does not re-hash to {expected_hash}")
     try:
@@ -107,188 +135,150 @@ def load_proposal(data: bytes, expected_hash: str) -> ProposalContent:
         raise IntegrityError(f"stored proposal {expected_hash} is not a valid proposal: {exc}") from None
 
 
-def _target(state: ShopState, order_id: str) -> Order:
+def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
     order = state.order(order_id)
     if order is None:
         raise PlanningError(f"order {order_id} is not in the shop; take the customer request in first")
-    if order.scheduled_day is not None:
-        raise PlanningError(f"order {order_id} is already scheduled for {order.scheduled_day}; nothing to plan")
+    if order.schedule:
+        raise PlanningError(f"order {order_id} is already scheduled (from {order.schedule[0].day}); nothing to plan")
+    if state.product(order.product) is None:
+        raise PlanningError(f"order {order_id} names product {order.product}, which the shop does not make")
+    parse_day(planning_day)
     return order
 
 
-def analyze_blockers(state: ShopState, order_id: str) -> tuple[Blocker, ...]:
-    """What stops ``order_id`` from being produced on its requested day: shortages, then capacity."""
-    target = _target(state, order_id)
-    blockers: list[Blocker] = []
-    for use in sorted(target.materials, key=lambda u: u.material_id):
-        committed = sum(
-            o.uses(use.material_id)
-            for o in state.orders
-            if o.scheduled_day is not None and o.order_id != target.order_id
-        )
-        incoming = sum(p.quantity for p in state.procurement if p.material_id == use.material_id)
-        available = max(0, state.inventory.get(use.material_id, 0) - committed + incoming)
-        if available < use.quantity:
-            blockers.append(
-                InventoryShortage(
-                    material_id=use.material_id,
-                    required=use.quantity,
-                    available=available,
-                    shortfall=use.quantity - available,
-                )
-            )
-    machine = state.machine(target.machine_id)
-    if machine is None:
-        raise PlanningError(f"machine {target.machine_id} of order {order_id} does not exist")
-    booked = state.booked_minutes(machine.machine_id, target.requested_day, excluding=target.order_id)
-    if booked + target.machine_minutes > machine.minutes_per_day:
-        related = tuple(
-            sorted(
-                o.order_id
-                for o in state.orders
-                if o.machine_id == machine.machine_id
-                and o.scheduled_day == target.requested_day
-                and o.order_id != target.order_id
-            )
-        )
+def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tuple[Blocker, ...]:
+    """What stops ``order_id`` from being produced by its due date: shortages, then capacity."""
+    return _plan(state, _target(state, order_id, planning_day), planning_day)[0]
+
+
+def _plan(state: ShopState, target: Order, planning_day: str) -> tuple[tuple[Blocker, ...], Placement]:
+    product = state.product(target.product)
+    assert product is not None  # checked by _target
+    short = shortages(state, target, product, planning_day)
+    placement = place(state, target, product, planning_day, ready_day(state, short, planning_day))
+    blockers: list[Blocker] = [
+        InventoryShortage(material_id=s.material, required=s.required, available=s.available, shortfall=s.shortfall)
+        for s in short
+    ]
+    need = target.quantity * product.minutes_per_unit
+    if placement.window_booked + need > placement.window_capacity:
         blockers.append(
             CapacityConflict(
-                machine_id=machine.machine_id,
-                day=target.requested_day,
-                required_minutes=booked + target.machine_minutes,
-                available_minutes=machine.minutes_per_day,
-                related_orders=related,
+                machines=product.machines,
+                first_day=placement.earliest,
+                last_day=target.due,
+                required_minutes=placement.window_booked + need,
+                available_minutes=placement.window_capacity,
+                related_orders=placement.window_orders,
             )
         )
-    return tuple(blockers)
+    return tuple(blockers), placement
 
 
-def _free_capacity(state: ShopState, target: Order) -> tuple[ScheduleChange, ...]:
-    """Move the lowest-priority work off the target's day, to the next day that fits, until it fits."""
-    machine = state.machine(target.machine_id)
-    assert machine is not None  # checked by analyze_blockers
-    day = target.requested_day
-    booked = {d: state.booked_minutes(machine.machine_id, d, excluding=target.order_id) for d in state.days}
-    candidates = sorted(
-        (
-            o
-            for o in state.orders
-            if o.machine_id == machine.machine_id and o.scheduled_day == day and o.priority < target.priority
-        ),
-        key=lambda o: (o.priority, o.order_id),
-    )
-    later_days = [d for d in state.days if d > day]
-    moves: list[ScheduleChange] = []
-    for order in candidates:
-        if booked[day] + target.machine_minutes <= machine.minutes_per_day:
-            break
-        to_day = next((d for d in later_days if booked[d] + order.machine_minutes <= machine.minutes_per_day), None)
-        if to_day is None:
-            continue
-        booked[day] -= order.machine_minutes
-        booked[to_day] += order.machine_minutes
-        moves.append(
-            ScheduleChange(order_id=order.order_id, machine_id=machine.machine_id, from_day=day, to_day=to_day)
-        )
-    if booked[day] + target.machine_minutes > machine.minutes_per_day:
-        raise PlanningError(
-            f"{machine.machine_id} cannot fit {target.order_id} on {day}: "
-            "not enough lower-priority work can move to a later day in the window"
-        )
-    return tuple(sorted(moves, key=lambda c: c.order_id))
-
-
-def draft_messages(
-    target: Order, moves: tuple[ScheduleChange, ...], procurement: tuple[ProcurementAction, ...]
-) -> tuple[CommunicationDraft, ...]:
-    """Drafts for the customer, the machine operator and (when buying) the supplier. Never sent by us."""
-    material_note = (
-        " We are bringing in extra thread for it and will confirm once it has arrived." if procurement else ""
-    )
-    drafts = [
-        CommunicationDraft(
-            audience="customer",
-            to=target.customer_email,
-            subject=f"Your order {target.order_id} is planned for {target.requested_day}",
-            body=(
-                f"Hello {target.customer}, your {target.quantity} x {target.product_code} "
-                f"(order {target.order_id}) is planned for production on {target.requested_day}."
-                f"{material_note}"
+def _at_risk(target: Order, placement: Placement, lines: list[Line], orders: dict[str, Order]) -> tuple[AtRisk, ...]:
+    risks: dict[str, AtRisk] = {}
+    if placement.late_minutes:
+        waits = placement.earliest > target.due
+        risks[target.id] = AtRisk(
+            order_id=target.id,
+            due=target.due,
+            finish=placement.allocations[-1].day,
+            reason="material" if waits else "capacity",
+            detail=(
+                f"its materials cannot be in before {placement.earliest}"
+                if waits
+                else f"{placement.late_minutes} of its {placement.need} minutes do not fit by {target.due}"
+                + (" without moving orders past their own due dates" if placement.blocking else "")
             ),
-        ),
-        CommunicationDraft(
-            audience="operator",
-            to=OPERATOR_ADDRESS,
-            subject=f"Schedule change on {target.machine_id} for {target.requested_day}",
-            body=" ".join(
-                [f"Run {target.order_id} ({hours(target.machine_minutes)}) on {target.requested_day}."]
-                + [f"Move {m.order_id} from {m.from_day} to {m.to_day}." for m in moves]
-            ),
-        ),
-    ]
-    if procurement:
-        drafts.append(
-            CommunicationDraft(
-                audience="supplier",
-                to=SUPPLIER_ADDRESS,
-                subject="Purchase request: " + ", ".join(f"{p.quantity} {p.material_id}" for p in procurement),
-                body=" ".join(
-                    f"Please deliver {p.quantity} units of {p.material_id} by {p.needed_by}." for p in procurement
+            blocking_orders=placement.blocking,
+        )
+    for line in lines:
+        for order_id in line.late:
+            order = orders[order_id]
+            risks.setdefault(
+                order_id,
+                AtRisk(
+                    order_id=order_id,
+                    due=order.due,
+                    finish=order.schedule[-1].day,
+                    reason="material",
+                    detail=f"{line.material} arrives {line.arrives} at the earliest, it starts {order.schedule[0].day}",
                 ),
             )
+    return tuple(risks[k] for k in sorted(risks))
+
+
+def build_proposal(state: ShopState, order_id: str, planning_day: str, request_text: str = "") -> ProposalContent:
+    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock."""
+    target = _target(state, order_id, planning_day)
+    blockers, placement = _plan(state, target, planning_day)
+    changes = [
+        ScheduleChange(order_id=oid, before=state.order(oid).schedule, after=after)  # type: ignore[union-attr]
+        for oid, after in sorted(placement.moved.items())
+    ]
+    changes.append(ScheduleChange(order_id=target.id, before=(), after=placement.allocations))
+    planned = state.with_orders(
+        [state.order(c.order_id).model_copy(update={"schedule": c.after}) for c in changes]  # type: ignore[union-attr]
+    )
+    lines = procurement(planned, target.id, planning_day)
+    actions = tuple(
+        ProcurementAction(
+            material_id=x.material, quantity=x.quantity, needed_by=x.needed_by, supplier_email=x.supplier_email
         )
-    return tuple(drafts)
-
-
-def build_proposal(state: ShopState, order_id: str) -> ProposalContent:
-    """The complete plan for ``order_id`` against ``state``: deterministic, no times, no ids."""
-    target = _target(state, order_id)
-    blockers = analyze_blockers(state, order_id)
-    moves = _free_capacity(state, target) if any(isinstance(b, CapacityConflict) for b in blockers) else ()
-    procurement = tuple(
-        ProcurementAction(material_id=b.material_id, quantity=b.shortfall, needed_by=target.requested_day)
-        for b in blockers
-        if isinstance(b, InventoryShortage)
+        for x in lines
     )
-    changes = (
-        *moves,
-        ScheduleChange(
-            order_id=target.order_id, machine_id=target.machine_id, from_day=None, to_day=target.requested_day
-        ),
-    )
-    return ProposalContent(
-        planner_version=PLANNER_VERSION,
-        base_revision=state.revision,
-        target_order=target,
-        evidence=blockers,
-        schedule_changes=changes,
-        procurement_actions=procurement,
-        communication_drafts=draft_messages(target, moves, procurement),
-    )
+    orders = {o.id: o for o in planned.orders}
+    at_risk = _at_risk(target, placement, lines, orders)
+    content = {
+        "planner_version": PLANNER_VERSION,
+        "base_revision": state.revision,
+        "base_digest": state.digest(),
+        "planning_day": planning_day,
+        "horizon_days": HORIZON_DAYS,
+        "request_text": request_text,
+        "target_order": target,
+        "evidence": blockers,
+        "schedule_changes": tuple(changes),
+        "procurement_actions": actions,
+        "at_risk": at_risk,
+        "communication_drafts": draft_messages(state, target, tuple(changes), actions, at_risk),
+        "result_digest": "",
+    }
+    draft = ProposalContent(**content)
+    return draft.model_copy(update={"result_digest": _result(state, draft).digest()})
 
 
-def apply_proposal(state: ShopState, proposal: ProposalContent, proposal_hash: str) -> ShopState:
-    """The state after ``proposal`` applies: schedule updated, procurement committed, revision + 1."""
-    if state.revision != proposal.base_revision:
-        raise PlanningError(f"proposal was built on revision {proposal.base_revision}, the shop is at {state.revision}")
-    orders = {o.order_id: o for o in state.orders}
-    if orders.get(proposal.target_order.order_id) != proposal.target_order:
-        raise PlanningError(f"order {proposal.target_order.order_id} changed since the proposal was built")
+def _result(state: ShopState, proposal: ProposalContent) -> ShopState:
+    orders = {o.id: o for o in state.orders}
+    changed = []
     for change in proposal.schedule_changes:
         order = orders.get(change.order_id)
-        if order is None or order.scheduled_day != change.from_day:
+        if order is None or order.schedule != change.before:
             raise PlanningError(f"order {change.order_id} is no longer where the proposal expects it")
-        orders[change.order_id] = order.model_copy(update={"scheduled_day": change.to_day})
+        changed.append(order.model_copy(update={"schedule": change.after}))
     tasks = tuple(
         ProcurementTask(
-            material_id=a.material_id, quantity=a.quantity, needed_by=a.needed_by, proposal_hash=proposal_hash
+            material=a.material_id, quantity=a.quantity, needed_by=a.needed_by, supplier_email=a.supplier_email
         )
         for a in proposal.procurement_actions
     )
-    return state.model_copy(
+    return state.with_orders(changed).model_copy(
         update={
-            "orders": tuple(sorted(orders.values(), key=lambda o: o.order_id)),
-            "procurement": state.procurement + tasks,
+            "procurement": tuple(sorted(state.procurement + tasks, key=procurement_key)),
             "revision": state.revision + 1,
         }
     )
+
+
+def apply_proposal(state: ShopState, proposal: ProposalContent) -> ShopState:
+    """The state after ``proposal`` applies: exactly the one it described (``result_digest``), or a refusal."""
+    if state.revision != proposal.base_revision or state.digest() != proposal.base_digest:
+        raise PlanningError(
+            f"the proposal was built on revision {proposal.base_revision} ({proposal.base_digest[:12]}), "
+            f"the shop is at revision {state.revision} ({state.digest()[:12]})"
+        )
+    after = _result(state, proposal)
+    if after.digest() != proposal.result_digest:
+        raise PlanningError("applying the proposal would not give the state it describes; nothing was applied")
+    return after

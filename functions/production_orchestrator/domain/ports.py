@@ -29,6 +29,13 @@ class ShopStore(Protocol):
         """Store ``state`` if the shop is empty and return the stored state (seeded or existing)."""
         ...
 
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Replace the shop (an import) if its revision and digest are still ``expected`` (None: no shop yet).
+
+        Raises ``StaleStateError`` when the shop moved on (or appeared) meanwhile; writes nothing then.
+        """
+        ...
+
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
         ...
@@ -121,7 +128,7 @@ class ShopStore(Protocol):
         ...
 
     def append_audit(self, event: AuditEvent) -> None:
-        """Append one audit event."""
+        """Append one audit event (a ``TOOL_CALLED_EVENT`` may wait for the next audited write, in order)."""
         ...
 
     def audit_events(self) -> list[AuditEvent]:

@@ -1,7 +1,14 @@
-"""Plain words for people: the plan a human reviews and the shop at a glance."""
+"""Plain words for people: the plan a human reviews (e-mail, CLI) and the shop at a glance.
+
+The approval page (approval_web/pages.py) renders the same pieces as HTML, so the page, the e-mail and
+``show`` never disagree about what a plan does.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+
+from .drafts import runs
 from .planning import CapacityConflict, InventoryShortage, ProposalContent
 from .records import Checkpoint
 from .shop import ShopState, hours
@@ -22,25 +29,77 @@ def describe_blockers(proposal: ProposalContent) -> list[str]:
                 f"{blocker.available} available, short by {blocker.shortfall}."
             )
         elif isinstance(blocker, CapacityConflict):
+            span = (
+                blocker.first_day
+                if blocker.first_day == blocker.last_day
+                else f"{blocker.first_day} to {blocker.last_day}"
+            )
             lines.append(
-                f"{blocker.machine_id} is overbooked on {blocker.day}: needs {hours(blocker.required_minutes)}, "
+                f"{', '.join(blocker.machines)} overbooked for {span}: needs {hours(blocker.required_minutes)}, "
                 f"has {hours(blocker.available_minutes)} (also booked: {', '.join(blocker.related_orders) or 'none'})."
             )
     return lines or ["Nothing blocks this order."]
 
 
-def describe_plan(proposal: ProposalContent) -> list[str]:
-    """Each change the plan makes, as a sentence."""
-    lines = []
-    for change in proposal.schedule_changes:
-        if change.from_day is None:
-            lines.append(f"Schedule {change.order_id} on {change.machine_id} for {change.to_day}.")
-        else:
-            lines.append(f"Move {change.order_id} on {change.machine_id} from {change.from_day} to {change.to_day}.")
+def describe_schedule(proposal: ProposalContent) -> list[str]:
+    """Where the new order runs and each move of another order, as sentences."""
+    target = proposal.target_order.id
+    lines = [f"Schedule {target} on {runs(proposal.new_schedule())}."]
     lines += [
-        f"Order {a.quantity} units of {a.material_id}, needed by {a.needed_by}." for a in proposal.procurement_actions
+        f"Move {c.order_id} from {runs(c.before)} to {runs(c.after)}."
+        for c in proposal.schedule_changes
+        if c.order_id != target
     ]
     return lines
+
+
+def describe_procurement(proposal: ProposalContent) -> list[str]:
+    """Each procurement line as a sentence."""
+    return [
+        f"Order {a.quantity} units of {a.material_id} from {a.supplier_email}, needed by {a.needed_by}."
+        for a in proposal.procurement_actions
+    ]
+
+
+def describe_at_risk(proposal: ProposalContent) -> list[str]:
+    """Each order the plan cannot promise on time, as a sentence."""
+    return [
+        f"{r.order_id} (due {r.due}) finishes {r.finish}: {r.detail}"
+        + (f"; held by {', '.join(r.blocking_orders)}" if r.blocking_orders else "")
+        + "."
+        for r in proposal.at_risk
+    ]
+
+
+def describe_plan(proposal: ProposalContent) -> list[str]:
+    """Each change the plan makes, as a sentence (schedule, then procurement)."""
+    return describe_schedule(proposal) + describe_procurement(proposal)
+
+
+def allocation_rows(proposal: ProposalContent) -> list[tuple[str, str, str, int, str]]:
+    """``(machine, day, order, minutes, change)`` for every allocation the plan adds or removes, by machine
+    and day: ``new`` for the new order, ``moved in`` / ``moved out`` for the others."""
+    target = proposal.target_order.id
+    rows = []
+    for change in proposal.schedule_changes:
+        before = {(a.machine, a.day): a.minutes for a in change.before}
+        after = {(a.machine, a.day): a.minutes for a in change.after}
+        for slot in before.keys() - after.keys():
+            rows.append((slot[0], slot[1], change.order_id, before[slot], "moved out"))
+        for slot, minutes in after.items():
+            if before.get(slot) != minutes:
+                rows.append(
+                    (slot[0], slot[1], change.order_id, minutes, "new" if change.order_id == target else "moved in")
+                )
+    return sorted(rows)
+
+
+def describe_allocations(proposal: ProposalContent) -> list[str]:
+    """Per machine and day the plan touches, what it adds and removes there."""
+    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for machine, day, order, minutes, change in allocation_rows(proposal):
+        grouped[(machine, day)].append(f"{order} {hours(minutes)} {change}")
+    return [f"{machine} on {day}: {', '.join(items)}." for (machine, day), items in sorted(grouped.items())]
 
 
 # What the approver needs to know about the drafts: they are sent because of the approval, and only then.
@@ -58,14 +117,21 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
     """The plan as a person reviews it before deciding."""
     order = proposal.target_order
     out = [
-        f"Approval requested for order {order.order_id} from {order.customer}",
-        f"  {order.quantity} x {order.product_code}, priority {order.priority}, needed {order.requested_day}",
+        f"Approval requested for order {order.id} from {order.customer}",
+        f"  {order.quantity} x {order.product}, priority {order.priority}, due {order.due}; "
+        f"planned from {proposal.planning_day}",
         "",
         "What blocks it:",
         *(f"  - {line}" for line in describe_blockers(proposal)),
         "",
         "The plan:",
         *(f"  - {line}" for line in describe_plan(proposal)),
+        "",
+        "Allocations by machine and day:",
+        *(f"  - {line}" for line in describe_allocations(proposal)),
+        "",
+        "At risk:",
+        *(f"  - {line}" for line in describe_at_risk(proposal) or ["nothing: every order keeps its due date"]),
         "",
         "Messages this plan sends:",
         f"  {MESSAGES_ON_APPROVAL}",
@@ -84,18 +150,23 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
 
 
 def render_shop(state: ShopState) -> str:
-    """The shop at a glance: revision, schedule, inventory, procurement."""
-    out = [f"Shop ({state.scenario}) at revision {state.revision}", "", "Schedule:"]
-    for day in state.days:
-        for machine in state.machines:
-            booked = [o for o in state.orders if o.machine_id == machine.machine_id and o.scheduled_day == day]
-            used = sum(o.machine_minutes for o in booked)
-            names = ", ".join(f"{o.order_id} ({hours(o.machine_minutes)})" for o in booked) or "nothing"
-            out.append(f"  {day} {machine.machine_id}: {names} [{hours(used)} of {hours(machine.minutes_per_day)}]")
-    waiting = [o.order_id for o in state.orders if o.scheduled_day is None]
+    """The shop at a glance: revision, schedule by day and machine, materials, procurement."""
+    out = [f"Shop {state.name} ({state.timezone}) at revision {state.revision}", "", "Schedule:"]
+    booked: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    for order in state.orders:
+        for a in order.schedule:
+            booked[(a.day, a.machine)].append((order.id, a.minutes))
+    capacity = {m.id: m.minutes_per_day for m in state.machines}
+    for (day, machine), entries in sorted(booked.items()):
+        names = ", ".join(f"{oid} ({hours(n)})" for oid, n in entries)
+        used = sum(n for _, n in entries)
+        out.append(f"  {day} {machine}: {names} [{hours(used)} of {hours(capacity.get(machine, 0))}]")
+    waiting = [o.id for o in state.orders if not o.schedule]
     out.append(f"  not scheduled: {', '.join(waiting) or 'none'}")
-    out += ["", "Inventory:"]
-    out += [f"  {material}: {qty}" for material, qty in sorted(state.inventory.items())]
+    out += ["", "Materials (on hand / on order):"]
+    out += [f"  {m.id}: {m.on_hand} / {m.on_order}" for m in state.materials] or ["  none"]
     out += ["", "Procurement requested:"]
-    out += [f"  {p.quantity} {p.material_id} by {p.needed_by}" for p in state.procurement] or ["  none"]
+    out += [f"  {p.quantity} {p.material} by {p.needed_by} from {p.supplier_email}" for p in state.procurement] or [
+        "  none"
+    ]
     return "\n".join(out)

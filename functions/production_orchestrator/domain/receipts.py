@@ -26,7 +26,7 @@ RECEIPT_SCHEMA_VERSION: Literal[1] = 1
 class Receipt(BaseModel):
     """One decision, sealed with a MAC over its canonical JSON."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     schema_version: Literal[1] = RECEIPT_SCHEMA_VERSION
     checkpoint_id: str

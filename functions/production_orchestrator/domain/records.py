@@ -20,12 +20,14 @@ CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}$")
 SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}$")
 AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}$")
 INTERRUPT_NAME = "production_orchestrator.approve_plan"
+# The longest reason a decision may carry (the page's textarea and the CLI say the same).
+MAX_REASON_CHARS = 2000
 CHECKPOINT_SCHEMA_VERSION: Literal[1] = 1
 DECISION_SCHEMA_VERSION: Literal[2] = 2
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 def utc_iso(moment: datetime) -> str:
@@ -142,7 +144,7 @@ class Decision(_Frozen):
     approved: bool
     reviewed_hash: ReviewedHash
     approver: str = Field(min_length=1, max_length=120)
-    reason: str = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=MAX_REASON_CHARS)
     decided_at: Timestamp
 
     def as_response(self) -> dict[str, Any]:
@@ -192,6 +194,11 @@ class DecisionRecord(_Frozen):
     def same_decision(self, approved: bool, reviewed_hash: str) -> bool:
         """True when a re-run asks for the decision this record holds (approver and wording aside)."""
         return self.decision.approved == approved and self.decision.reviewed_hash == reviewed_hash
+
+
+# The record of one agent tool call. It changes nothing itself (a tool that writes carries its own event), so a
+# store may write it together with the run's next audited write instead of on its own.
+TOOL_CALLED_EVENT = "tool_called"
 
 
 class AuditEvent(_Frozen):

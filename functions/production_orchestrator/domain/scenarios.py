@@ -1,171 +1,71 @@
-"""The three reference scenarios of DESIGN.md section 3, the product catalog, and the customer e-mails."""
+"""The three reference scenarios of DESIGN.md section 3, as shop files and customer e-mails.
+
+Each lives in ``scenario_shops/`` (package data, so it ships in the Lambda asset): ``<name>.json`` is a
+shop file in the format ``shop import`` reads, ``<name>.eml`` the e-mail that brings in the target order.
+All plan on 2026-08-12.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from .customer_message import read_message
 from .errors import ValidationError
-from .shop import Machine, MaterialUse, Order, ShopState
+from .intake import read_facts, resolve_request
+from .shop import Order, ShopState, parse_day
+from .shop_file import read_shop
 
-TODAY = "2026-08-12"
+PLANNING_DAY = "2026-08-12"
+TODAY = PLANNING_DAY
 TOMORROW = "2026-08-13"
-DAYS = (TODAY, TOMORROW)
-MINUTES_PER_DAY = 8 * 60
-
-
-class CatalogItem(BaseModel):
-    """What one unit of a product costs the shop in machine time and thread."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    product_code: str
-    description: str
-    machine_id: str
-    minutes_per_unit: int = Field(gt=0)
-    material_id: str
-    material_per_unit: int = Field(gt=0)
-    max_quantity: int = Field(gt=0)
-
-
-CATALOG: dict[str, CatalogItem] = {
-    item.product_code: item
-    for item in (
-        CatalogItem(
-            product_code="CREST-PATCH-RED",
-            description="embroidered club crest patch, red",
-            machine_id="EMB-01",
-            minutes_per_unit=2,
-            material_id="THREAD-RED-40",
-            material_per_unit=10,
-            max_quantity=2000,
-        ),
-        CatalogItem(
-            product_code="JERSEY-NAVY",
-            description="team jersey with embroidered number, navy",
-            machine_id="EMB-01",
-            minutes_per_unit=12,
-            material_id="THREAD-NAVY-40",
-            material_per_unit=20,
-            max_quantity=500,
-        ),
-        CatalogItem(
-            product_code="MONOGRAM-GOLD",
-            description="metallic gold monogram",
-            machine_id="EMB-02",
-            minutes_per_unit=6,
-            material_id="THREAD-GOLD-60",
-            material_per_unit=30,
-            max_quantity=500,
-        ),
-    )
+_FILES = "scenario_shops"
+TITLES = {
+    "rush-order": ("Rush crest patches for Northside FC", "RUSH-200"),
+    "team-jerseys": ("Team jerseys for Riverside United", "JERSEY-310"),
+    "metallic-monogram": ("Gold monograms for the Grand Hotel", "GOLD-500"),
 }
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A seeded shop plus the customer e-mail that brings in its target order."""
+    """A shop file plus the customer e-mail that brings in its target order, planned on one day."""
 
     name: str
     title: str
     state: ShopState
     target_order_id: str
     customer_email: str
+    planning_day: str = PLANNING_DAY
+
+    def target_order(self) -> Order:
+        """The order its e-mail brings in, as the rule-based reader and the shared resolver take it in."""
+        message = read_message(self.customer_email)
+        facts = read_facts(message, self.state.products, message.sent_day or parse_day(self.planning_day))
+        return resolve_request(message, facts, self.state, self.planning_day)
+
+    def taken_in(self) -> ShopState:
+        """The scenario's shop with its target order taken in (unscheduled)."""
+        return self.state.with_order(self.target_order())
 
 
-def _existing(
-    order_id: str, customer: str, priority: int, minutes: int, material: str, qty: int, machine: str
-) -> Order:
-    return Order(
-        order_id=order_id,
-        customer=customer,
-        customer_email=f"orders@{customer.lower().replace(' ', '-')}.example",
-        product_code="STOCK-EMBROIDERY",
-        quantity=qty // 10,
-        priority=priority,
-        requested_day=TODAY,
-        machine_id=machine,
-        machine_minutes=minutes,
-        materials=(MaterialUse(material_id=material, quantity=qty),),
-        scheduled_day=TODAY,
+def _read(name: str, suffix: str) -> str:
+    return (resources.files(__package__) / _FILES / f"{name}{suffix}").read_text(encoding="utf-8")
+
+
+def _load(name: str) -> Scenario:
+    title, target = TITLES[name]
+    return Scenario(
+        name=name,
+        title=title,
+        state=read_shop(json.loads(_read(name, ".json"))),
+        target_order_id=target,
+        customer_email=_read(name, ".eml"),
     )
 
 
-def _email(sender: str, customer: str, order_id: str, product: str, quantity: int, priority: int) -> str:
-    return (
-        f"From: {sender}\n"
-        f"Subject: Rush request {order_id}\n"
-        "\n"
-        "Hello, we need this as soon as possible:\n"
-        f"Customer: {customer}\n"
-        f"Order: {order_id}\n"
-        f"Product: {product}\n"
-        f"Quantity: {quantity}\n"
-        f"Needed by: {TODAY}\n"
-        f"Priority: {priority}\n"
-    )
-
-
-def _state(name: str, inventory: dict[str, int], machine: str, orders: tuple[Order, ...]) -> ShopState:
-    return ShopState(
-        scenario=name,
-        days=DAYS,
-        revision=1,
-        inventory=inventory,
-        machines=(Machine(machine_id=machine, minutes_per_day=MINUTES_PER_DAY),),
-        orders=orders,
-    )
-
-
-SCENARIOS: dict[str, Scenario] = {
-    s.name: s
-    for s in (
-        Scenario(
-            name="rush-order",
-            title="Rush crest patches for Northside FC",
-            state=_state(
-                "rush-order",
-                {"THREAD-RED-40": 600, "THREAD-BLUE-40": 2000},
-                "EMB-01",
-                (_existing("STANDARD-100", "Harbor Cafe", 20, 360, "THREAD-BLUE-40", 200, "EMB-01"),),
-            ),
-            target_order_id="RUSH-200",
-            customer_email=_email(
-                "coach@northside-fc.example", "Northside FC", "RUSH-200", "CREST-PATCH-RED", 120, 100
-            ),
-        ),
-        Scenario(
-            name="team-jerseys",
-            title="Team jerseys for Riverside United",
-            state=_state(
-                "team-jerseys",
-                {"THREAD-NAVY-40": 2000, "THREAD-WHITE-40": 900},
-                "EMB-01",
-                (
-                    _existing("CAPS-110", "Lakeside Gym", 10, 120, "THREAD-WHITE-40", 150, "EMB-01"),
-                    _existing("TOTES-120", "Book Nook", 15, 180, "THREAD-NAVY-40", 250, "EMB-01"),
-                ),
-            ),
-            target_order_id="JERSEY-310",
-            customer_email=_email(
-                "kit@riverside-united.example", "Riverside United", "JERSEY-310", "JERSEY-NAVY", 35, 90
-            ),
-        ),
-        Scenario(
-            name="metallic-monogram",
-            title="Gold monograms for the Grand Hotel",
-            state=_state(
-                "metallic-monogram",
-                {"THREAD-GOLD-60": 400, "THREAD-BLUE-40": 500},
-                "EMB-02",
-                (_existing("BATCH-220", "City Uniforms", 30, 360, "THREAD-BLUE-40", 100, "EMB-02"),),
-            ),
-            target_order_id="GOLD-500",
-            customer_email=_email("events@grand-hotel.example", "Grand Hotel", "GOLD-500", "MONOGRAM-GOLD", 50, 80),
-        ),
-    )
-}
+SCENARIOS: dict[str, Scenario] = {name: _load(name) for name in TITLES}
 
 
 def scenario(name: str) -> Scenario:

@@ -1,96 +1,258 @@
-"""The shop: orders, inventory, machines, schedule, procurement tasks and a revision.
+"""The shop: machines with their calendars, materials, products, orders with their schedules, a revision.
 
-Capacity is kept in integer machine-minutes (8 h = 480 min) so hashed content never holds a float.
+Time is kept in integer machine-minutes and days as ISO dates, so hashed content never holds a float.
+Every list is kept sorted by its id (schedules by day and machine), so two shop files that differ only
+in the order of their JSON arrays build equal states with the same digest.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta
+from itertools import pairwise
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from .canonical import content_hash
 
-ORDER_ID_PATTERN = re.compile(r"^[A-Z][A-Z0-9]{1,15}-[0-9]{1,6}$")
-MATERIAL_ID_PATTERN = re.compile(r"^THREAD-[A-Z]{2,12}-[0-9]{2,3}$")
-DAY_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}$")
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+MAX_MINUTES_PER_DAY = 24 * 60
+
+
+def check_id(value: str) -> str:
+    """``value`` if it is a valid id (``^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$``), else ``ValueError``."""
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        raise ValueError(f"{value!r} is not a valid id (1 to 64 letters, digits, '.', '_', '-'; starting alphanumeric)")
+    return value
+
+
+def parse_day(value: str) -> date:
+    """An ISO calendar day ``YYYY-MM-DD``; ``ValueError`` for anything else."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError(f"{value!r} is not a day (YYYY-MM-DD)")
+    return date.fromisoformat(value)
+
+
+def check_day(value: str) -> str:
+    """``value`` if it is a valid ISO day."""
+    parse_day(value)
+    return value
+
+
+def add_days(day: str, days: int) -> str:
+    """The ISO day ``days`` after ``day``."""
+    return (parse_day(day) + timedelta(days=days)).isoformat()
+
+
+def day_range(first: str, count: int) -> list[str]:
+    """``count`` consecutive ISO days from ``first``."""
+    start = parse_day(first)
+    return [(start + timedelta(days=i)).isoformat() for i in range(count)]
+
+
+def _check_email(value: str) -> str:
+    if not EMAIL_PATTERN.match(value):
+        raise ValueError(f"{value!r} is not an e-mail address")
+    return value
+
+
+def _check_optional_email(value: str) -> str:
+    return value if value == "" else _check_email(value)
+
+
+Id = Annotated[str, AfterValidator(check_id)]
+Day = Annotated[str, AfterValidator(check_day)]
+Email = Annotated[str, AfterValidator(_check_email)]
+OptionalEmail = Annotated[str, AfterValidator(_check_optional_email)]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+
+def _unique_sorted(values: Iterable[Any], key: Any, what: str) -> tuple[Any, ...]:
+    ordered = sorted(values, key=key)
+    keys = [key(v) for v in ordered]
+    for before, after in pairwise(keys):
+        if before == after:
+            raise ValueError(f"duplicate {what} {after!r}")
+    return tuple(ordered)
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class MaterialUse(_Frozen):
-    """How much of one material an order consumes."""
-
-    material_id: str
-    quantity: int = Field(gt=0)
-
-
-class Order(_Frozen):
-    """A customer order. ``scheduled_day`` is None until the order is on the schedule."""
-
-    order_id: str
-    customer: str
-    customer_email: str
-    product_code: str
-    quantity: int = Field(gt=0)
-    priority: int = Field(ge=1, le=100)
-    requested_day: str
-    machine_id: str
-    machine_minutes: int = Field(gt=0)
-    materials: tuple[MaterialUse, ...]
-    scheduled_day: str | None = None
-
-    @field_validator("order_id")
-    @classmethod
-    def _order_id(cls, value: str) -> str:
-        if not ORDER_ID_PATTERN.match(value):
-            raise ValueError(f"malformed order id {value!r}")
-        return value
-
-    def uses(self, material_id: str) -> int:
-        """Units of ``material_id`` this order consumes."""
-        return sum(use.quantity for use in self.materials if use.material_id == material_id)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Machine(_Frozen):
-    """A production machine and its daily capacity."""
+    """A machine, its daily capacity and the days it works (every day but ``closed_days`` unless ``weekdays``)."""
 
-    machine_id: str
-    minutes_per_day: int = Field(gt=0)
+    id: Id
+    minutes_per_day: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
+    closed_days: tuple[Day, ...] = ()
+    weekdays: tuple[Weekday, ...] | None = None
+
+    @field_validator("closed_days")
+    @classmethod
+    def _closed(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted(set(value)))
+
+    @field_validator("weekdays")
+    @classmethod
+    def _weekdays(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if value is None else tuple(sorted(set(value), key=WEEKDAYS.index))
+
+    def works_on(self, day: str) -> bool:
+        """True when the machine runs on ``day`` (a working weekday that is not a closed day)."""
+        if day in self.closed_days:
+            return False
+        return self.weekdays is None or WEEKDAYS[parse_day(day).weekday()] in self.weekdays
+
+
+class Material(_Frozen):
+    """A material: what is on hand, what is already ordered, and who supplies it how fast."""
+
+    id: Id
+    on_hand: int = Field(ge=0)
+    supplier_email: Email
+    lead_time_days: int = Field(ge=0, le=365)
+    on_order: int = Field(default=0, ge=0)
+
+
+class MaterialPerUnit(_Frozen):
+    """How much of one material a unit of a product uses."""
+
+    id: Id
+    per_unit: int = Field(ge=1)
+
+
+class Product(_Frozen):
+    """A product: the machines that can make it, minutes per unit and materials per unit."""
+
+    code: Id
+    description: str = Field(min_length=1, max_length=200)
+    machines: tuple[Id, ...] = Field(min_length=1)
+    minutes_per_unit: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
+    materials: tuple[MaterialPerUnit, ...] = ()
+
+    @field_validator("machines")
+    @classmethod
+    def _machines(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _unique_sorted(value, lambda m: m, "machine")
+
+    @field_validator("materials")
+    @classmethod
+    def _materials(cls, value: tuple[MaterialPerUnit, ...]) -> tuple[MaterialPerUnit, ...]:
+        return _unique_sorted(value, lambda m: m.id, "material")
+
+
+class Allocation(_Frozen):
+    """Minutes of one order on one machine on one day."""
+
+    machine: Id
+    day: Day
+    minutes: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
+
+
+def sorted_schedule(allocations: Iterable[Allocation]) -> tuple[Allocation, ...]:
+    """Allocations in their canonical order (day, then machine); one per machine and day."""
+    return _unique_sorted(allocations, lambda a: (a.day, a.machine), "allocation (day, machine)")
+
+
+class Order(_Frozen):
+    """A customer order. An empty ``schedule`` means not yet scheduled."""
+
+    id: Id
+    customer: str = Field(min_length=1, max_length=120)
+    customer_email: OptionalEmail = ""
+    product: Id
+    quantity: int = Field(ge=1, le=10_000_000)
+    due: Day
+    priority: int = Field(ge=1, le=100)
+    schedule: tuple[Allocation, ...] = ()
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, value: tuple[Allocation, ...]) -> tuple[Allocation, ...]:
+        return sorted_schedule(value)
+
+    @property
+    def scheduled_minutes(self) -> int:
+        """Machine-minutes on the schedule."""
+        return sum(a.minutes for a in self.schedule)
+
+    @property
+    def first_day(self) -> str | None:
+        """The first scheduled day (when its materials are used), or None when unscheduled."""
+        return self.schedule[0].day if self.schedule else None
+
+    @property
+    def last_day(self) -> str | None:
+        """The last scheduled day (when it is finished), or None when unscheduled."""
+        return self.schedule[-1].day if self.schedule else None
 
 
 class ProcurementTask(_Frozen):
-    """A purchase the shop has committed to (created when a plan applies)."""
+    """A purchase the shop committed to when a plan applied: counted as incoming from then on."""
 
-    material_id: str
-    quantity: int = Field(gt=0)
-    needed_by: str
-    proposal_hash: str
+    material: Id
+    quantity: int = Field(ge=1)
+    needed_by: Day
+    supplier_email: Email
 
 
 class ShopState(_Frozen):
     """The whole domain state. Its canonical hash is the domain digest; audit events are not part of it."""
 
-    scenario: str
-    days: tuple[str, ...]
-    revision: int = Field(ge=1)
-    inventory: dict[str, int]
+    name: str = Field(min_length=1, max_length=120)
+    timezone: str = Field(min_length=1, max_length=64)
+    operator_email: OptionalEmail = ""
+    revision: int = Field(default=1, ge=1)
     machines: tuple[Machine, ...]
-    orders: tuple[Order, ...]
+    materials: tuple[Material, ...] = ()
+    products: tuple[Product, ...]
+    orders: tuple[Order, ...] = ()
     procurement: tuple[ProcurementTask, ...] = ()
 
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        zone(value)
+        return value
+
+    @field_validator("machines")
+    @classmethod
+    def _machines(cls, value: tuple[Machine, ...]) -> tuple[Machine, ...]:
+        return _unique_sorted(value, lambda m: m.id, "machine")
+
+    @field_validator("materials")
+    @classmethod
+    def _materials(cls, value: tuple[Material, ...]) -> tuple[Material, ...]:
+        return _unique_sorted(value, lambda m: m.id, "material")
+
+    @field_validator("products")
+    @classmethod
+    def _products(cls, value: tuple[Product, ...]) -> tuple[Product, ...]:
+        return _unique_sorted(value, lambda p: p.code, "product")
+
+    @field_validator("orders")
+    @classmethod
+    def _orders(cls, value: tuple[Order, ...]) -> tuple[Order, ...]:
+        return _unique_sorted(value, lambda o: o.id, "order")
+
+    @field_validator("procurement")
+    @classmethod
+    def _procurement(cls, value: tuple[ProcurementTask, ...]) -> tuple[ProcurementTask, ...]:
+        return tuple(sorted(value, key=procurement_key))
+
+    def today(self, now: datetime) -> str:
+        """The calendar day ``now`` falls on in the shop's time zone (the default planning day)."""
+        return now.astimezone(zone(self.timezone)).date().isoformat()
+
     def to_canonical(self) -> dict[str, Any]:
-        """The state as plain JSON data with every list in a defined order."""
-        data = self.model_dump(mode="json")
-        data["machines"] = sorted(data["machines"], key=lambda m: m["machine_id"])
-        data["orders"] = sorted(data["orders"], key=lambda o: o["order_id"])
-        data["procurement"] = sorted(
-            data["procurement"], key=lambda p: (p["proposal_hash"], p["material_id"], p["needed_by"])
-        )
-        return data
+        """The state as plain JSON data; every list is already in its defined order."""
+        return self.model_dump(mode="json")
 
     def digest(self) -> str:
         """``sha256(canonical(shop state))``."""
@@ -98,37 +260,64 @@ class ShopState(_Frozen):
 
     def order(self, order_id: str) -> Order | None:
         """The order with ``order_id``, if any."""
-        return next((o for o in self.orders if o.order_id == order_id), None)
+        return next((o for o in self.orders if o.id == order_id), None)
 
     def machine(self, machine_id: str) -> Machine | None:
         """The machine with ``machine_id``, if any."""
-        return next((m for m in self.machines if m.machine_id == machine_id), None)
+        return next((m for m in self.machines if m.id == machine_id), None)
 
-    def booked_minutes(self, machine_id: str, day: str, *, excluding: str | None = None) -> int:
-        """Machine-minutes already scheduled on ``machine_id`` for ``day``."""
-        return sum(
-            o.machine_minutes
-            for o in self.orders
-            if o.machine_id == machine_id and o.scheduled_day == day and o.order_id != excluding
-        )
+    def material(self, material_id: str) -> Material | None:
+        """The material with ``material_id``, if any."""
+        return next((m for m in self.materials if m.id == material_id), None)
+
+    def product(self, code: str) -> Product | None:
+        """The product with ``code``, if any."""
+        return next((p for p in self.products if p.code == code), None)
+
+    def booked_minutes(self, machine_id: str, day: str) -> int:
+        """Machine-minutes scheduled on ``machine_id`` for ``day``."""
+        return sum(a.minutes for o in self.orders for a in o.schedule if a.machine == machine_id and a.day == day)
+
+    def with_orders(self, changed: Iterable[Order]) -> ShopState:
+        """A copy holding ``changed`` orders (each replacing the one with its id, or added)."""
+        by_id = {o.id: o for o in self.orders}
+        by_id.update((o.id, o) for o in changed)
+        return self.model_copy(update={"orders": tuple(by_id[k] for k in sorted(by_id))})
 
     def with_order(self, order: Order) -> ShopState:
         """A copy holding ``order`` (replacing one with the same id)."""
-        others = tuple(o for o in self.orders if o.order_id != order.order_id)
-        return self.model_copy(update={"orders": tuple(sorted((*others, order), key=lambda o: o.order_id))})
+        return self.with_orders((order,))
 
     def with_inventory(self, material_id: str, quantity: int) -> ShopState:
-        """A copy with ``material_id`` counted at ``quantity`` (the operator's out-of-band change)."""
-        if not MATERIAL_ID_PATTERN.match(material_id):
-            raise ValueError(f"malformed material id {material_id!r} (expected THREAD-<COLOR>-<WEIGHT>)")
+        """A copy with ``material_id`` counted at ``quantity`` on hand (the operator's out-of-band change)."""
+        check_id(material_id)
         if quantity < 0:
             raise ValueError("quantity must be zero or more")
-        inventory = dict(self.inventory)
-        inventory[material_id] = quantity
-        return self.model_copy(update={"inventory": inventory})
+        if self.material(material_id) is None:
+            known = ", ".join(m.id for m in self.materials) or "none"
+            raise ValueError(f"unknown material {material_id!r} (known: {known})")
+        materials = tuple(
+            m.model_copy(update={"on_hand": quantity}) if m.id == material_id else m for m in self.materials
+        )
+        return self.model_copy(update={"materials": materials})
+
+
+def zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (``Europe/Berlin``); ``ValueError`` for an unknown one."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"{name!r} is not a known IANA time zone (like Europe/Berlin)") from None
+
+
+def procurement_key(task: ProcurementTask) -> tuple[str, str, str, int]:
+    """The canonical order of procurement tasks."""
+    return (task.material, task.needed_by, task.supplier_email, task.quantity)
 
 
 def hours(minutes: int) -> str:
-    """Minutes as a short hours string for people: 240 -> '4h', 90 -> '1.5h'."""
+    """Minutes as a short hours string for people: 240 -> '4h', 90 -> '1h30'."""
     whole, rest = divmod(minutes, 60)
-    return f"{whole}h" if rest == 0 else f"{minutes / 60:.1f}h"
+    if rest == 0:
+        return f"{whole}h"
+    return f"{whole}h{rest:02d}" if whole else f"{rest}min"

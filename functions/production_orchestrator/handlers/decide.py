@@ -10,33 +10,40 @@ The pages and their routing live in approval_web/ (endpoint.py, pages.py), share
 
 Mail scanners prefetch links with GET and HEAD, which is why only a POST can decide. The query string
 and the form carry the link secret: the event is never logged.
+
+The module imports boto3 and the logger only; the page code, the stores and the event models load with the
+first request that needs them (a payload that is not a web request, or an unsupported method, never does).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
-from ..adapters.aws.step_functions import StepFunctionsCallback
-from ..approval_web.endpoint import DecisionEndpoint, PageResponse
-from ..approval_web.pages import CONTENT_TYPE, SECURITY_HEADERS, render_invalid
 from ..contracts import METRIC_DECISION_RECORDED
-from ..domain.errors import ValidationError
-from .events import DecisionForm, LinkQuery, parse_event
-from .observability import count, logger, metrics, tracer
+from .observability import count, logger, metrics
 from .root import core, receipt_key
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..approval_web.endpoint import DecisionEndpoint, PageResponse
 
 _FORM_TYPE = "application/x-www-form-urlencoded"
 _MAX_BODY = 16 * 1024
+_METHODS = "GET, HEAD, POST"
 
 
 @cache
 def root() -> DecisionEndpoint:
     """Build once per cold start. Without ``PO_RECEIPT_KEY_ID`` decisions carry no receipt (logged)."""
+    from ..adapters.aws.step_functions import StepFunctionsCallback
+    from ..approval_web.endpoint import DecisionEndpoint
+
     shared = core()
     settings = shared.settings
     mac_key = receipt_key(shared)
@@ -53,57 +60,90 @@ def root() -> DecisionEndpoint:
 
 
 def _response(page: PageResponse | None, *, head: bool = False, status: int = 0, body: str = "") -> dict[str, Any]:
+    from ..approval_web.pages import CONTENT_TYPE, SECURITY_HEADERS
+
     headers = {"Content-Type": CONTENT_TYPE, **SECURITY_HEADERS}
     code, html = (page.status, page.body) if page else (status, body)
     return {"statusCode": code, "headers": headers, "body": "" if head else html, "isBase64Encoded": False}
 
 
-def _query(event: LambdaFunctionUrlEvent) -> dict[str, str]:
+def _invalid(status: int, why: str) -> dict[str, Any]:
+    from ..approval_web.pages import render_invalid
+
+    return _response(None, status=status, body=render_invalid(why))
+
+
+def _method(event: Any) -> str | None:
+    """The HTTP method of a Function URL request (payload 2.0), or None for any other payload."""
     try:
-        query = parse_event(LinkQuery, event.query_string_parameters or {})
+        method = event["requestContext"]["http"]["method"]
+    except (KeyError, TypeError, IndexError):
+        return None
+    return method.upper() if isinstance(method, str) else None
+
+
+def _query(event: Mapping[str, Any]) -> dict[str, str]:
+    from ..domain.errors import ValidationError
+    from .events import LinkQuery, parse_event
+
+    try:
+        query = parse_event(LinkQuery, event.get("queryStringParameters") or {})
     except ValidationError:
         query = LinkQuery()
     return {"a": query.a, "s": query.s}
 
 
-def _form(event: LambdaFunctionUrlEvent) -> dict[str, str]:
-    content_type = (event.headers or {}).get("content-type", "")
+def _form(event: Mapping[str, Any]) -> dict[str, str]:
+    from ..domain.errors import ValidationError
+    from .events import DecisionForm, parse_event
+
+    headers = event.get("headers") or {}
+    content_type = next((str(v) for k, v in headers.items() if str(k).lower() == "content-type"), "")
     if content_type.split(";")[0].strip().lower() != _FORM_TYPE:
         raise ValidationError("expected a form post")
-    body = event.decoded_body or ""
+    body = event.get("body") or ""
+    if not isinstance(body, str):
+        raise ValidationError("the form is not text")
+    if event.get("isBase64Encoded"):
+        try:
+            body = base64.b64decode(body, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise ValidationError("the form is not valid base64 text") from None
     if len(body) > _MAX_BODY:
         raise ValidationError("the form is too large")
     form = parse_event(DecisionForm, dict(parse_qsl(body, keep_blank_values=True)))
     return {k: v for k, v in form.model_dump().items() if isinstance(v, str)}
 
 
+def _post(event: Mapping[str, Any]) -> dict[str, Any]:
+    from ..domain.errors import ValidationError
+
+    try:
+        form = _form(event)
+    except ValidationError:
+        logger.info("form not usable")
+        return _invalid(400, "the form is incomplete or malformed")
+    page = root().post(_query(event), form)
+    logger.info("decision post handled", extra={"outcome": page.label})
+    if page.label == "recorded":
+        count(METRIC_DECISION_RECORDED)
+    return _response(page)
+
+
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Route by method: GET/HEAD show, POST decides, anything else 405."""
-    request = LambdaFunctionUrlEvent(event)
-    try:
-        method = request.request_context.http.method.upper()
-    except (KeyError, TypeError, AttributeError):
+    method = _method(event)
+    if method is None:
         # Not a Function URL request (a direct invoke with another payload): nothing to route, nothing read.
-        return _response(None, status=400, body=render_invalid("not a web request"))
-    endpoint = root()
+        return _invalid(400, "not a web request")
     if method in ("GET", "HEAD"):
-        page = endpoint.show(_query(request))
+        page = root().show(_query(event))
         logger.info("link opened", extra={"method": method, "outcome": page.label})
         return _response(page, head=method == "HEAD")
     if method == "POST":
-        try:
-            form = _form(request)
-        except ValidationError:
-            logger.info("form not usable")
-            return _response(None, status=400, body=render_invalid("the form is incomplete or malformed"))
-        page = endpoint.post(_query(request), form)
-        logger.info("decision post handled", extra={"outcome": page.label})
-        if page.label == "recorded":
-            count(METRIC_DECISION_RECORDED)
-        return _response(page)
-    response = _response(None, status=405, body=render_invalid("unsupported method"))
-    response["headers"]["Allow"] = "GET, HEAD, POST"
+        return _post(event)
+    response = _invalid(405, "unsupported method")
+    response["headers"]["Allow"] = _METHODS
     return response

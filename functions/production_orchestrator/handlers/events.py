@@ -11,7 +11,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from ..contracts import Outcome
+from ..contracts import REQUEST_PREFIX, Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.records import CheckpointId, ProposalHash, SessionId
@@ -44,7 +44,7 @@ def _lift(data: Any, *nested: str) -> Any:
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 
 class _Checkpointed(_Event):
@@ -52,12 +52,20 @@ class _Checkpointed(_Event):
 
 
 class RunAgentEvent(_Event):
-    """``RunAgentUntilApproval``'s payload: the execution input (under ``input``) and the execution's own name
-    (``$$.Execution.Name``); the scenario defaults to ``PO_SCENARIO``."""
+    """The execution input of ``RunAgentUntilApproval``, and the execution's own name.
+
+    ``{"request": "<e-mail>"}`` plans a customer's e-mail on the table's shop (``shop-import`` first);
+    ``{"request_s3_key": "requests/..."}`` names one in the session bucket (for one too large for the
+    input); ``as_of`` sets the planning day (default: today in the shop's time zone). Without a request
+    the run plans a reference scenario (``scenario``, default ``PO_SCENARIO``). The state machine passes
+    the input under ``input`` and ``$$.Execution.Name`` beside it, so an input cannot choose the name.
+    """
 
     scenario: str | None = Field(default=None, max_length=60)
-    # The customer's e-mail, when the run came through submit (the submission record holds it too).
-    request: str | None = Field(default=None, max_length=MAX_REQUEST_CHARS)
+    request: str | None = Field(default=None, min_length=1, max_length=MAX_REQUEST_CHARS, repr=False)
+    # ".." is refused where the key is read (adapters/aws/s3_requests.py).
+    request_s3_key: str | None = Field(default=None, pattern=rf"^{REQUEST_PREFIX}[A-Za-z0-9!_.*'()/-]{{1,900}}$")
+    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
     # Who started the run as the execution input claims it: believed only with separation of duties off.
     requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
     # Set by the state machine from the context object, so an execution input cannot choose it.
@@ -71,6 +79,12 @@ class RunAgentEvent(_Event):
             inner = {k: v for k, v in data["input"].items() if k != "execution_name"}
             return {**inner, **{k: v for k, v in data.items() if k != "input"}}
         return data
+
+    @model_validator(mode="after")
+    def _one_request(self) -> RunAgentEvent:
+        if self.request is not None and self.request_s3_key is not None:
+            raise ValueError("give the request inline or by request_s3_key, not both")
+        return self
 
 
 class RunAgentOutput(BaseModel):

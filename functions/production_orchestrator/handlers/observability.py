@@ -1,4 +1,4 @@
-"""Powertools Logger, Tracer and Metrics, created once per process and shared by the handlers.
+"""Powertools Logger and Metrics, created once per process and shared by the handlers.
 
 The service name comes from ``POWERTOOLS_SERVICE_NAME``. Handlers log ids as fields and never the
 event: a task token or a link secret must not reach a log line.
@@ -10,7 +10,7 @@ import logging
 import os
 import warnings
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
 from ..contracts import ENV_SERVICE_NAME, METRIC_RESUME_REFUSED, METRICS_NAMESPACE
@@ -27,7 +27,6 @@ for _wire in ("botocore", "boto3", "urllib3", "s3transfer"):
     logging.getLogger(_wire).setLevel(logging.INFO)
 
 logger = Logger(service=SERVICE_NAME)
-tracer = Tracer()
 metrics = Metrics(namespace=METRICS_NAMESPACE)
 
 

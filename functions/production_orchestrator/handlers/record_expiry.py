@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from typing import TYPE_CHECKING, Any
 
 from ..contracts import METRIC_DECISION_EXPIRED
-from ..lifecycle.expire import expire_approvals
-from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
-from .observability import count, logger, metrics, tracer
+from .observability import count, logger, metrics
 from .root import core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Expire the checkpoint's pending approvals and report the unchanged shop."""
+    # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
+    from ..lifecycle.expire import expire_approvals
+    from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
+
     request = parse_event(RecordExpiryEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id)
     shared = core()

@@ -5,22 +5,25 @@ Feeds the ``OldestPendingApprovalAgeSeconds`` alarm; 0 when nothing waits, so th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..contracts import METRIC_OLDEST_PENDING_APPROVAL_AGE
-from ..lifecycle.status import pending_approval_ages
-from .observability import logger, metrics, tracer
+from .observability import logger, metrics
 from .root import core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Publish the age of the oldest approval still waiting for a person."""
+    # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
+    from ..lifecycle.status import pending_approval_ages
+
     shared = core()
     ages = pending_approval_ages(shared.store, shared.approvals, shared.now())
     oldest = ages[0] if ages else 0

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
-from ..adapters.aws.sns_notifier import SnsApprovalNotifier
-from ..lifecycle.request_approval import request_approval
-from .events import RequestApprovalEvent, RequestApprovalOutput, parse_event
-from .observability import logger, metrics, tracer
+from .observability import logger, metrics
 from .root import Core, core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
 
 
 @dataclass(frozen=True)
@@ -27,17 +27,21 @@ class _Root:
 
 @cache
 def root() -> _Root:
-    """Build once per cold start."""
+    """Build once per cold start (the module itself imports boto3 and the logger only)."""
+    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
+
     shared = core()
     settings = shared.settings.require("topic_arn", "approvers", "link_base_url")
     return _Root(core=shared, notifier=SnsApprovalNotifier(shared.client("sns"), str(settings.topic_arn)))
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Create the approval and notify every approver."""
+    from ..lifecycle.request_approval import request_approval
+    from .events import RequestApprovalEvent, RequestApprovalOutput, parse_event
+
     request = parse_event(RequestApprovalEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id)
     r = root()

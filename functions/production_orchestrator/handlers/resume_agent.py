@@ -5,20 +5,20 @@ A refusal is raised as ``ResumeRefusedError`` (the state machine catches on the 
 
 from __future__ import annotations
 
-from typing import Any
-
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from typing import TYPE_CHECKING, Any
 
 from ..contracts import METRIC_PLAN_APPLIED, OUTCOME_APPLIED, OUTCOME_REJECTED
 from ..domain.errors import ResumeRefusedError
 from ..lifecycle.resume_approval import resume_decided
 from .events import ResumeEvent, ResumeOutput, parse_event
-from .observability import count, count_refusal, logger, metrics, tracer
+from .observability import count, count_refusal, logger, metrics
 from .root import agent_root, receipt_key
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resume one checkpoint with the decision its approval holds."""

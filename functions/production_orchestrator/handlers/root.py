@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 import boto3  # type: ignore[import-untyped]
 
 from ..adapters.aws.boto_config import BOTO_CONFIG
-from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
-from ..adapters.aws.dynamodb_store import DynamoShopStore
-from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
-from ..adapters.aws.kms_mac import KmsMacKey
-from ..domain.records import ProviderBinding
-from .settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
+    from ..adapters.aws.kms_mac import KmsMacKey
+    from ..domain.records import ProviderBinding
     from ..lifecycle.runtime import Runtime
+    from .settings import Settings
 
 
 def utc_now() -> datetime:
@@ -55,7 +55,17 @@ class Core:
 
 @cache
 def core() -> Core:
-    """Read the settings and build the table adapters; a bad setting fails here, at cold start."""
+    """Read the settings and build the table adapters; a bad setting fails here, at cold start.
+
+    The adapters (and the pydantic models under them) are imported here, when the first request builds
+    the root, not when Lambda imports the handler module: a request the handler turns away before it needs
+    the store (the decision URL answers any non-web payload or method itself) never loads them.
+    """
+    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
+    from .settings import load_settings
+
     settings = load_settings(os.environ).require("table_name")
     boto_session = boto3.Session()
     dynamodb = boto_session.client("dynamodb", config=BOTO_CONFIG)
@@ -72,6 +82,8 @@ def core() -> Core:
 @cache
 def receipt_key(shared: Core) -> KmsMacKey | None:
     """The KMS HMAC key receipts are MACed with (``PO_RECEIPT_KEY_ID``), or None when none is configured."""
+    from ..adapters.aws.kms_mac import KmsMacKey
+
     key_id = shared.settings.receipt_key_id
     return KmsMacKey(shared.client("kms"), key_id) if key_id else None
 

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
+from ..adapters.aws.s3_requests import read_request
 from ..contracts import METRIC_PROPOSAL_CREATED
-from ..lifecycle.start import start_run
+from ..lifecycle.start import PlanRequest, on_current_shop, start_run
 from ..lifecycle.submit import requester_of
 from .events import RunAgentEvent, RunAgentOutput, parse_event
-from .observability import count, logger, metrics, tracer
-from .root import agent_root
+from .observability import count, logger, metrics
+from .root import AgentRoot, agent_root
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
+
+
+def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None = None) -> PlanRequest:
+    """What this execution plans: its e-mail (the submission record's, else inline or in S3) on the table's
+    shop, or a reference scenario."""
+    settings = root.core.settings
+    text = submitted if submitted is not None else request.request
+    if submitted is None and request.request_s3_key is not None:
+        text = read_request(root.core.client("s3"), str(settings.session_bucket), request.request_s3_key)
+    if text is None or request.scenario:
+        return PlanRequest.of_scenario(request.scenario or settings.scenario, text=text, planning_day=request.as_of)
+    return on_current_shop(root.runtime.store, text, request.as_of, root.core.now())
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
@@ -30,10 +43,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         separation_of_duties=settings.separation_of_duties,
     )
     logger.append_keys(execution_name=request.execution_name, requested_by=requested_by)
-    # TODO(#13): start_run on this base plans the scenario's own customer e-mail; once it takes a request,
-    # pass `submission.request if submission else request.request` to it (the record's text, never the input's).
-    _ = submission
-    result = start_run(root.runtime, request.scenario or settings.scenario, root.binding, settings.approval_window)
+    # A submitted run plans the record's text, never what the execution input says.
+    planned = plan_request(request, root, submission.request if submission else None)
+    result = start_run(root.runtime, planned, root.binding, settings.approval_window)
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-from aws_lambda_powertools.utilities.typing import LambdaContext
+from typing import TYPE_CHECKING, Any
 
 from ..adapters.aws.ses_sender import SesTransport
 from ..domain.errors import DeliveryFailedError, DeliveryIncompleteError
 from ..lifecycle.deliver import deliver
 from .events import SendOutboxEvent, SendOutboxOutput, parse_event
-from .observability import logger, metrics, tracer
+from .observability import logger, metrics
 from .root import Core, core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,6 @@ def root() -> _Root:
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Send what is queued for the plan; raise so the workflow retries, or alarms, when any is left."""

@@ -53,7 +53,7 @@ _LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/
 class Settings(BaseModel):
     """Every setting any handler reads. Optional here; each handler :meth:`require`\\ s its own."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     table_name: str | None = None
     # On by default in AWS: whoever started a run (the execution input's requested_by) may not approve it.

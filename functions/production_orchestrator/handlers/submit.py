@@ -12,17 +12,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..adapters.aws.step_functions import StepFunctionsStarter
 from ..domain.errors import ValidationError
 from ..lifecycle.submit import submit
 from .events import SubmitOutput, SubmitRequest, parse_event
-from .observability import logger, metrics, tracer
+from .observability import logger, metrics
 from .root import Core, core
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 _MAX_BODY = 64 * 1024
 
@@ -73,7 +75,6 @@ def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""

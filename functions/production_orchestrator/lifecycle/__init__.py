@@ -13,6 +13,7 @@
     repropose         a stale plan replaced by a new one under the same policy and links
     expire            the window closed: pending -> expired, never approved
     status            every approval as an operator sees it
+    history           who decided what, when and why, from the audit trail
 
     start -> interrupt -> persist -> exit -> review -> decide -> verify -> resume -> apply
 

@@ -109,7 +109,7 @@ def request_approval(
             ApprovalMessage(
                 approval_id=record.approval_id,
                 approver=approver,
-                subject=f"Approve plan for order {order.order_id}? [{fingerprint(checkpoint.proposal_hash)}]",
+                subject=f"Approve plan for order {order.id}? [{fingerprint(checkpoint.proposal_hash)}]",
                 body=body,
                 link=approval_link(link_base_url, record.approval_id, secret),
             )

@@ -6,6 +6,8 @@ once, rebuild the agent (same id, tools, hooks) and answer its interrupt: apply 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import faults
 from ..agent.factory import build_agent
 from ..domain.claims import ClaimState, completed_refusal, judge_claim
@@ -62,6 +64,7 @@ def resume_run(
     approver: str,
     reason: str,
     replay_completed: bool = False,
+    before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
     """Verify, claim the decision exactly once, then resume the agent with the decision object.
 
@@ -91,6 +94,8 @@ def resume_run(
         raise completed_refusal(previous).error()
     recovering = claim is ClaimState.TAKEOVER
     go = _gate(rt, checkpoint, request, runtime_binding, decided=False, recovering=recovering)
+    if before_claim is not None:
+        before_claim()
     ctx = run_context(rt, checkpoint.session_id, checkpoint.checkpoint_id)
     held = hold(rt, ctx, checkpoint, decision, previous if recovering else None)
     decision = held.decision  # a takeover resumes with the decision the first claim recorded

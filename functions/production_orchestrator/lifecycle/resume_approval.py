@@ -5,6 +5,8 @@ approval (decided) -> authorize -> ResumeRequest -> resume_run (verify, claim on
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..domain.errors import PlanNotAppliedError
 from ..domain.ports import ApprovalStore, MacKey
 from ..domain.records import ProviderBinding
@@ -24,6 +26,7 @@ def resume_decided(
     interrupt_id: str | None = None,
     session_id: str | None = None,
     mac_key: MacKey | None = None,
+    before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id``.
 
@@ -43,7 +46,13 @@ def resume_decided(
     # A retry of this step after the resume finished (a lost response, a redelivery) gets the recorded
     # outcome back, with nothing written; a retry while the first attempt still holds the claim is refused.
     result = resume_run(
-        rt, recorded.request, binding, approver=recorded.approver, reason=recorded.reason, replay_completed=True
+        rt,
+        recorded.request,
+        binding,
+        approver=recorded.approver,
+        reason=recorded.reason,
+        replay_completed=True,
+        before_claim=before_claim,
     )
     if result.outcome == "not_applied":
         raise PlanNotAppliedError(

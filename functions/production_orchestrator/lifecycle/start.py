@@ -1,27 +1,80 @@
-"""Start: run the agent until it asks for approval, make everything durable, and return the checkpoint.
+"""Start: read the request, run the agent until it asks for approval, make everything durable, return.
 
-seed shop -> agent runs its tools -> hook interrupts before apply_production_plan -> session durable
--> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return (exit)
+read the e-mail and resolve it against the shop (fail-closed: nothing written yet) -> seed a reference
+shop if one was named -> agent runs its tools -> hook interrupts before apply_production_plan -> session
+durable -> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return (exit)
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from .. import faults
 from ..agent.context import RunContext
+from ..agent.extraction import read_request
 from ..agent.factory import build_agent
 from ..agent.prompts import first_message
 from ..domain.canonical import canonical_bytes
-from ..domain.errors import StartError
+from ..domain.customer_message import read_message
+from ..domain.errors import ShopError, StartError
 from ..domain.planning import ProposalContent, load_proposal
+from ..domain.ports import ShopStore
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
+from ..domain.scenarios import SCENARIOS
 from ..domain.scenarios import scenario as find_scenario
+from ..domain.shop import ShopState, parse_day
 from .evidence import current_state
 from .runtime import Runtime
+
+REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
+
+    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it).
+    """
+
+    text: str
+    planning_day: str
+    scenario: str = ""
+
+    @classmethod
+    def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
+        """A reference scenario: its shop and e-mail on its day, unless another text or day is given."""
+        chosen = find_scenario(name)
+        return cls(text=text or chosen.customer_email, planning_day=planning_day or chosen.planning_day, scenario=name)
+
+    @classmethod
+    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
+        """The same request on the same planning day, for proposing again on the current shop."""
+        scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
+        return cls(text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario)
+
+
+def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
+    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
+    shop = store.load_state()
+    if shop is None:
+        raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
+    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
+
+
+def _shop_for(rt: Runtime, request: PlanRequest) -> ShopState:
+    """The shop the request is planned on, read without writing anything."""
+    existing = rt.store.load_state()
+    if not request.scenario:
+        if existing is None:
+            raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")
+        return existing
+    seeded = find_scenario(request.scenario).state
+    if existing is not None and existing.name != seeded.name:
+        raise ShopError(f"this data dir holds the {existing.name!r} shop; use another --data-dir for {seeded.name!r}")
+    return existing or seeded
 
 
 @dataclass(frozen=True)
@@ -48,17 +101,33 @@ def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
 
 
-def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window: timedelta) -> StartResult:
-    """Run the agent until it asks for approval, persist everything, and return the checkpoint."""
-    chosen = find_scenario(scenario_name)
+def _add(*usages: dict[str, int]) -> dict[str, int]:
+    return {key: sum(u.get(key, 0) for u in usages) for key in {k for u in usages for k in u}}
+
+
+def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding, window: timedelta) -> StartResult:
+    """Read the request, run the agent until it asks for approval, persist everything, return the checkpoint.
+
+    ``request`` may name a reference scenario. A request that does not resolve to a known product, a
+    quantity and a due date raises ``IntakeError`` before anything is written or planned.
+    """
+    if isinstance(request, str):
+        request = PlanRequest.of_scenario(request)
+    parse_day(request.planning_day)
+    message = read_message(request.text)
+    shop = _shop_for(rt, request)
+    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
-    rt.store.seed(chosen.state, ctx.event("shop_seeded", scenario=chosen.name))
+    ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
+    run_name = request.scenario or REQUEST_RUN
+    if request.scenario:
+        ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
-    agent_id = agent_identity(binding, chosen.name)
-    agent = build_agent(binding, chosen.name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
-    result = agent(first_message(chosen.customer_email))
+    agent_id = agent_identity(binding, run_name)
+    agent = build_agent(binding, run_name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
+    result = agent(first_message(message.text))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
     faults.point("after_session_save")  # the session manager synced the interrupted agent
@@ -90,8 +159,8 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         proposal_hash=proposal_hash,
         domain_digest=state.digest(),
         provider_binding=binding,
-        scenario=chosen.name,
-        target_order_id=proposal.target_order.order_id,
+        scenario=run_name,
+        target_order_id=proposal.target_order.id,
         start_pid=rt.pid,
         created_at=utc_iso(now),
         expires_at=utc_iso(now + window),
@@ -113,5 +182,5 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         proposal=proposal,
         stop_reason=str(result.stop_reason),
         revision=state.revision,
-        usage=usage_of(result),
+        usage=_add(read_usage, usage_of(result)),
     )

@@ -19,7 +19,7 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | resuming | approved | rejected | expired | invalid
+    status: str  # pending | resuming | approved | rejected | expired | superseded | invalid
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -39,9 +39,19 @@ def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal
     return found
 
 
-def _label(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
+def checkpoint_status(
+    store: ShopStore, checkpoint: Checkpoint, now: datetime, approvals: ApprovalStore | None = None
+) -> tuple[str, str]:
+    """The approval's status (pending, resuming, approved, rejected, expired, superseded) and who decided.
+
+    ``superseded``: every approval of the checkpoint was replaced by "propose again" (needs ``approvals``).
+    """
     record = store.get_decision(checkpoint.checkpoint_id)
     if record is None:
+        if approvals is not None:
+            found = approvals.approvals_for(checkpoint.checkpoint_id)
+            if found and all(a.superseded_by for a in found):
+                return "superseded", ""
         return ("expired" if now >= parse_utc(checkpoint.expires_at) else "pending"), ""
     label = "approved" if record.decision.approved else "rejected"
     if not record.is_complete():
@@ -49,7 +59,7 @@ def _label(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> tuple[str
     return label, record.decision.approver
 
 
-def status(store: ShopStore, now: datetime) -> dict[str, Any]:
+def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
     state = current_state(store)
     rows: list[CheckpointStatus] = []
@@ -57,7 +67,7 @@ def status(store: ShopStore, now: datetime) -> dict[str, Any]:
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
-        label, approver = _label(store, checkpoint, now)
+        label, approver = checkpoint_status(store, checkpoint, now, approvals)
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
@@ -70,7 +80,8 @@ def status(store: ShopStore, now: datetime) -> dict[str, Any]:
             )
         )
     return {
-        "scenario": state.scenario,
+        "scenario": state.name,
+        "shop": state.name,
         "revision": state.revision,
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.errors import RefusalCode
-from production_orchestrator.domain.intake import parse_customer_email
 from production_orchestrator.domain.planning import build_proposal
 from production_orchestrator.domain.records import (
     INTERRUPT_NAME,
@@ -18,7 +17,7 @@ from production_orchestrator.domain.records import (
     agent_identity,
     utc_iso,
 )
-from production_orchestrator.domain.scenarios import CATALOG, SCENARIOS
+from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
 from production_orchestrator.domain.verification import (
     Go,
     Refusal,
@@ -31,8 +30,8 @@ from production_orchestrator.domain.verification import (
 NOW = datetime(2026, 8, 12, 9, 0, tzinfo=UTC)
 BINDING = ProviderBinding(provider="deterministic", model_id="scripted-planner-v1")
 SCENARIO = SCENARIOS["rush-order"]
-STATE = SCENARIO.state.with_order(parse_customer_email(SCENARIO.customer_email, CATALOG, SCENARIO.state.days))
-PROPOSAL = build_proposal(STATE, "RUSH-200")
+STATE = SCENARIO.taken_in()
+PROPOSAL = build_proposal(STATE, "RUSH-200", TODAY)
 HASH = PROPOSAL.proposal_hash()
 IID = "v1:before_tool_call:tooluse-1:abc"
 CHECKPOINT = Checkpoint(

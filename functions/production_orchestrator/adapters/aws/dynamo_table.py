@@ -7,6 +7,7 @@ a failed condition becomes :class:`ConditionFailed`, anything else :class:`Backe
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,6 +113,23 @@ class DynamoTable:
         )
         item = response.get("Item")
         return dict(item) if item else None
+
+    def batch_get(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Item]:
+        """Several items in one round trip (more while DynamoDB returns unprocessed keys), read consistently.
+
+        Returns the items found, by (pk, sk); an absent item is simply missing.
+        """
+        found: dict[tuple[str, str], Item] = {}
+        request: dict[str, Any] = {self.name: {"Keys": [key(pk, sk) for pk, sk in keys], "ConsistentRead": True}}
+        for _ in range(_CONFLICT_RETRIES * 2):
+            page = self._call("BatchGetItem", functools.partial(self.client.batch_get_item, RequestItems=request))
+            for item in page.get("Responses", {}).get(self.name, []):
+                found[(str(item[PARTITION_KEY]["S"]), str(item[SORT_KEY]["S"]))] = dict(item)
+            request = page.get("UnprocessedKeys") or {}
+            if not request:
+                return found
+            time.sleep(0.05)
+        raise BackendError(f"dynamodb BatchGetItem on table {self.name} kept leaving keys unprocessed")
 
     def query(self, pk: str, prefix: str, *, count_only: bool = False) -> tuple[list[Item], int]:
         """Items of partition ``pk`` whose sort key starts with ``prefix``, in sort-key order, and their count."""

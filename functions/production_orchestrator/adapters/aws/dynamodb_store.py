@@ -1,38 +1,23 @@
-"""DynamoDB implementation of :class:`ShopStore` on the one table (layout: docs/dynamodb-design.md).
+"""DynamoDB implementation of :class:`ShopStore` on the one table (layout and every conditional write:
+docs/dynamodb-design.md).
 
-Each state change is a single conditional write or one ``TransactWriteItems``:
-
-    seed         Put STATE if absent                                   + Put AUDIT
-    intake/count Put STATE if revision and digest are what was read    + Put AUDIT   (optimistic, retried)
-    proposal     Put PROPOSAL#<hash> if absent (same bytes again: no-op, other bytes: IntegrityError)
-    checkpoint   Put CHECKPOINT#<id> if absent                         + Put AUDIT
-    decision     Put DECISION#<checkpoint> if absent                   + Put AUDIT
-    takeover     Put DECISION#<checkpoint> if claim_token = old, no outcome + Put AUDIT
-    completion   Put DECISION#<checkpoint> if claim_token = ours, no outcome (+ Put AUDIT)
-    apply        Put STATE if revision and digest match + Put APPLICATION#<hash> if absent + Put AUDIT
-                 + Put OUTBOX#<hash>#<index> if absent, one per drafted message
-    outbox step  Put OUTBOX#<hash>#<index> if its raw record is still the one read (+ Put AUDIT)
-
-so a replay, a double click or a Lambda retry can never apply a plan twice.
-
-Every ``Put AUDIT`` above is linked into the audit hash chain inside the same transaction: the chain head
-(``SHOP / AUDIT_HEAD``: seq and hash of the last event) is read, the event is stamped with seq + 1 and the
-head's hash, and the transaction also puts the new head conditioned on the seq it read. Two concurrent
-appenders cannot both win; the loser's whole transaction is cancelled and re-linked on the new head.
+Each state change is a single conditional write or one ``TransactWriteItems``; the apply puts STATE if
+revision and digest match, APPLICATION#<hash> if absent, the plan's outbox messages if absent and the
+``plan_applied`` event together, so a replay, a double click or a Lambda retry can never apply a plan or
+queue a message twice. STATE holds revision, digest and, while small, the state itself; a large state is
+the content-addressed, chunked ``SNAPSHOT#<digest>`` written just before (shop_items.StateContent).
+Every audit event is linked into the hash chain inside the same transaction (chained_table.py).
+Immutable items (proposals, checkpoints, snapshots, an application once seen, the decision this process
+claimed) are read once per process.
 """
 
 from __future__ import annotations
 
-import contextlib
-import random
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import faults
-from ...domain.audit_chain import chained, event_hash
 from ...domain.errors import (
-    BackendError,
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
@@ -40,10 +25,13 @@ from ...domain.errors import (
     StaleStateError,
 )
 from ...domain.outbox import OutboxMessage
-from ...domain.records import AuditEvent, Completion, DecisionRecord
+from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
-from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
+from .chained_table import AUDIT_EVENT, ChainedTable, head_of
+from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
 from .dynamodb_outbox import DynamoOutbox, outbox_item
+from .read_cache import Immutable, ReadAhead
+from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
@@ -54,8 +42,6 @@ from .table_schema import (
     PROPOSAL_PK_PREFIX,
     PROPOSAL_SK,
     SHOP_PK,
-    SNAPSHOT_PK_PREFIX,
-    SNAPSHOT_SK,
     STATE_SK,
 )
 
@@ -63,100 +49,79 @@ _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
 _UNCHANGED = f"attribute_exists({PARTITION_KEY}) AND revision = :revision AND digest = :digest"
 _HELD = f"attribute_exists({PARTITION_KEY}) AND claim_token = :token AND attribute_not_exists(completed_at)"
 _OPTIMISTIC_ATTEMPTS = 5
-_CHAIN_ATTEMPTS = 12
-_AUDIT_EVENT = "_audit_event"  # marks the transaction item an audit event goes into (never sent)
-
-
-def _head(item: Item | None) -> tuple[int, str] | None:
-    return None if item is None else (int(item["seq"]["N"]), str(item["hash"]["S"]))
-
-
-class _ChainedTable(DynamoTable):
-    """The table, with every transaction that carries an audit event linked to the chain head."""
-
-    def transact(self, writes: Any) -> None:
-        """Link the marked audit put (if any) to the head and condition the new head on the one read."""
-        marked = [i for i, write in enumerate(writes) if _AUDIT_EVENT in write]
-        if not marked:
-            super().transact(writes)
-            return
-        index = marked[0]
-        for attempt in range(_CHAIN_ATTEMPTS):
-            head = _head(self.get(SHOP_PK, AUDIT_HEAD_SK))
-            event = chained(writes[index][_AUDIT_EVENT], head)
-            audit = {**key(SHOP_PK, f"{AUDIT_SK_PREFIX}{event.seq:012d}"), "raw": s(event.model_dump_json())}
-            new_head = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(event.seq), "hash": s(event_hash(event))}
-            ops = [self.put_op(audit, condition=_ABSENT) if i == index else w for i, w in enumerate(writes)]
-            if head is None:
-                ops.append(self.put_op(new_head, condition=_ABSENT))
-            else:
-                ops.append(self.put_op(new_head, condition="seq = :seq", values={":seq": n(head[0])}))
-            try:
-                super().transact(ops)
-                return
-            except ConditionFailed as failed:
-                theirs = any(failed.failed(i) for i in range(len(writes)) if i != index)
-                if theirs or not (failed.failed(len(writes)) or failed.failed(index)):
-                    raise
-                # Another writer appended between our read of the head and our write: link again.
-                time.sleep(random.uniform(0, 0.02 * (attempt + 1)))
-        raise BackendError(f"the audit chain head of table {self.name} kept moving; nothing was written")
 
 
 class DynamoShopStore(DynamoOutbox):
     """One shop in one DynamoDB table."""
 
+    _table: ChainedTable
+
     def __init__(self, client: Any, table_name: str) -> None:
-        self._table: DynamoTable = _ChainedTable(client, table_name)
+        self._table = ChainedTable(client, table_name)
+        self._proposals, self._checkpoints = Immutable(), Immutable()
+        self._content = StateContent(self._table)
+        self._applied = Immutable()  # proposal hashes seen applied (an application record is never removed)
+        self._claims = Immutable()  # checkpoint id -> the decision record this process claimed
+        # The last state row read or written: the first attempt of a conditional update starts from it.
+        self._last_row: Row | None = None
+        self._ahead = ReadAhead()
 
     # -- items ---------------------------------------------------------------------------------------
 
     @staticmethod
-    def _state_item(state: ShopState) -> Item:
-        return {
-            **key(SHOP_PK, STATE_SK),
-            "revision": n(state.revision),
-            "digest": s(state.digest()),
-            "state": s(state.model_dump_json()),
-        }
-
-    @staticmethod
     def _audit_put(event: AuditEvent) -> Item:
-        # A placeholder: _ChainedTable.transact links it to the chain head when the transaction is sent.
-        return {_AUDIT_EVENT: event}
+        # A placeholder: ChainedTable.transact links it to the chain head when the transaction is sent.
+        return {AUDIT_EVENT: event}
 
     @staticmethod
     def _unchanged(revision: int, digest: str) -> Item:
         return {":revision": n(revision), ":digest": s(digest)}
 
-    def _state_row(self) -> tuple[int, str, ShopState] | None:
-        item = self._table.get(SHOP_PK, STATE_SK)
-        if item is None:
-            return None
-        return int(item["revision"]["N"]), item["digest"]["S"], ShopState.model_validate_json(item["state"]["S"])
+    def _state_row(self) -> Row | None:
+        ahead = self._ahead.take("state")
+        row = ahead if ahead is not None else self._content.row(self._table.get(SHOP_PK, STATE_SK))
+        self._last_row = row
+        return row
+
+    def _keep(self, state: ShopState) -> ShopState:
+        self._last_row = (state.revision, state.digest(), state)
+        return state
 
     def _update_state(self, change: Callable[[ShopState], ShopState | None], event: AuditEvent) -> ShopState:
-        """Read-modify-write conditioned on what was read; ``change`` returning None means nothing to write."""
-        for _ in range(_OPTIMISTIC_ATTEMPTS):
-            row = self._state_row()
+        """Read-modify-write conditioned on what was read; ``change`` returning None means nothing to write.
+
+        The first attempt may start from the last row this process saw instead of reading: if that is stale
+        the condition fails and the update is read and tried again. A verdict that needs no write (or refuses)
+        is only ever given on a fresh read.
+        """
+        cached = self._last_row
+        for attempt in range(_OPTIMISTIC_ATTEMPTS):
+            row = cached if attempt == 0 and cached is not None else self._state_row()
             if row is None:
                 raise ShopError("the shop has not been seeded")
             revision, digest, state = row
-            updated = change(state)
+            try:
+                updated = change(state)
+            except ShopError:
+                if row is cached:
+                    continue  # judged on a copy: judge again on a fresh read
+                raise
             if updated is None:
+                if row is cached:
+                    continue
                 return state
             try:
                 self._table.transact(
                     [
                         self._table.put_op(
-                            self._state_item(updated), condition=_UNCHANGED, values=self._unchanged(revision, digest)
+                            self._content.item(updated), condition=_UNCHANGED, values=self._unchanged(revision, digest)
                         ),
                         self._audit_put(event),
                     ]
                 )
             except ConditionFailed:
                 continue  # another writer moved the state between our read and our write: read again
-            return updated
+            return self._keep(updated)
         raise StaleStateError("the shop kept changing while this update was attempted")
 
     # -- ShopStore -----------------------------------------------------------------------------------
@@ -168,32 +133,55 @@ class DynamoShopStore(DynamoOutbox):
 
     def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
         """Store ``state`` if the shop is empty; a shop seeded with another scenario is an error."""
-        try:
-            self._table.transact(
-                [self._table.put_op(self._state_item(state), condition=_ABSENT), self._audit_put(event)]
-            )
-            return state
-        except ConditionFailed:
-            pass
+        # Read first: every start seeds, and the shop exists for all but the first (one round trip, not three).
         existing = self.load_state()
+        if existing is None:
+            try:
+                self._table.transact(
+                    [self._table.put_op(self._content.item(state), condition=_ABSENT), self._audit_put(event)]
+                )
+                return self._keep(state)
+            except ConditionFailed:
+                existing = self.load_state()  # seeded by another start meanwhile
         if existing is None:  # pragma: no cover - the condition failed because the state exists
             raise ShopError("the shop state vanished while seeding")
-        if existing.scenario != state.scenario:
-            raise ShopError(f"this table holds the {existing.scenario!r} shop, not {state.scenario!r}")
+        if existing.name != state.name:
+            raise ShopError(f"this table holds the {existing.name!r} shop, not {state.name!r}")
         return existing
+
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        if expected is None:
+            condition, values = _ABSENT, None
+        else:
+            condition, values = _UNCHANGED, self._unchanged(*expected)
+        try:
+            self._table.transact(
+                [
+                    self._table.put_op(self._content.item(state), condition=condition, values=values),
+                    self._audit_put(event),
+                ]
+            )
+        except ConditionFailed as failed:
+            found = failed.found(0)
+            raise StaleStateError(
+                "the shop changed while it was being replaced",
+                expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
+                found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
+            ) from None
 
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
 
         def change(state: ShopState) -> ShopState | None:
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is None:
                 return state.with_order(order)
-            if existing.model_copy(update={"scheduled_day": None}) != order:
-                raise IntakeError(f"order {order.order_id} was already taken in with different details")
+            if existing.model_copy(update={"schedule": ()}) != order:
+                raise IntakeError(f"order {order.id} was already taken in with different details")
             return None
 
-        stored = self._update_state(change, event).order(order.order_id)
+        stored = self._update_state(change, event).order(order.id)
         assert stored is not None
         return stored
 
@@ -203,6 +191,8 @@ class DynamoShopStore(DynamoOutbox):
 
     def put_proposal(self, proposal_hash: str, data: bytes) -> None:
         """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
+        if self._proposals.get(proposal_hash) == data:
+            return
         item = {**key(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK), "data": b(data)}
         try:
             self._table.put(item, condition=_ABSENT)
@@ -210,11 +200,15 @@ class DynamoShopStore(DynamoOutbox):
             found = failed.found(0) or self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK) or {}
             if bytes(found.get("data", {}).get("B", b"")) != data:
                 raise IntegrityError(f"proposal {proposal_hash} exists with different bytes") from None
+        self._proposals.keep(proposal_hash, data)
 
     def get_proposal(self, proposal_hash: str) -> bytes | None:
         """The stored proposal bytes (callers re-hash them)."""
+        cached = self._proposals.get(proposal_hash)
+        if cached is not None:
+            return bytes(cached)
         item = self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK)
-        return None if item is None else bytes(item["data"]["B"])
+        return None if item is None else self._proposals.keep(proposal_hash, bytes(item["data"]["B"]))
 
     def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
         """Create the checkpoint (never overwrite) together with its audit event."""
@@ -223,11 +217,27 @@ class DynamoShopStore(DynamoOutbox):
             self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
         except ConditionFailed:
             raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+        self._checkpoints.keep(checkpoint_id, raw)
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
-        """The checkpoint's stored JSON text."""
-        item = self._table.get(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id)
-        return None if item is None else str(item["raw"]["S"])
+        """The checkpoint's stored JSON text (never overwritten, so read once per process)."""
+        cached = self._checkpoints.get(checkpoint_id)
+        if cached is not None:
+            return str(cached)
+        # Whoever reads a checkpoint next reads its decision and the shop (the resume gate, the approval
+        # page): one round trip for all of them, and the audit chain head for the next append.
+        decision_key = (SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
+        checkpoint_key = (SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id)
+        found = self._table.batch_get([checkpoint_key, decision_key, (SHOP_PK, STATE_SK), (SHOP_PK, AUDIT_HEAD_SK)])
+        self._ahead.hold(
+            {
+                f"decision:{checkpoint_id}": ("found", found.get(decision_key)),
+                "state": self._content.row(found.get((SHOP_PK, STATE_SK))),
+            }
+        )
+        self._table.know_head(head_of(found.get((SHOP_PK, AUDIT_HEAD_SK))))
+        item = found.get(checkpoint_key)
+        return None if item is None else str(self._checkpoints.keep(checkpoint_id, str(item["raw"]["S"])))
 
     def list_checkpoints(self) -> list[str]:
         """Every checkpoint's JSON text, oldest first."""
@@ -237,55 +247,52 @@ class DynamoShopStore(DynamoOutbox):
 
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
         """The claimed decision for a checkpoint, if any."""
-        item = self._table.get(SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
+        ahead = self._ahead.take(f"decision:{checkpoint_id}")
+        item = ahead[1] if ahead is not None else self._table.get(SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
         return None if item is None else DecisionRecord.model_validate_json(item["raw"]["S"])
-
-    @staticmethod
-    def _decision_item(record: DecisionRecord) -> Item:
-        item = {
-            **key(SHOP_PK, DECISION_SK_PREFIX + record.checkpoint_id),
-            "raw": s(record.model_dump_json()),
-            "claim_token": s(record.claim_token or "-"),
-        }
-        if record.completion is not None:
-            item["completed_at"] = s(record.completion.completed_at)
-        return item
 
     def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
         """Put the decision if none exists, with its audit event, in one transaction."""
-        item = self._decision_item(record)
+        item = decision_item(record)
         try:
             self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
         except ConditionFailed:
             raise DecisionAlreadyClaimedError(
                 f"a decision for checkpoint {record.checkpoint_id} was already recorded"
             ) from None
+        self._claims.keep(record.checkpoint_id, record)
 
     def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
         """Replace an open claim still held by ``previous_token``; else ``DecisionAlreadyClaimedError``."""
-        put = self._table.put_op(self._decision_item(record), condition=_HELD, values={":token": s(previous_token)})
+        put = self._table.put_op(decision_item(record), condition=_HELD, values={":token": s(previous_token)})
         try:
             self._table.transact([put, self._audit_put(event)])
         except ConditionFailed:
             raise DecisionAlreadyClaimedError(
                 f"another resume took over or finished the decision of checkpoint {record.checkpoint_id}"
             ) from None
+        self._claims.keep(record.checkpoint_id, record)
 
     def complete_decision(
         self, checkpoint_id: str, claim_token: str, completion: Completion, event: AuditEvent | None
     ) -> bool:
         """Record the outcome if ``claim_token`` still holds the open claim; False when it does not."""
-        current = self.get_decision(checkpoint_id)
+        # The record this process claimed under ``claim_token`` is what is stored unless another resume took
+        # it over, and then the put's condition (same token, no outcome) refuses: no read needed first.
+        mine = self._claims.get(checkpoint_id)
+        current = mine if mine is not None and mine.claim_token == claim_token else self.get_decision(checkpoint_id)
         if current is None or current.claim_token != claim_token or current.completion is not None:
+            self._table.flush()
             return False
         put = self._table.put_op(
-            self._decision_item(current.model_copy(update={"completion": completion})),
+            decision_item(current.model_copy(update={"completion": completion})),
             condition=_HELD,
             values={":token": s(claim_token)},
         )
         try:
             self._table.transact([put] if event is None else [put, self._audit_put(event)])
         except ConditionFailed:
+            self._table.flush()  # this run's tool-call records still belong in the trail
             return False  # taken over meanwhile: the new holder finishes and records the outcome
         return True
 
@@ -307,15 +314,16 @@ class DynamoShopStore(DynamoOutbox):
             "checkpoint_id": s(checkpoint_id),
             "revision": n(new_state.revision),
         }
+        # Plain writes first (their positions are what a cancellation reports), the chained event last.
         writes = [
             self._table.put_op(
-                self._state_item(new_state),
+                self._content.item(new_state),
                 condition=_UNCHANGED,
                 values=self._unchanged(expected_revision, expected_digest),
             ),
             self._table.put_op(application, condition=_ABSENT),
-            self._audit_put(event),
             *(self._table.put_op(outbox_item(m), condition=_ABSENT) for m in messages),
+            self._audit_put(event),
         ]
         faults.point("inside_apply")  # the transaction is built and not sent: a crash here writes nothing
         faults.point("inside_apply_outbox")
@@ -323,8 +331,9 @@ class DynamoShopStore(DynamoOutbox):
             self._table.transact(writes)
         except ConditionFailed as failed:
             if failed.failed(1):
+                self._applied.keep(proposal_hash, True)
                 return False  # this proposal already applied: the replay converges without a second write
-            if any(failed.failed(3 + i) for i in range(len(messages))):
+            if any(failed.failed(2 + i) for i in range(len(messages))):
                 # No application item, yet a message exists: only a hand-edited table gets here.
                 raise IntegrityError(
                     f"outbox messages of {proposal_hash} exist for a plan that never applied"
@@ -335,17 +344,27 @@ class DynamoShopStore(DynamoOutbox):
                 expected={"revision": expected_revision, "digest": expected_digest},
                 found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
             ) from None
+        self._applied.keep(proposal_hash, True)
+        self._keep(new_state)
         return True
 
     def application_count(self, proposal_hash: str | None = None) -> int:
         """How many plans applied (for one proposal, or in all)."""
         if proposal_hash is not None:
-            return 0 if self._table.get(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash) is None else 1
+            if self._applied.get(proposal_hash):
+                return 1
+            if self._table.get(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash) is None:
+                return 0
+            self._applied.keep(proposal_hash, True)
+            return 1
         _, count = self._table.query(SHOP_PK, APPLICATION_SK_PREFIX, count_only=True)
         return count
 
     def append_audit(self, event: AuditEvent) -> None:
-        """Append one audit event."""
+        """Append one audit event; a tool-call record goes with the next audited write (chained_table.py)."""
+        if event.event_type == TOOL_CALLED_EVENT:
+            self._table.defer(event)
+            return
         self._table.transact([self._audit_put(event)])
 
     def audit_events(self) -> list[AuditEvent]:
@@ -358,7 +377,7 @@ class DynamoShopStore(DynamoOutbox):
 
         The head is read first: events appended after it only extend the trail past the head.
         """
-        head = _head(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
+        head = head_of(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
         items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
         events: list[AuditEvent | None] = []
         for item in items:
@@ -369,11 +388,9 @@ class DynamoShopStore(DynamoOutbox):
         return events, head
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
-        """Keep the canonical state whose hash is ``digest``; content-addressed, so a second put is a no-op."""
-        with contextlib.suppress(ConditionFailed):
-            self._table.put({**key(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK), "data": b(data)}, condition=_ABSENT)
+        """Keep the canonical state ``data`` under ``digest`` (content-addressed: a second put is a no-op)."""
+        self._content.put_snapshot(digest, data)
 
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
-        item = self._table.get(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK)
-        return None if item is None else bytes(item["data"]["B"])
+        return self._content.get_snapshot(digest)

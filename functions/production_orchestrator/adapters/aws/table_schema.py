@@ -28,7 +28,8 @@ APPROVAL_OF_SK_PREFIX = "APPROVAL_OF#"  # pointer: checkpoint -> approval id (no
 PROPOSAL_PK_PREFIX = "PROPOSAL#"
 PROPOSAL_SK = "PROPOSAL"
 SNAPSHOT_PK_PREFIX = "SNAPSHOT#"  # the canonical shop state a plan was proposed on, by digest
-SNAPSHOT_SK = "SNAPSHOT"
+SNAPSHOT_SK = "SNAPSHOT"  # one-item snapshots written before states were chunked (still read)
+SNAPSHOT_CHUNK_SK_PREFIX = "CHUNK#"  # a state's canonical bytes in pieces (adapters/aws/dynamo_blobs.py)
 APPROVAL_PK_PREFIX = "APPROVAL#"
 APPROVAL_SK = "APPROVAL"
 

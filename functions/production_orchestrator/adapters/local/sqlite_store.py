@@ -92,20 +92,33 @@ class SqliteShopStore(SqliteDatabase):
         return None if row is None else ShopState.model_validate_json(row[2])
 
     def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
-        """Store ``state`` if the shop is empty; a shop seeded with another scenario is an error."""
+        """Store ``state`` if the shop is empty; a shop of another name is an error."""
         with self._write():
             row = self._state_row()
             if row is not None:
                 existing = ShopState.model_validate_json(row[2])
-                if existing.scenario != state.scenario:
+                if existing.name != state.name:
                     raise ShopError(
-                        f"this data dir holds the {existing.scenario!r} shop; "
-                        f"use another --data-dir for {state.scenario!r}"
+                        f"this data dir holds the {existing.name!r} shop; use another --data-dir for {state.name!r}"
                     )
                 return existing
             self._replace_state(state)
             self._insert_audit(event)
             return state
+
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        with self._write():
+            row = self._state_row()
+            found = None if row is None else (row[0], row[1])
+            if found != expected:
+                raise StaleStateError(
+                    "the shop changed while it was being replaced",
+                    expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
+                    found=None if found is None else {"revision": found[0], "digest": found[1]},
+                )
+            self._replace_state(state)
+            self._insert_audit(event)
 
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
@@ -113,11 +126,10 @@ class SqliteShopStore(SqliteDatabase):
             state = self.load_state()
             if state is None:
                 raise ShopError("the shop has not been seeded")
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is not None:
-                comparable = existing.model_copy(update={"scheduled_day": None})
-                if comparable != order:
-                    raise IntakeError(f"order {order.order_id} was already taken in with different details")
+                if existing.model_copy(update={"schedule": ()}) != order:
+                    raise IntakeError(f"order {order.id} was already taken in with different details")
                 return existing
             self._replace_state(state.with_order(order))
             self._insert_audit(event)

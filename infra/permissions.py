@@ -1,0 +1,104 @@
+"""What each Lambda may do, derived from what its handler calls (one place to read, and to update).
+
+The e2e workflow test records every AWS call each handler makes on moto and checks it against the role
+the template gives that function; the template test asserts each role's exact action set from here.
+
+Table writes and reads are scoped by partition key (``dynamodb:LeadingKeys``): the approval items
+(``APPROVAL#<id>``), proposals and state snapshots each live in their own partitions, the shop's lists
+(state, checkpoints, decisions, applications, the audit chain) in ``SHOP``. DynamoDB transactions are
+authorized per item as the underlying PutItem/UpdateItem, so a role that writes only through
+``TransactWriteItems`` needs PutItem, and no action named after the transaction exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from production_orchestrator.adapters.aws.table_schema import (
+    APPROVAL_PK_PREFIX,
+    PROPOSAL_PK_PREFIX,
+    SHOP_PK,
+    SNAPSHOT_PK_PREFIX,
+    SUBMISSION_PK_PREFIX,
+)
+
+# Partition-key patterns (IAM StringLike) of the item families.
+SHOP: Final = SHOP_PK
+PROPOSALS: Final = f"{PROPOSAL_PK_PREFIX}*"
+SNAPSHOTS: Final = f"{SNAPSHOT_PK_PREFIX}*"
+APPROVALS: Final = f"{APPROVAL_PK_PREFIX}*"
+SUBMISSIONS: Final = f"{SUBMISSION_PK_PREFIX}*"
+
+TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key patterns it may touch
+
+# handler module -> table access. Updated together with the code: the e2e test fails on a call not here.
+TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
+    # start: seed, intake, proposal, snapshot, checkpoint, audit events
+    "run_agent": {
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SUBMISSIONS),
+        "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
+    },
+    # reads the checkpoint (one BatchGetItem with the items read next) and proposal; creates the approval
+    # and its pointer
+    "request_approval": {
+        "dynamodb:BatchGetItem": (SHOP,),
+        "dynamodb:GetItem": (PROPOSALS,),
+        "dynamodb:PutItem": (SHOP, APPROVALS),
+    },
+    # the public endpoint: reads what the page shows; records a vote on the approval item and its audit
+    # event (the chain lives in SHOP); cannot create approvals, proposals or snapshots
+    "decide": {
+        "dynamodb:BatchGetItem": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
+        "dynamodb:UpdateItem": (APPROVALS,),
+        "dynamodb:PutItem": (SHOP,),
+    },
+    # verify, claim, apply, complete; reads the approval, never changes it
+    "resume_agent": {
+        "dynamodb:BatchGetItem": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS),
+        "dynamodb:PutItem": (SHOP,),
+    },
+    # pending -> expired, with an audit event
+    "record_expiry": {
+        "dynamodb:GetItem": (SHOP, APPROVALS),
+        "dynamodb:Query": (SHOP,),
+        "dynamodb:UpdateItem": (APPROVALS,),
+        "dynamodb:PutItem": (SHOP,),
+    },
+    # sends an applied plan's queued messages: reads its outbox items, claims and marks each (with an
+    # audit event) in conditional writes
+    "send_outbox": {
+        "dynamodb:GetItem": (SHOP,),
+        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:Query": (SHOP,),
+    },
+    # the authenticated entry: creates the submission record of the execution it starts, once
+    "submit": {
+        "dynamodb:PutItem": (SUBMISSIONS,),
+    },
+    # reads only
+    "report_pending_age": {
+        "dynamodb:GetItem": (APPROVALS,),
+        "dynamodb:Query": (SHOP,),
+    },
+}
+
+# Agent sessions (S3SessionManager): HeadObject is authorized as GetObject, ListObjectsV2 as ListBucket. A
+# start writes a new session and never lists; a resume restores (lists the messages) and appends.
+SESSION_ACCESS: Final[Mapping[str, tuple[str, ...]]] = {
+    "run_agent": ("s3:GetObject", "s3:PutObject"),
+    "resume_agent": ("s3:GetObject", "s3:PutObject", "s3:ListBucket"),
+}
+# Strands' BedrockModel with streaming on (ModelSettings.streaming, a test holds them together) calls
+# ConverseStream, which is authorized as InvokeModelWithResponseStream.
+MODEL_ACTIONS: Final = ("bedrock:InvokeModelWithResponseStream",)
+MODEL_USERS: Final = ("run_agent", "resume_agent")
+RECEIPT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
+    "decide": ("kms:GenerateMac",),
+    "resume_agent": ("kms:VerifyMac",),
+}
+# decide wakes the workflow once a decision is recorded; it never reports a failure.
+TASK_RESPONSE_ACTIONS: Final = ("states:SendTaskSuccess",)
+PUBLISHERS: Final[Mapping[str, tuple[str, ...]]] = {"request_approval": ("sns:Publish",)}

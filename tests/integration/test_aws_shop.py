@@ -1,0 +1,125 @@
+"""Your shop on AWS: the operator imports a shop file into the table, an execution carries the e-mail.
+
+aws_ops shop-import --table -> (bad file: exit 2, every problem by path, nothing written)
+run_agent {"request": ...} or {"request_s3_key": "requests/..."} -> the plan of that e-mail on that shop
+-> approve through the page -> resume applies it once
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.cli import aws_ops
+from production_orchestrator.domain.errors import IntakeError, NotFoundError, ShopError, ValidationError
+from production_orchestrator.domain.planning import load_proposal
+from tests.support.aws_flow import Flow, _invoke
+from tests.support.moto_aws import AwsWorld, Clock
+from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
+
+SHOP_FILE = EXAMPLES / "print-shop.json"
+TOTES = EXAMPLE_REQUESTS["request-totes"].read_text()
+
+
+def _store(aws: AwsWorld) -> DynamoShopStore:
+    return DynamoShopStore(aws.dynamodb, aws.table)
+
+
+def _items(aws: AwsWorld) -> list[dict[str, Any]]:
+    return list(aws.dynamodb.scan(TableName=aws.table, ConsistentRead=True)["Items"])
+
+
+def _run(aws: AwsWorld, **event: Any) -> Flow:
+    return Flow(aws=aws, run=_invoke("run_agent", event))
+
+
+def test_operator_imports_a_shop_and_an_execution_plans_an_email(
+    aws: AwsWorld, clock: Clock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    printed = capsys.readouterr().out
+    assert "SHOP=Harbour Print & Stitch" in printed and "STALE_PLANS=0" in printed
+    flow = _run(aws, request=TOTES, as_of=EXAMPLE_DAY, requested_by="ops@example.com")
+    data = _store(aws).get_proposal(flow.proposal_hash)
+    assert data is not None
+    proposal = load_proposal(data, flow.proposal_hash)
+    assert (proposal.target_order.product, proposal.target_order.quantity) == ("TOTE-NAVY", 400)
+    assert proposal.planning_day == EXAMPLE_DAY and proposal.target_order.due == "2026-12-04"
+    flow.request_approval()
+    assert flow.post("approve", link=flow.link("ben@example.com"))["statusCode"] == 200
+    assert flow.resume()["outcome"] == "applied"
+    state = _store(aws).load_state()
+    assert state is not None and state.revision == 2 and state.digest() == proposal.result_digest
+
+
+def test_an_email_larger_than_the_execution_input_is_read_from_the_request_prefix(aws: AwsWorld, clock: Clock) -> None:
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    head, body = TOTES.split("\n\n", 1)
+    head = head.replace("Content-Type: text/plain; charset=utf-8", 'Content-Type: multipart/mixed; boundary="b"')
+    attachment = "QUJD" * 100_000  # a 400 KB artwork file: the text part is what is read
+    raw = (
+        f"{head}\n\n--b\nContent-Type: text/plain; charset=utf-8\n\n{body}\n--b\n"
+        f"Content-Type: image/png\nContent-Transfer-Encoding: base64\n\n{attachment}\n--b--\n"
+    )
+    assert len(raw) > 256 * 1024
+    aws.s3.put_object(Bucket=aws.bucket, Key="requests/festival.eml", Body=raw.encode())
+    flow = _run(aws, request_s3_key="requests/festival.eml", as_of=EXAMPLE_DAY)
+    proposal = load_proposal(_store(aws).get_proposal(flow.proposal_hash) or b"", flow.proposal_hash)
+    assert proposal.target_order.quantity == 400
+
+
+@pytest.mark.parametrize(
+    ("event", "error"),
+    [
+        ({"request": "Hello, do you make mugs?", "as_of": EXAMPLE_DAY}, IntakeError),
+        ({"request_s3_key": "requests/missing.eml"}, NotFoundError),
+        ({"request_s3_key": "sessions/other.json"}, ValidationError),
+        ({"request_s3_key": "requests/../sessions/x"}, ValidationError),
+        ({"request": TOTES, "request_s3_key": "requests/x.eml"}, ValidationError),
+        ({"request": TOTES, "as_of": "01.12.2026"}, ValidationError),
+    ],
+)
+def test_a_bad_request_input_writes_nothing(
+    aws: AwsWorld, clock: Clock, event: dict[str, Any], error: type[Exception]
+) -> None:
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    before = _items(aws)
+    with pytest.raises(error):
+        _run(aws, **event)
+    assert _items(aws) == before
+
+
+def test_a_request_needs_an_imported_shop(aws: AwsWorld, clock: Clock) -> None:
+    with pytest.raises(ShopError, match="import"):
+        _run(aws, request=TOTES)
+    assert _items(aws) == []
+
+
+def test_a_bad_shop_file_is_refused_with_every_path_and_writes_nothing(
+    aws: AwsWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(SHOP_FILE.read_text())
+    doc["orders"][0]["product"] = "MUG"
+    doc["machines"][1]["id"] = "PRESS-A"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "$.orders[0].product" in err and "$.machines[1].id" in err
+    assert _items(aws) == []
+
+
+def test_export_of_the_table_imports_to_the_same_digest(aws: AwsWorld, tmp_path: Path) -> None:
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    out = tmp_path / "export.json"
+    assert aws_ops.main(["shop-export", "--table", aws.table, str(out)]) == 0
+    exported = json.loads(out.read_text())
+    state = _store(aws).load_state()
+    assert state is not None and exported["revision"] == 1
+    from production_orchestrator.domain.shop_file import read_shop
+
+    assert read_shop(exported).digest() == state.digest()

@@ -1,0 +1,88 @@
+"""review: a valid, open link shows the verified plan (and what changed since); any other link shows nothing.
+Reads only."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from production_orchestrator.domain.approvals import Vote
+from production_orchestrator.domain.records import Decision, audit_event, utc_iso
+from production_orchestrator.lifecycle.repropose import supersede
+from production_orchestrator.lifecycle.review import current_approval, open_link, open_stale, what_changed
+from production_orchestrator.lifecycle.start import StartResult
+from tests.support.memory_world import MemoryWorld, Requested
+
+ANA, BEN = "ana@example.com", "ben@example.com"
+
+
+def _pending(world: MemoryWorld, **policy: object) -> tuple[StartResult, Requested]:
+    started = world.start()
+    return started, world.request(started, (ANA, BEN), **policy)  # type: ignore[arg-type]
+
+
+def _vote(world: MemoryWorld, started: StartResult, who: str, approved: bool = True) -> None:
+    decision = Decision(
+        approved=approved,
+        reviewed_hash=started.checkpoint.proposal_hash,
+        approver=who,
+        reason="" if approved else "no",
+        decided_at=utc_iso(world.clock()),
+    )
+    approval_id = world.approvals.approvals_for(started.checkpoint.checkpoint_id)[-1].approval_id
+    world.approvals.record_approval_vote(approval_id, Vote(decision=decision), now=world.clock())
+
+
+def test_a_valid_link_shows_the_verified_plan_and_writes_nothing(world: MemoryWorld) -> None:
+    started, made = _pending(world)
+    before = world.snapshot()
+    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], world.clock())
+    assert view is not None and view.approver == BEN
+    assert view.checkpoint == started.checkpoint and view.proposal == started.proposal
+    assert view.changes is None and view.may_approve
+    assert world.snapshot() == before
+
+
+def test_every_other_link_shows_nothing(world: MemoryWorld) -> None:
+    started, made = _pending(world, quorum=2, quorum_above_quantity=0)
+    now = world.clock()
+    assert open_link(world.store, world.approvals, made.approval_id, "x" * 43, now) is None
+    assert open_link(world.store, world.approvals, "appr-" + "0" * 32, made.secrets[ANA], now) is None
+    later = now + timedelta(days=2)
+    assert open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], later) is None
+    _vote(world, started, ANA)  # ana voted: her link is used; ben's still opens
+    assert open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], now) is None
+    assert open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], now) is not None
+    _vote(world, started, BEN, approved=False)
+    assert open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], now) is None
+
+
+def test_the_requester_may_only_reject_under_separation_of_duties(world: MemoryWorld) -> None:
+    _, made = _pending(world, requester=ANA, separation_of_duties=True)
+    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock())
+    assert view is not None and not view.may_approve
+
+
+def test_a_changed_shop_is_described_and_may_be_proposed_again(world: MemoryWorld) -> None:
+    started, made = _pending(world)
+    assert what_changed(world.store, started.checkpoint) is None
+    assert open_stale(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock()) is None
+    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    changes = what_changed(world.store, started.checkpoint)
+    assert changes is not None and any("THREAD-RED-40" in line for line in changes)
+    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock())
+    assert view is not None and view.changes == changes
+    stale = open_stale(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock())
+    assert stale is not None and stale.changes == changes
+
+
+def test_a_superseded_approval_leads_to_its_replacement(world: MemoryWorld) -> None:
+    _, made = _pending(world)
+    newer = world.start()
+    replacement = supersede(
+        world.store, world.approvals, world.approval(made.approval_id), newer.checkpoint, world.clock()
+    )
+    found = current_approval(world.approvals, made.approval_id)
+    assert found is not None and found.approval_id == replacement.approval_id
+    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], world.clock())
+    assert view is not None and view.checkpoint.checkpoint_id == newer.checkpoint.checkpoint_id
+    assert current_approval(world.approvals, "appr-" + "1" * 32) is None
