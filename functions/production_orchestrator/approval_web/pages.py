@@ -262,7 +262,10 @@ def render_recorded(
         f'<p class="note {klass}"><b>What happens next:</b> {escape(nexts.get(outcome, nexts["refused"]))}</p>'
     )
     if queued:
-        body += f"<section><h2>Queued to send</h2>{_items(queued)}<p>Each goes out once.</p></section>"
+        body += (
+            f"<section><h2>Queued to send</h2>{_items(queued)}"
+            "<p>Each is delivered once, by the outbox sender.</p></section>"
+        )
     if changes:
         body += (
             '<section class="note bad"><h2>Refused: the shop changed since the plan was proposed</h2>'
