@@ -100,7 +100,10 @@ def test_every_command_has_a_description_an_example_and_documented_options(path:
 @pytest.mark.parametrize(
     ("path", "defaults"),
     [
-        (("start",), ["default rush-order when no --request", "(default: 7d)", "(default: 2)", "http://127.0.0.1:8765/approve"]),
+        (
+            ("start",),
+            ["default rush-order when no --request", "(default: 7d)", "(default: 2)", "http://127.0.0.1:8765/approve"],
+        ),
         (("resume",), ["(default: 10m)", "(default: deterministic)"]),
         (("serve",), ["(default: 8765)"]),
     ],
