@@ -17,6 +17,7 @@ import hmac
 import json
 import secrets
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +33,7 @@ from production_orchestrator.domain.audit_chain import chained, event_hash
 from production_orchestrator.domain.errors import (
     ApprovalExpiredError,
     DecisionAlreadyClaimedError,
+    DeliveryError,
     IntakeError,
     IntegrityError,
     NotFoundError,
@@ -39,6 +41,7 @@ from production_orchestrator.domain.errors import (
     StaleStateError,
     TaskTokenClosedError,
 )
+from production_orchestrator.domain.outbox import OutboxMessage
 from production_orchestrator.domain.ports import ApprovalMessage
 from production_orchestrator.domain.records import (
     AGENT_ID_PATTERN,
@@ -52,6 +55,7 @@ from production_orchestrator.domain.records import (
     utc_iso,
 )
 from production_orchestrator.domain.shop import Order, ShopState
+from production_orchestrator.domain.submissions import Submission
 from production_orchestrator.domain.verification import SessionFacts
 
 
@@ -68,6 +72,7 @@ class InMemoryShopStore:
         self._audit: list[str] = []
         self._head: tuple[int, str] | None = None
         self._snapshots: dict[str, bytes] = {}
+        self._outbox: dict[str, str] = {}  # outbox key -> the message's JSON
 
     # -- helpers (call with the lock held) ------------------------------------------------------------------
     def _append(self, event: AuditEvent) -> None:
@@ -98,21 +103,35 @@ class InMemoryShopStore:
         with self._lock:
             existing = self.load_state()
             if existing is not None:
-                if existing.scenario != state.scenario:
-                    raise ShopError(f"this store holds the {existing.scenario!r} shop, not {state.scenario!r}")
+                if existing.name != state.name:
+                    raise ShopError(f"this store holds the {existing.name!r} shop, not {state.name!r}")
                 return existing
             self._state = state.model_dump_json()
             self._append(event)
             return state
 
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        with self._lock:
+            current = self.load_state()
+            found = None if current is None else (current.revision, current.digest())
+            if found != expected:
+                raise StaleStateError(
+                    "the shop changed while it was being replaced",
+                    expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
+                    found=None if found is None else {"revision": found[0], "digest": found[1]},
+                )
+            self._state = state.model_dump_json()
+            self._append(event)
+
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
         with self._lock:
             state = self._seeded()
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is not None:
-                if existing.model_copy(update={"scheduled_day": None}) != order:
-                    raise IntakeError(f"order {order.order_id} was already taken in with different details")
+                if existing.model_copy(update={"schedule": ()}) != order:
+                    raise IntakeError(f"order {order.id} was already taken in with different details")
                 return existing
             self._state = state.with_order(order).model_dump_json()
             self._append(event)
@@ -205,11 +224,15 @@ class InMemoryShopStore:
         expected_revision: int,
         expected_digest: str,
         event: AuditEvent,
+        messages: Sequence[OutboxMessage] = (),
     ) -> bool:
-        """State + application + ``plan_applied`` together, conditioned on revision and digest; once per hash."""
+        """State + application + ``plan_applied`` + the plan's messages together, conditioned on revision and
+        digest; once per hash."""
         with self._lock:
             if proposal_hash in self._applications:
                 return False
+            if any(m.key in self._outbox for m in messages):
+                raise IntegrityError(f"outbox messages of {proposal_hash} exist for a plan that never applied")
             current = self.load_state()
             if current is None or current.revision != expected_revision or current.digest() != expected_digest:
                 found = None if current is None else {"revision": current.revision, "digest": current.digest()}
@@ -221,6 +244,29 @@ class InMemoryShopStore:
             self._state = new_state.model_dump_json()
             self._applications[proposal_hash] = (checkpoint_id, new_state.revision)
             self._append(event)
+            self._outbox.update({m.key: m.model_dump_json() for m in messages})
+            return True
+
+    def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
+        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        with self._lock:
+            stored = [OutboxMessage.model_validate_json(raw) for raw in self._outbox.values()]
+        chosen = [m for m in stored if proposal_hash is None or m.proposal_hash == proposal_hash]
+        return sorted(chosen, key=lambda m: (m.queued_at, m.key))
+
+    def replace_outbox_message(
+        self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None
+    ) -> bool:
+        """Compare-and-set on the stored message (with ``event``)."""
+        if updated.key != previous.key:
+            raise IntegrityError(f"outbox message {previous.key} cannot become {updated.key}")
+        with self._lock:
+            raw = self._outbox.get(previous.key)
+            if raw is None or OutboxMessage.model_validate_json(raw) != previous:
+                return False
+            self._outbox[updated.key] = updated.model_dump_json()
+            if event is not None:
+                self._append(event)
             return True
 
     def application_count(self, proposal_hash: str | None = None) -> int:
@@ -484,3 +530,48 @@ class InMemorySessionStore:
         require_id(session_id, SESSION_ID_PATTERN, "session id")
         require_id(agent_id, AGENT_ID_PATTERN, "agent id")
         return facts_from(self.repository, session_id, agent_id)
+
+
+class InMemorySubmissionStore:
+    """Submission records, created once."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, str] = {}
+
+    def put_submission(self, submission: Submission) -> None:
+        """Create the record; an existing execution name is an ``IntegrityError``."""
+        if submission.execution_name in self._records:
+            raise IntegrityError(f"submission {submission.execution_name} exists already")
+        self._records[submission.execution_name] = submission.model_dump_json()
+
+    def get_submission(self, execution_name: str) -> Submission | None:
+        """The record of ``execution_name``, or None."""
+        raw = self._records.get(execution_name)
+        return None if raw is None else Submission.model_validate_json(raw)
+
+
+@dataclass
+class RecordingStarter:
+    """A WorkflowStarter that keeps each started execution (name, input)."""
+
+    started: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
+        self.started.append((execution_name, dict(execution_input)))
+        return f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
+
+
+@dataclass
+class ScriptedTransport:
+    """A MessageTransport that records what it was handed and fails as told (per recipient)."""
+
+    name: str = "fake"
+    sent: list[OutboxMessage] = field(default_factory=list)
+    failures: dict[str, DeliveryError] = field(default_factory=dict)  # recipient -> the error to raise
+
+    def send(self, message: OutboxMessage) -> str:
+        failure = self.failures.get(message.to)
+        if failure is not None:
+            raise failure
+        self.sent.append(message)
+        return f"fake:{len(self.sent)}"

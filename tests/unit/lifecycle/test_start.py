@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from production_orchestrator.domain.canonical import sha256_hex
-from production_orchestrator.domain.errors import ShopError, StartError
+from production_orchestrator.domain.errors import IntakeError, ShopError
 from production_orchestrator.domain.planning import load_proposal
 from production_orchestrator.domain.records import INTERRUPT_NAME, agent_identity, parse_utc
 from production_orchestrator.lifecycle.evidence import load_checkpoint
@@ -58,6 +58,7 @@ def test_no_checkpoint_when_the_agent_does_not_ask_for_approval(world: MemoryWor
     started = world.start()
     assert world.resume(started, True).outcome == "applied"
     checkpoints = world.store.list_checkpoints()
-    with pytest.raises(StartError, match="without asking for approval"):
+    # The order is scheduled now: the start refuses it before the agent could run (nothing to plan).
+    with pytest.raises(IntakeError, match="already in the shop and scheduled"):
         start_run(world.runtime(), "rush-order", world.binding, timedelta(days=1))
     assert world.store.list_checkpoints() == checkpoints
