@@ -43,7 +43,7 @@ def test_a_forged_requested_by_in_the_body_records_the_real_caller(aws: AwsWorld
     started = aws.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
     assert json.loads(started["input"]) == {"request": REQUEST}  # nothing about who: the record says that
     # The run takes its requester from the record, even when its input claims someone else.
-    forged = {"requested_by": "mallory@shop.example", "execution_name": "sub-" + "0" * 32}
+    forged = {"scenario": "rush-order", "requested_by": "mallory@shop.example", "execution_name": "sub-" + "0" * 32}
     run = _invoke("run_agent", run_agent_event(out["execution_name"], forged))
     assert run["requested_by"] == "olga@shop.example"
 

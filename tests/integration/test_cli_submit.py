@@ -45,10 +45,12 @@ def _executions(aws: AwsWorld) -> list[dict[str, Any]]:
 def test_submit_signs_the_call_and_prints_the_execution(
     aws: AwsWorld, url: SignedFunctionUrl, request_file: Path
 ) -> None:
-    done = cli("submit", "--request", str(request_file), "--url", url.url)
+    done = cli("submit", "--request", str(request_file), "--url", url.url, "--as-of", "2026-08-12")
     assert done.returncode == 0, done.stderr
     assert url.verdicts == ["verified"]
     (execution,) = _executions(aws)
+    started = aws.session.client("stepfunctions").describe_execution(executionArn=execution["executionArn"])
+    assert json.loads(started["input"]) == {"request": request_file.read_text(), "as_of": "2026-08-12"}
     assert done["EXECUTION_ARN"] == execution["executionArn"]
     assert done["REQUESTED_BY"] == "olga@shop.example"
     assert done["CONSOLE_URL"] == (

@@ -564,7 +564,7 @@ class Deployment:
 
     # -- running -----------------------------------------------------------------------------------------
 
-    def submit(self, request: str, session: str = SUBMITTER) -> dict[str, Any]:
+    def submit(self, request: str, session: str = SUBMITTER, **options: str) -> dict[str, Any]:
         """A SigV4-signed POST to the submit Function URL as ``session``: what Lambda hands the function after it
         verified the signature (moto serves no Function URLs). The reply: execution ARN, name, requested_by."""
         event = {
@@ -587,7 +587,7 @@ class Deployment:
                 "requestId": secrets.token_hex(8),
                 "stage": "$default",
             },
-            "body": base64.b64encode(json.dumps({"request": request}).encode()).decode(),
+            "body": base64.b64encode(json.dumps({**options, "request": request}).encode()).decode(),
             "isBase64Encoded": True,
         }
         invocation = self.aws.router.invoke(self.submit_function, event)
@@ -830,7 +830,8 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}")
     ses_mark = len(ses_accepted())
-    submitted = deployment.submit(scenario("rush-order").customer_email)
+    # The reference scenario's shop and its customer's e-mail, planned on the scenario's day.
+    submitted = deployment.submit(scenario("rush-order").customer_email, scenario="rush-order")
     execution_arn = str(submitted["execution_arn"])
     say(f"submitted by {submitted['requested_by']} (signed): execution {execution_arn}")
     message = deployment.wait_for_message()

@@ -99,9 +99,14 @@ class RunAgentOutput(BaseModel):
 
 
 class SubmitRequest(_Event):
-    """The body a caller POSTs to the submit Function URL; any other field (``requested_by``) is ignored."""
+    """The body a caller POSTs to the submit Function URL; any other field (``requested_by``) is ignored.
+
+    ``scenario`` and ``as_of`` go on to the execution input as ``start-execution`` takes them: plan a
+    reference scenario's shop instead of the table's, and on which day."""
 
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
+    scenario: str | None = Field(default=None, max_length=60)
+    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
 
 
 class SubmitOutput(BaseModel):

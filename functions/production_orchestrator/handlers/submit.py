@@ -99,6 +99,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             caller_id=caller_id,
             request=body.request,
             now=r.core.now(),
+            options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
         )
     except ValidationError as exc:
         return _reply(400, {"error": str(exc)})

@@ -40,8 +40,10 @@ def submit(
     caller_id: str,
     request: str,
     now: datetime,
+    options: dict[str, str] | None = None,
 ) -> Submitted:
-    """Record who submitted ``request``, then start its run under a fresh execution name."""
+    """Record who submitted ``request``, then start its run under a fresh execution name (``options``, such
+    as the planning day, go into the execution input beside it; never who asked)."""
     if not request.strip():
         raise ValidationError("the request is empty")
     if len(request) > MAX_REQUEST_CHARS:
@@ -61,7 +63,7 @@ def submit(
     )
     submissions.put_submission(submission)
     # The input carries the request for the console reader; the run takes it (and who asked) from the record.
-    arn = starter.start(submission.execution_name, {"request": request})
+    arn = starter.start(submission.execution_name, {**(options or {}), "request": request})
     return Submitted(submission=submission, execution_arn=arn)
 
 

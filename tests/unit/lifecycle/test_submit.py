@@ -40,13 +40,13 @@ def test_options_go_into_the_execution_input_but_never_decide_who_asked() -> Non
 
 
 @pytest.mark.parametrize(
-    ("caller", "request"),
+    ("caller", "text"),
     [(OLGA, "   "), (OLGA, "x" * 20_001), ("olga@shop.example", REQUEST), ("arn:aws:s3:::bucket", REQUEST)],
 )
-def test_bad_input_stores_nothing_and_starts_nothing(caller: str, request: str) -> None:
+def test_bad_input_stores_nothing_and_starts_nothing(caller: str, text: str) -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     with pytest.raises(ValidationError):
-        submit(store, starter, caller_arn=caller, caller_id="", request=request, now=T0)
+        submit(store, starter, caller_arn=caller, caller_id="", request=text, now=T0)
     assert starter.started == [] and store._records == {}
 
 
