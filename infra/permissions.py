@@ -51,6 +51,8 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     "decide": {
         "dynamodb:BatchGetItem": (SHOP,),
         "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
+        # a stale plan's page reads the snapshot it was proposed on, kept in chunks under its digest
+        "dynamodb:Query": (SNAPSHOTS,),
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP,),
     },

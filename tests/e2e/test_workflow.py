@@ -173,7 +173,7 @@ def test_a_resume_killed_mid_decision_is_finished_by_the_workflow_retry(aws: Loc
     aws.router.crash_next(resume, point)
     run = run_case(deployment, "approve")
     assert run.status == "SUCCEEDED", run.error
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_APPLIED]
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     resumes = [i for i in deployment.invocations() if i.function_name == resume]
     assert [i.error["errorType"] if i.error else None for i in resumes] == ["Runtime.ExitError", None]

@@ -20,7 +20,7 @@ from infra.bundling import LAMBDA_PYTHON_VERSION, lambda_python
 from tests.support.assets import BuiltAssets, built_assets
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "asset_probe.py"
-STRANDS_FREE = ("decide", "request_approval", "record_expiry", "report_pending_age")
+STRANDS_FREE = ("decide", "request_approval", "record_expiry", "report_pending_age", "send_outbox", "submit")
 AGENT = ("run_agent", "resume_agent")
 
 

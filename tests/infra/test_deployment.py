@@ -41,7 +41,7 @@ EXPECTED_ACTIONS = {
     | {"bedrock:InvokeModelWithResponseStream"},
     "request_approval": BASE | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "sns:Publish"},
     "decide": BASE
-    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"}
     | {"kms:GenerateMac", "states:SendTaskSuccess"},
     "resume_agent": BASE
     | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "kms:VerifyMac"}
@@ -49,6 +49,9 @@ EXPECTED_ACTIONS = {
     | {"bedrock:InvokeModelWithResponseStream"},
     "record_expiry": BASE | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem"},
     "report_pending_age": BASE | {"dynamodb:GetItem", "dynamodb:Query"},
+    # no senderEmail in CONTEXT: no SES grant (tests/infra/test_outbox_sender.py checks the one with a sender)
+    "send_outbox": BASE | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},
+    "submit": BASE | {"dynamodb:PutItem", "states:StartExecution"},
 }
 TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
 
@@ -156,6 +159,7 @@ def test_every_alarm_has_the_expected_signal_threshold_and_missing_data_rule(tem
     expected_metrics = {
         "RefusedResumes": ("ProductionOrchestrator", "WorkflowResumeRefused", "Sum", 1),
         "ExpiredApprovals": ("ProductionOrchestrator", "WorkflowDecisionExpired", "Sum", 1),
+        "UndeliveredMessages": ("ProductionOrchestrator", "WorkflowMessagesNotSent", "Sum", 1),
         "OldestPendingApprovalAge": ("ProductionOrchestrator", "OldestPendingApprovalAgeSeconds", "Maximum", 5760),
         "DecideThrottles": ("AWS/Lambda", "Throttles", "Sum", 1),
         **{f"{name}Errors": ("AWS/Lambda", "Errors", "Sum", 1) for name in _FUNCTION_NAMES},
@@ -263,6 +267,7 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
         "SessionBucketName",
         "DashboardName",
         "DecisionUrl",
+        "SubmitUrl",
     }
     machine = next(iter(resources_of_type(template, "AWS::StepFunctions::StateMachine")))
     assert template["Outputs"]["StateMachineArn"]["Value"] == {"Ref": machine}

@@ -294,9 +294,11 @@ def test_the_largest_benchmark_shop_round_trips_and_applies_once(
         "new_state": after,
         "expected_revision": state.revision,
         "expected_digest": state.digest(),
+        "messages": _messages(proposal, proposal.proposal_hash(), "ckpt-" + "5" * 32),
     }
     assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]
     assert store.apply_plan(**apply, event=_event("plan_applied")) is False  # type: ignore[arg-type]
+    assert len(store.outbox_messages()) == len(proposal.communication_drafts)
     assert store.load_state().digest() == proposal.result_digest  # type: ignore[union-attr]
     if isinstance(store, DynamoShopStore):
         aws = request.getfixturevalue("aws")

@@ -40,6 +40,8 @@ _MALFORMED_EVENTS: dict[str, Any] = {
     "request_approval": {},
     "resume_agent": {},
     "record_expiry": {},
+    "send_outbox": {},
+    "submit": {"requestContext": {"http": {"method": "GET"}}},  # not a POST: 405, nothing read
 }
 
 

@@ -25,7 +25,11 @@ from tests.support.cdk_template import render, resources_of_type
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
-CONTEXT = {"approverEmails": "approver@example.com", "operatorEmail": "ops@example.com"}
+CONTEXT = {
+    "approverEmails": "approver@example.com",
+    "operatorEmail": "ops@example.com",
+    "senderEmail": "orders@shop.example.com",
+}
 # What the Lambda service sets in every Python 3.12 function's environment (besides credentials).
 LAMBDA_ENV = {
     "AWS_REGION": REGION,
@@ -65,6 +69,8 @@ def _fake(logical_id: str, attribute: str | None) -> str:
         return "https://probe.lambda-url.us-east-1.on.aws/"
     if "Key" in logical_id:
         return "00000000-0000-0000-0000-000000000000"
+    if "StateMachine" in logical_id:
+        return f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:probe"
     return f"probe-{logical_id.lower()[:40]}"
 
 
