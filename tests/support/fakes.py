@@ -94,25 +94,35 @@ class InMemoryShopStore:
             return None if self._state is None else ShopState.model_validate_json(self._state)
 
     def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
-        """Store ``state`` if the shop is empty; a shop seeded with another scenario is a ``ShopError``."""
+        """Store ``state`` if the shop is empty; a shop of another name is a ``ShopError``."""
         with self._lock:
             existing = self.load_state()
             if existing is not None:
-                if existing.scenario != state.scenario:
-                    raise ShopError(f"this store holds the {existing.scenario!r} shop, not {state.scenario!r}")
+                if existing.name != state.name:
+                    raise ShopError(f"this store holds the {existing.name!r} shop, not {state.name!r}")
                 return existing
             self._state = state.model_dump_json()
             self._append(event)
             return state
 
+    def replace_shop(self, state: ShopState, expected: tuple[int, str] | None, event: AuditEvent) -> None:
+        """Put ``state`` in place of the shop whose revision and digest are ``expected`` (None: no shop yet)."""
+        with self._lock:
+            current = self.load_state()
+            found = None if current is None else (current.revision, current.digest())
+            if found != expected:
+                raise StaleStateError("the shop changed while it was being replaced", expected=expected, found=found)
+            self._state = state.model_dump_json()
+            self._append(event)
+
     def take_in_order(self, order: Order, event: AuditEvent) -> Order:
         """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
         with self._lock:
             state = self._seeded()
-            existing = state.order(order.order_id)
+            existing = state.order(order.id)
             if existing is not None:
-                if existing.model_copy(update={"scheduled_day": None}) != order:
-                    raise IntakeError(f"order {order.order_id} was already taken in with different details")
+                if existing.model_copy(update={"schedule": ()}) != order:
+                    raise IntakeError(f"order {order.id} was already taken in with different details")
                 return existing
             self._state = state.with_order(order).model_dump_json()
             self._append(event)
