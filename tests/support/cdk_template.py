@@ -30,6 +30,7 @@ def inputs_digest(context_json: str) -> str:
     """A key for what a synthesis with ``context_json`` produces (see :data:`CACHE_DIR`)."""
     digest = hashlib.sha256(context_json.encode())
     digest.update(version("aws-cdk-lib").encode())
+    digest.update(os.environ.get("CDK_CONTEXT_JSON", "").encode())  # the app reads it too
     sources = [ROOT / "cdk.json", ROOT / "requirements.txt"]
     sources += sorted((ROOT / "infra").rglob("*.py")) + sorted((ROOT / "functions").rglob("*.py"))
     for path in sources:
