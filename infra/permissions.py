@@ -34,9 +34,10 @@ TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key 
 
 # handler module -> table access. Updated together with the code: the e2e test fails on a call not here.
 TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
-    # start: seed, intake, proposal, snapshot, checkpoint, audit events
+    # start: seed, intake, proposal, snapshot, checkpoint, audit events (a large shop's state is read from
+    # its snapshot chunks)
     "run_agent": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS, SUBMISSIONS),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; creates the approval
@@ -56,11 +57,12 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP,),
     },
-    # verify, claim, apply, complete; reads the approval, never changes it
+    # verify, claim, apply, complete; reads the approval, never changes it; a large shop's state is read from
+    # (and, when a plan applies, written to) its snapshot chunks
     "resume_agent": {
         "dynamodb:BatchGetItem": (SHOP,),
-        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS),
-        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
+        "dynamodb:PutItem": (SHOP, SNAPSHOTS),
     },
     # pending -> expired, with an audit event
     "record_expiry": {

@@ -502,9 +502,13 @@ def _state_edit(raw: str) -> str:
 
 
 def _dynamo_state_edit(world: World) -> None:
-    """Alter the stored state itself: the chunk of the snapshot the STATE item points at."""
+    """Alter the stored state itself: inline in the STATE item, or the chunk of the snapshot it points at."""
     t = _dyn_keys()
-    digest = world.aws.raw_item(t.SHOP_PK, t.STATE_SK)["digest"]["S"]
+    item = world.aws.raw_item(t.SHOP_PK, t.STATE_SK)
+    if "state" in item:
+        _dynamo_rewrite(world, t.SHOP_PK, t.STATE_SK, "state", _state_edit)
+        return
+    digest = item["digest"]["S"]
     _dynamo_rewrite(
         world,
         t.SNAPSHOT_PK_PREFIX + digest,

@@ -83,18 +83,15 @@ def test_a_cli_reject_needs_a_reason(reason: str | None, pending: Callable[..., 
     assert not (run.data_dir / "refusals.jsonl").exists()
 
 
-def test_set_inventory_refuses_an_unknown_material_unless_created(pending: Callable[..., Pending]) -> None:
+def test_set_inventory_refuses_an_unknown_material(pending: Callable[..., Pending]) -> None:
     run = pending()
     before = localstore.fingerprint(run.data_dir)
     typo = run.cli("shop", "set-inventory", "THREAD-RED-04", "650")
-    expect_error(typo, "THREAD-RED-04", "--create", "THREAD-RED-40")
+    # A new material needs its supplier and lead time: it comes in through the shop file.
+    expect_error(typo, "THREAD-RED-04", "shop import", "THREAD-RED-40")
     assert localstore.fingerprint(run.data_dir) == before
     # The pending plan is not stale: nothing moved the digest.
     assert "Status: pending" in run.cli("show", "--checkpoint", run.checkpoint_id).stdout
-    created = run.cli("shop", "set-inventory", "THREAD-GREEN-40", "300", "--create")
-    assert created.returncode == 0, created.stderr
-    assert "THREAD-GREEN-40" in run.cli("shop", "show").stdout
-    assert localstore.audit_types(run.data_dir)[-1] == "inventory_set"
 
 
 def test_set_inventory_takes_a_known_material_in_any_case(pending: Callable[..., Pending]) -> None:

@@ -4,6 +4,7 @@ JSON too, ``show`` leading with the approval's status, ``history``, and ``start`
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ def test_show_states_the_status_first_then_the_plan(pending: Callable[..., Pendi
 
 def test_show_says_expired_and_superseded(pending: Callable[..., Pending]) -> None:
     short = pending("--approval-window", "1s")
+    time.sleep(1.2)  # past the one-second window, however fast the start returned
     assert _json(short.cli("show", "--checkpoint", short.checkpoint_id, "--json"))["status"] == "expired"
     run = pending()
     assert run.cli("shop", "set-inventory", "THREAD-RED-40", "1500").returncode == 0

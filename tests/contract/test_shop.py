@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.clidriver import ROOT, Run, cli, command, env
+from tests.support.clidriver import Run, cli, command, env
 from tests.support.localstore import audit_types, fingerprint, shop_state
 from tests.support.refusal_cases import Pending, observed_code, start_into
 
 pytestmark = pytest.mark.slow
-EXAMPLES = ROOT.parent / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 SHOP_FILE = EXAMPLES / "print-shop.json"
 TOTES = EXAMPLES / "request-totes.eml"
 CAPS = EXAMPLES / "request-caps.txt"

@@ -56,9 +56,25 @@ EXPECTED_ACTIONS = {
 TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
 
 
+# Every non-default value these tests need, in one synthesis (each costs seconds).
+CUSTOM = {
+    **CONTEXT,
+    "decideReservedConcurrency": "3",
+    "decisionLease": "3s",
+    "approvalWindow": "364d",
+    "quorum": "2",
+    "quorumAboveQuantity": "500",
+}
+
+
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
     return synthesize(CONTEXT)
+
+
+@pytest.fixture(scope="module")
+def custom() -> dict[str, Any]:
+    return synthesize(CUSTOM)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -121,7 +137,7 @@ def test_the_model_grant_matches_how_the_agent_calls_the_model() -> None:
 # --- the decision endpoint --------------------------------------------------------------------------------
 
 
-def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any]) -> None:
+def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any], custom: dict[str, Any]) -> None:
     functions = resources_of_type(template, "AWS::Lambda::Function")
     reserved = {
         fn["Properties"]["Handler"].split(".")[-2]: fn["Properties"].get("ReservedConcurrentExecutions")
@@ -129,7 +145,6 @@ def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any]
     }
     assert reserved.pop("decide") == DEFAULTS["decideReservedConcurrency"] == 10
     assert set(reserved.values()) == {None}, "only the public endpoint is capped"
-    custom = synthesize({**CONTEXT, "decideReservedConcurrency": "3"})
     decide = custom["Resources"][function_ids(custom)["decide"]]
     assert decide["Properties"]["ReservedConcurrentExecutions"] == 3
     # An account whose concurrency quota leaves no room to reserve can opt out.
@@ -221,7 +236,7 @@ def test_the_workflow_logs_to_a_vended_logs_group(template: dict[str, Any]) -> N
     assert name.startswith(VENDED_LOGS_PREFIX) and name == "/aws/vendedlogs/states/ProductionOrchestrator-Workflow"
 
 
-def test_a_crashed_resume_is_retried_after_the_decision_lease(template: dict[str, Any]) -> None:
+def test_a_crashed_resume_is_retried_after_the_decision_lease(template: dict[str, Any], custom: dict[str, Any]) -> None:
     resume = state_machine_definition(template, placeholder)["States"]["ResumeVerifiedDecision"]
     (crash,) = [r for r in resume["Retry"] if "Runtime.ExitError" in r["ErrorEquals"]]
     assert set(crash["ErrorEquals"]) == set(RESUME_CRASH_ERRORS)
@@ -230,10 +245,9 @@ def test_a_crashed_resume_is_retried_after_the_decision_lease(template: dict[str
     assert crash["MaxAttempts"] >= 1
     env = template["Resources"][function_ids(template)["resume_agent"]]["Properties"]["Environment"]["Variables"]
     assert env["PO_DECISION_LEASE"] == DEFAULTS["decisionLease"] == "10m"
-    short = synthesize({**CONTEXT, "decisionLease": "3s"})
     (crash,) = [
         r
-        for r in state_machine_definition(short, placeholder)["States"]["ResumeVerifiedDecision"]["Retry"]
+        for r in state_machine_definition(custom, placeholder)["States"]["ResumeVerifiedDecision"]["Retry"]
         if "Runtime.ExitError" in r["ErrorEquals"]
     ]
     assert crash["IntervalSeconds"] > 3
@@ -246,9 +260,8 @@ def test_a_lease_whose_retries_do_not_fit_the_grace_is_refused() -> None:
         build_app(context={"aws:cdk:bundling-stacks": [], "decisionLease": "2h"}).synth()
 
 
-def test_the_execution_timeout_stays_within_a_year() -> None:
-    longest = synthesize({**CONTEXT, "approvalWindow": "364d"})
-    definition = state_machine_definition(longest, placeholder)
+def test_the_execution_timeout_stays_within_a_year(custom: dict[str, Any]) -> None:
+    definition = state_machine_definition(custom, placeholder)
     assert definition["TimeoutSeconds"] <= MAX_EXECUTION_SECONDS
     assert definition["States"]["WaitForHumanDecision"]["TimeoutSeconds"] == 364 * 86400
     with pytest.raises(ConfigurationError, match="one year"):
@@ -273,12 +286,10 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
     assert template["Outputs"]["StateMachineArn"]["Value"] == {"Ref": machine}
 
 
-def test_quorum_context_keys_reach_the_approval_request() -> None:
-    custom = synthesize({**CONTEXT, "quorum": "2", "quorumAboveQuantity": "500"})
+def test_quorum_context_keys_reach_the_approval_request(template: dict[str, Any], custom: dict[str, Any]) -> None:
     env = custom["Resources"][function_ids(custom)["request_approval"]]["Properties"]["Environment"]["Variables"]
     assert (env["PO_QUORUM"], env["PO_QUORUM_ABOVE_QUANTITY"]) == ("2", "500")
-    default = synthesize(CONTEXT)
-    env = default["Resources"][function_ids(default)["request_approval"]]["Properties"]["Environment"]["Variables"]
+    env = template["Resources"][function_ids(template)["request_approval"]]["Properties"]["Environment"]["Variables"]
     assert (env["PO_QUORUM"], env["PO_QUORUM_ABOVE_QUANTITY"]) == ("2", "")
 
 

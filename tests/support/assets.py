@@ -21,7 +21,7 @@ from typing import Any
 
 from infra.application import STACK_ID, build_app
 from infra.bundling import cache_root, host_architecture
-from tests.support.cdk_template import render, resources_of_type
+from tests.support.cdk_template import inputs_digest, render, resources_of_type
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -74,15 +74,31 @@ def _fake(logical_id: str, attribute: str | None) -> str:
     return f"probe-{logical_id.lower()[:40]}"
 
 
+def _assets_present(outdir: Path, template: Mapping[str, Any]) -> bool:
+    return all(
+        (outdir / f"asset.{str(fn['Properties']['Code']['S3Key']).removesuffix('.zip')}").is_dir()
+        for fn in resources_of_type(template, "AWS::Lambda::Function").values()
+    )
+
+
 def built_assets(context: Mapping[str, Any] | None = None) -> BuiltAssets:
     """Synthesize with bundling for the host architecture (built once per code change, then reused)."""
     architecture = host_architecture()
     outdir = cache_root().parent / f"synth-{architecture}"
     outdir.mkdir(parents=True, exist_ok=True)
+    full_context = {**CONTEXT, **dict(context or {}), "architecture": architecture}
     with open(outdir.parent / f".synth-{architecture}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        app = build_app(outdir=str(outdir), context={**CONTEXT, **dict(context or {}), "architecture": architecture})
-        template = app.synth().get_stack_by_name(STACK_ID).template
+        # Another worker may have built exactly this a moment ago (same sources, same context): reuse it.
+        key = inputs_digest(json.dumps(full_context, sort_keys=True))
+        done = outdir / "built-for.json"
+        previous = json.loads(done.read_text()) if done.exists() else {}
+        if previous.get("key") == key and _assets_present(outdir, previous["template"]):
+            template = previous["template"]
+        else:
+            app = build_app(outdir=str(outdir), context=full_context)
+            template = app.synth().get_stack_by_name(STACK_ID).template
+            done.write_text(json.dumps({"key": key, "template": template}))
         keep = set()
         asset_dirs, handlers, environments = {}, {}, {}
         for fn in resources_of_type(template, "AWS::Lambda::Function").values():

@@ -7,23 +7,56 @@ render(value, refs) -> the value with Ref / Fn::GetAtt / Fn::Join / Fn::Sub reso
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping
+from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from infra.application import SKIP_BUNDLING, STACK_ID, build_app
+
+ROOT = Path(__file__).resolve().parents[2]
+# Synthesis takes seconds and every pytest worker needs the same templates: they are kept on disk under a
+# key that changes with anything that could change them (the context, every source file the app imports,
+# cdk.json, the requirements and the aws-cdk-lib version).
+CACHE_DIR = Path(os.environ.get("PO_SYNTH_CACHE") or Path(tempfile.gettempdir()) / "po-synth-cache")
+
+
+def inputs_digest(context_json: str) -> str:
+    """A key for what a synthesis with ``context_json`` produces (see :data:`CACHE_DIR`)."""
+    digest = hashlib.sha256(context_json.encode())
+    digest.update(version("aws-cdk-lib").encode())
+    digest.update(os.environ.get("CDK_CONTEXT_JSON", "").encode())  # the app reads it too
+    sources = [ROOT / "cdk.json", ROOT / "requirements.txt"]
+    sources += sorted((ROOT / "infra").rglob("*.py")) + sorted((ROOT / "functions").rglob("*.py"))
+    for path in sources:
+        if "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
 
 Resolver = Callable[[str, str | None], str]  # (logical id or pseudo parameter, attribute) -> value
 
 
 @functools.lru_cache(maxsize=4)
 def _synthesize(context_json: str) -> str:
+    cached = CACHE_DIR / f"{inputs_digest(context_json)}.json"
+    if cached.exists():
+        return cached.read_text(encoding="utf-8")
     context = {**SKIP_BUNDLING, **json.loads(context_json)}
     with tempfile.TemporaryDirectory(prefix="po-cdk-") as outdir:
         assembly = build_app(outdir=outdir, context=context).synth()
-        return json.dumps(assembly.get_stack_by_name(STACK_ID).template)
+        template = json.dumps(assembly.get_stack_by_name(STACK_ID).template)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(template, encoding="utf-8")
+    partial.replace(cached)  # atomic: a reader sees the whole template or none
+    return template
 
 
 def synthesize(context: Mapping[str, Any] | None = None) -> dict[str, Any]:

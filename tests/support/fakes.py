@@ -99,7 +99,7 @@ class InMemoryShopStore:
             return None if self._state is None else ShopState.model_validate_json(self._state)
 
     def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
-        """Store ``state`` if the shop is empty; a shop seeded with another scenario is a ``ShopError``."""
+        """Store ``state`` if the shop is empty; a shop of another name is a ``ShopError``."""
         with self._lock:
             existing = self.load_state()
             if existing is not None:

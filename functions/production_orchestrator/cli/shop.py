@@ -96,7 +96,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
         "--scenario",
         default=None,
         choices=sorted(SCENARIOS),
-        help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request is given)",
+        help=f"seed and plan a reference scenario; without --request (default: {DEFAULT_SCENARIO})",
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
     start.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)")
@@ -158,13 +158,19 @@ def _export(args: argparse.Namespace) -> int:
 
 def _set_inventory(args: argparse.Namespace) -> int:
     store = local_runtime(data_dir(args), create=False).store
-    material, quantity = args.material, args.quantity
+    quantity = args.quantity
+    materials = current_state(store).materials
+    # Ids are case-sensitive, but a count typed in another case names the one material it can only mean.
+    same = [m.id for m in materials if m.id == args.material] or [
+        m.id for m in materials if m.id.casefold() == args.material.casefold()
+    ]
+    material = same[0] if len(same) == 1 else args.material
     # A typo must not touch the shop: the new digest would make every pending plan stale.
-    if current_state(store).material(material) is None:
-        known = ", ".join(m.id for m in current_state(store).materials) or "none"
+    if len(same) != 1:
+        known = ", ".join(m.id for m in materials) or "none"
         raise ValidationError(
             f"{material} is not a material of this shop (known: {known}): check the spelling; a new material "
-            f"needs its supplier and lead time, so add it to the shop file ({PROG} shop export -) and import it"
+            f"needs its supplier and lead time, so add it to the shop file ({PROG} shop export -) and shop import it"
         )
     event = audit_event("inventory_set", utc_now(), material_id=material, quantity=quantity)
     try:

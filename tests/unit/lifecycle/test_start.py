@@ -54,11 +54,10 @@ def test_a_shop_of_another_scenario_is_refused_before_the_agent_runs(world: Memo
     assert world.snapshot() == before
 
 
-def test_no_checkpoint_when_the_agent_does_not_ask_for_approval(world: MemoryWorld) -> None:
+def test_a_request_already_planned_is_refused_before_the_agent_runs(world: MemoryWorld) -> None:
     started = world.start()
     assert world.resume(started, True).outcome == "applied"
-    checkpoints = world.store.list_checkpoints()
-    # The order is scheduled now: the start refuses it before the agent could run (nothing to plan).
+    before = world.snapshot()
     with pytest.raises(IntakeError, match="already in the shop and scheduled"):
         start_run(world.runtime(), "rush-order", world.binding, timedelta(days=1))
-    assert world.store.list_checkpoints() == checkpoints
+    assert world.snapshot() == before

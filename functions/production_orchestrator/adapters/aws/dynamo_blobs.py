@@ -19,12 +19,16 @@ from .table_schema import PARTITION_KEY, SNAPSHOT_CHUNK_SK_PREFIX, SNAPSHOT_PK_P
 CHUNK_BYTES = 200_000
 
 
+def _chunk_key(index: int) -> str:
+    return f"{SNAPSHOT_CHUNK_SK_PREFIX}{index:04d}"
+
+
 def put_blob(table: DynamoTable, digest: str, data: bytes) -> int:
     """Store ``data`` under ``digest`` (idempotent: existing chunks are kept); returns the chunk count."""
     chunks = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)] or [b""]
     for index, chunk in enumerate(chunks):
         item = {
-            **key(SNAPSHOT_PK_PREFIX + digest, f"{SNAPSHOT_CHUNK_SK_PREFIX}{index:04d}"),
+            **key(SNAPSHOT_PK_PREFIX + digest, _chunk_key(index)),
             "data": b(chunk),
             "chunks": n(len(chunks)),
         }
@@ -34,11 +38,20 @@ def put_blob(table: DynamoTable, digest: str, data: bytes) -> int:
 
 
 def get_blob(table: DynamoTable, digest: str) -> bytes | None:
-    """The bytes stored under ``digest`` (None when absent or incomplete); callers re-hash them."""
-    items, _ = table.query(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_CHUNK_SK_PREFIX)
-    if not items:
-        legacy = table.get(SNAPSHOT_PK_PREFIX + digest, SNAPSHOT_SK)  # one-item snapshots of earlier versions
+    """The bytes stored under ``digest`` (None when absent or incomplete); callers re-hash them.
+
+    Read by key, chunk by chunk (the first names the count): a role that may read snapshots by GetItem
+    needs no Query on their partitions.
+    """
+    pk = SNAPSHOT_PK_PREFIX + digest
+    first = table.get(pk, _chunk_key(0))
+    if first is None:
+        legacy = table.get(pk, SNAPSHOT_SK)  # one-item snapshots of earlier versions
         return None if legacy is None else bytes(legacy["data"]["B"])
-    if len(items) != int(items[0]["chunks"]["N"]):
-        return None
-    return b"".join(bytes(item["data"]["B"]) for item in items)
+    parts = [bytes(first["data"]["B"])]
+    for index in range(1, int(first["chunks"]["N"])):
+        item = table.get(pk, _chunk_key(index))
+        if item is None:
+            return None
+        parts.append(bytes(item["data"]["B"]))
+    return b"".join(parts)
