@@ -39,7 +39,8 @@ from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso  # noqa: E402
 from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
-from production_orchestrator.lifecycle.resume import resume_run  # noqa: E402
+from production_orchestrator.lifecycle.request_approval import operator_plan  # noqa: E402
+from production_orchestrator.lifecycle.resume_approval import resume_direct  # noqa: E402
 from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402
 from production_orchestrator.lifecycle.start import start_run  # noqa: E402
 
@@ -99,16 +100,19 @@ class World:
             return replace(local_runtime(self.data_dir, create=True), lease=self.lease)
         import boto3  # type: ignore[import-untyped]
 
+        from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
         from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
         from production_orchestrator.adapters.aws.s3_sessions import S3SessionStore
 
         session = boto3.Session(region_name="us-east-1")
+        dynamodb = session.client("dynamodb")
         return Runtime(
-            store=DynamoShopStore(session.client("dynamodb"), self.aws.table),
+            store=DynamoShopStore(dynamodb, self.aws.table),
             sessions=S3SessionStore(self.aws.bucket, self.aws.prefix, session),
             clock=lambda: datetime.now(UTC),
             pid=os.getpid(),
             lease=self.lease,
+            approvals=DynamoApprovalStore(dynamodb, self.aws.table),
         )
 
 
@@ -237,7 +241,7 @@ def run_forked(
 
 def do_start(world: World) -> dict[str, Any]:
     """Start a run; its ids."""
-    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7))
+    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7), operator_plan())
     cp = result.checkpoint
     return {"checkpoint_id": cp.checkpoint_id, "proposal_hash": cp.proposal_hash}
 
@@ -245,7 +249,7 @@ def do_start(world: World) -> dict[str, Any]:
 def do_resume(world: World, ids: dict[str, Any], approve: bool = True) -> dict[str, Any]:
     """Resume ``ids`` with a decision; how it ended."""
     request = ResumeRequest(checkpoint_id=ids["checkpoint_id"], approved=approve, reviewed_hash=ids["proposal_hash"])
-    result = resume_run(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
+    result = resume_direct(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
     return {"outcome": result.outcome, "revision": result.revision, "applied": result.plan_applied_count}
 
 

@@ -20,7 +20,8 @@ from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
-from production_orchestrator.lifecycle.resume import resume_run
+from production_orchestrator.lifecycle.request_approval import operator_plan
+from production_orchestrator.lifecycle.resume_approval import resume_direct
 from production_orchestrator.lifecycle.runtime import Runtime
 from production_orchestrator.lifecycle.start import StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
@@ -85,7 +86,7 @@ def runtime(data_dir: Path, be: Backend, *, create: bool = False) -> Runtime:
 
 def start(data_dir: Path, scenario: str, be: Backend) -> StartResult:
     """Run the agent on ``be`` until it asks for approval."""
-    return start_run(runtime(data_dir, be, create=True), scenario, be.binding, timedelta(days=1))
+    return start_run(runtime(data_dir, be, create=True), scenario, be.binding, timedelta(days=1), operator_plan())
 
 
 def resume(
@@ -100,7 +101,8 @@ def resume(
     """Decide ``started``'s checkpoint from a fresh runtime, as a second process would."""
     cp = started.checkpoint
     request = ResumeRequest(cp.checkpoint_id, approve, cp.proposal_hash, cp.interrupt_id, cp.session_id)
-    return resume_run(runtime(data_dir, be), request, binding or be.binding, approver="test-approver", reason=reason)
+    rt = runtime(data_dir, be)
+    return resume_direct(rt, request, binding or be.binding, approver="test-approver", reason=reason)
 
 
 def tool_sequence(data_dir: Path, session_id: str) -> list[str]:

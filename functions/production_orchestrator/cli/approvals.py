@@ -1,9 +1,10 @@
-"""The approval side of the local CLI: links at start, the local server, resume of a page decision,
-propose again, audit verification, and the policy checks ``resume`` makes.
+"""The approval side of the local CLI: the run's policy and links at start, the resume of a typed or a page
+decision, propose again, the local server, and the audit check.
 
 Local approver configuration is per run, fixed in its approval record at ``start``:
-``--approvers a@x,b@y`` (default: one approver, ``shop-owner``), ``--requester`` (default: the OS user),
-``--separation-of-duties`` (off by default locally), ``--quorum N --quorum-above QTY``.
+``--approvers a@x,b@y`` (default: one approver, ``shop-owner``, and the local operator may decide at the
+CLI), ``--requester`` (default: the OS user), ``--separation-of-duties`` (off by default locally),
+``--quorum N --quorum-above QTY``. A policy that can never be satisfied is refused before the agent runs.
 """
 
 from __future__ import annotations
@@ -13,30 +14,23 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..domain.approvals import ApprovalRecord
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from ..domain.ports import ApprovalMessage, ShopStore
-from ..domain.receipts import make_receipt
-from ..domain.records import Checkpoint, Decision, parse_utc
-from ..lifecycle.authorize import authorize_direct, receipt_event
-from ..lifecycle.evidence import load_checkpoint, review
-from ..lifecycle.repropose import supersede
-from ..lifecycle.request_approval import request_approval
-from ..lifecycle.review import current_approval, what_changed
+from ..domain.policy import build_policy
+from ..domain.records import ProviderBinding
+from ..domain.verification import ResumeRequest
+from ..lifecycle.claim import ResumeResult
+from ..lifecycle.evidence import load_checkpoint
+from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
+from ..lifecycle.review import what_changed
 from ..lifecycle.runtime import Runtime
 from ..lifecycle.start import StartResult
 from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
-
-DEFAULT_APPROVER = "shop-owner"
-LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
 
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
@@ -60,55 +54,43 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _requester(args: argparse.Namespace) -> str:
-    return str(args.requester or os.environ.get("USER") or "operator")
-
-
-@dataclass
-class _Collect:
-    """An ApprovalNotifier that keeps the messages for ``start`` to print (the links are the local 'e-mail')."""
-
-    messages: list[ApprovalMessage] = field(default_factory=list)
-
-    def notify(self, message: ApprovalMessage) -> None:
-        self.messages.append(message)
-
-
-def request_links(args: argparse.Namespace, rt: Runtime, result: StartResult) -> None:
-    """Create the run's approval and print ``APPROVAL_ID=`` and each approver's ``APPROVAL_URL_<n>=``."""
-    configured = [a.strip() for a in (args.approvers or "").split(",") if a.strip()]
-    notifier = _Collect()
-    requested = request_approval(
-        rt.store,
-        local_approvals(args.data_dir),
-        notifier,
-        checkpoint_id=result.checkpoint.checkpoint_id,
-        proposal_hash=result.checkpoint.proposal_hash,
-        task_token=LOCAL_TASK_TOKEN,
+def link_plan(args: argparse.Namespace) -> LinkPlan:
+    """The run's approval policy from the flags, checked before anything runs (``ValidationError``)."""
+    configured = [a for a in (args.approvers or "").split(",") if a.strip()]
+    policy = build_policy(
         approvers=configured or [DEFAULT_APPROVER],
-        link_base_url=args.link_base,
-        now=rt.clock(),
-        requester=_requester(args),
+        requester=str(args.requester if args.requester is not None else os.environ.get("USER") or "operator"),
         separation_of_duties=args.separation_of_duties,
         quorum=args.quorum,
-        quorum_above_quantity=args.quorum_above,
+        quorum_above=args.quorum_above,
         restricted=bool(configured),
     )
-    print(f"APPROVAL_ID={requested.approval_id}")
-    for number, message in enumerate(notifier.messages, start=1):
+    return LinkPlan.fresh(policy, LOCAL_TASK_TOKEN)
+
+
+def print_links(args: argparse.Namespace, result: StartResult, plan: LinkPlan) -> None:
+    """``APPROVAL_ID=`` and each approver's ``APPROVER_<n>=`` / ``APPROVAL_URL_<n>=`` (stdout is the local e-mail)."""
+    approval = result.approval
+    assert approval is not None
+    print(f"APPROVAL_ID={approval.approval_id}")
+    print(f"APPROVALS_REQUIRED={approval.required}")
+    for number, approver in enumerate(approval.policy.approvers, start=1):
+        link = approval_link(args.link_base, approval.approval_id, plan.secrets[approver])
         if number == 1:
-            print(f"APPROVAL_URL={message.link}")
-        print(f"APPROVER_{number}={message.approver}")
-        print(f"APPROVAL_URL_{number}={message.link}")
+            print(f"APPROVAL_URL={link}")
+        print(f"APPROVER_{number}={approver}")
+        print(f"APPROVAL_URL_{number}={link}")
 
 
-def authorize(args: argparse.Namespace, approver: str, approved: bool) -> None:
-    """``resume --approver`` meets the run's policy; raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``."""
-    authorize_direct(local_approvals(args.data_dir), args.checkpoint, approver, approved)
+def resume(rt: Runtime, request: ResumeRequest, binding: ProviderBinding, approver: str, reason: str) -> ResumeResult:
+    """``resume``: the typed decision is a vote under the run's policy, then the resume (lifecycle)."""
+    from ..lifecycle.resume_approval import resume_direct
+
+    return resume_direct(rt, request, binding, approver=approver, reason=reason)
 
 
 def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
-    """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and how to propose again."""
+    """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and what a person can do."""
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
     store = local_runtime(args.data_dir, create=False).store
@@ -116,17 +98,13 @@ def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
     print("changed since the plan was proposed:", file=sys.stderr)
     for line in changes:
         print(f"  - {line}", file=sys.stderr)
+    where = f"--data-dir {args.data_dir} --checkpoint {args.checkpoint}"
     print(
-        f"propose again: python -m production_orchestrator repropose --data-dir {args.data_dir} "
-        f"--checkpoint {args.checkpoint}",
+        f"propose again: python -m production_orchestrator repropose {where}\n"
+        f"or cancel it:  python -m production_orchestrator resume {where} --decision reject "
+        f"--reviewed-hash {args.reviewed_hash} --reason TEXT",
         file=sys.stderr,
     )
-
-
-def record_cli_receipt(args: argparse.Namespace, store: ShopStore, checkpoint: Checkpoint, decision: Decision) -> None:
-    """A decision typed at the CLI gets its receipt too, kept in the audit trail."""
-    receipt = make_receipt(checkpoint, decision, local_mac_key(args.data_dir))
-    store.append_audit(receipt_event(checkpoint, receipt, at=utc_now()))
 
 
 def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> Any:
@@ -134,42 +112,27 @@ def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runti
     from ..lifecycle.resume_approval import resume_decided
 
     rt = agent_runtime(args, create=False)
-    return resume_decided(
-        rt,
-        local_approvals(args.data_dir),
-        binding,
-        checkpoint_id=args.checkpoint,
-        approval_id=args.approval,
-        mac_key=local_mac_key(args.data_dir),
-    )
+    return resume_decided(rt, binding, checkpoint_id=args.checkpoint, approval_id=args.approval)
 
 
 def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> int:
-    """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from ..lifecycle.start import start_run
+    """Plan again on the current shop; the run's approval is replaced (same policy, same links)."""
+    from ..lifecycle.repropose import propose_again
 
-    approvals = local_approvals(args.data_dir)
-    old: ApprovalRecord | None = None
-    if args.approval:
-        old = current_approval(approvals, args.approval)
-    elif args.checkpoint:
-        found = approvals.approvals_for(args.checkpoint)
-        old = current_approval(approvals, found[-1].approval_id) if found else None
-    if old is None:
-        raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
     rt = agent_runtime(args, create=False)
-    checkpoint, _ = review(rt.store, old.checkpoint_id)
-    if what_changed(rt.store, checkpoint) is None:
-        raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
-    if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
-        raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
-    window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
-    result = start_run(rt, checkpoint.scenario, binding, window)
-    new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
+    approval_id = args.approval
+    if not approval_id and args.checkpoint:
+        found = local_approvals(args.data_dir).approvals_for(args.checkpoint)
+        approval_id = found[-1].approval_id if found else ""
+    if not approval_id:
+        raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
+    result = propose_again(rt, binding, approval_id)
+    assert result.approval is not None
     print(f"CHECKPOINT_ID={result.checkpoint.checkpoint_id}")
     print(f"PROPOSAL_HASH={result.checkpoint.proposal_hash}")
-    print(f"APPROVAL_ID={new.approval_id}")
-    print(f"SUPERSEDED_APPROVAL_ID={old.approval_id}")
+    print(f"APPROVAL_ID={result.approval.approval_id}")
+    print(f"APPROVALS_REQUIRED={result.approval.required}")
+    print(f"SUPERSEDED_APPROVAL_ID={result.approval.supersedes}")
     print("the approvers' existing links now open the new plan", file=sys.stderr)
     return 0
 
@@ -180,9 +143,11 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
     from ..approval_web.endpoint import DecisionEndpoint
     from .processes import SubprocessRepropose, SubprocessResume
 
+    rt = local_runtime(data_dir, create=False)
+    assert rt.approvals is not None
     return DecisionEndpoint(
-        store=local_runtime(data_dir, create=False).store,
-        approvals=local_approvals(data_dir),
+        store=rt.store,
+        approvals=rt.approvals,
         callback=SubprocessResume(data_dir, provider_args),
         clock=utc_now,
         mac_key=local_mac_key(data_dir),
@@ -208,19 +173,16 @@ def serve(args: argparse.Namespace, provider_args: list[str]) -> int:
     return 0
 
 
-def audit_verify(store: ShopStore) -> int:
-    """Check the audit hash chain; print ``AUDIT_CHAIN=intact`` or the first broken link. Exit 0 or 5."""
+def audit_verify(rt: Runtime) -> int:
+    """Check the keyed audit chain and every vote's receipt; print ``AUDIT_CHAIN=intact`` or the first bad link."""
     from .aws_ops import print_chain_report
 
-    return print_chain_report(store)
+    assert rt.approvals is not None
+    return print_chain_report(rt.store, rt.approvals, audit_key=rt.receipt_key, receipt_key=rt.receipt_key)
 
 
 def superseded_labels(data_dir: Path, report: dict[str, Any]) -> None:
-    """In a status report, mark pending checkpoints whose approval was replaced by "propose again"."""
-    approvals = local_approvals(data_dir)
-    for row in report["approvals"]:
-        if row["status"] != "pending":
-            continue
-        found = approvals.approvals_for(row["checkpoint_id"])
-        if found and all(a.superseded_by for a in found):
-            row["status"] = "superseded"
+    """In a status report, say what each checkpoint's approval says when no resume has claimed it yet."""
+    from ..lifecycle.status import label_by_approval
+
+    label_by_approval(report, local_approvals(data_dir))

@@ -23,7 +23,6 @@ from ..domain.records import ProviderBinding, require_hash, utc_iso
 from ..domain.scenarios import SCENARIOS
 from ..domain.verification import ResumeRequest
 from ..lifecycle.evidence import review
-from ..lifecycle.resume import resume_run
 from ..lifecycle.runtime import Runtime
 from ..lifecycle.start import start_run
 from ..lifecycle.status import status
@@ -146,8 +145,9 @@ def _agent_runtime(args: argparse.Namespace, *, create: bool) -> Runtime:
 def _start(args: argparse.Namespace) -> int:
     window = parse_duration(args.approval_window)
     binding = _binding(args)
+    plan = cli_approvals.link_plan(args)  # a policy that cannot be satisfied stops here: nothing is written
     rt = _agent_runtime(args, create=True)
-    result = start_run(rt, args.scenario, binding, window)
+    result = start_run(rt, args.scenario, binding, window, plan)
     cp = result.checkpoint
     print(f"SESSION_ID={cp.session_id}")
     print(f"CHECKPOINT_ID={cp.checkpoint_id}")
@@ -156,7 +156,7 @@ def _start(args: argparse.Namespace) -> int:
     print(f"EXPIRES_AT={cp.expires_at}")
     print(f"START_PID={cp.start_pid}")
     print(f"STOP_REASON={result.stop_reason}")
-    cli_approvals.request_links(args, rt, result)
+    cli_approvals.print_links(args, result, plan)
     return EXIT_OK
 
 
@@ -195,12 +195,9 @@ def _resume(args: argparse.Namespace) -> int:
     )
     approver = args.approver or os.environ.get("USER") or "operator"
     try:
-        cli_approvals.authorize(args, approver, request.approved)
-        result = resume_run(rt, request, binding, approver=approver, reason=args.reason)
+        result = cli_approvals.resume(rt, request, binding, approver, args.reason)
     except ResumeRefusedError as refusal:
         return _refused(args, refusal)
-    if not getattr(result, "replayed", False):
-        cli_approvals.record_cli_receipt(args, rt.store, result.checkpoint, result.decision)
     print(f"DECISION={'approved' if result.decision.approved else 'rejected'}")
     print(f"STATE_REVISION={result.revision}")
     print(f"PLAN_APPLIED_COUNT={result.plan_applied_count}")
@@ -300,7 +297,7 @@ def _repropose(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    return cli_approvals.audit_verify(local_runtime(args.data_dir, create=False).store)
+    return cli_approvals.audit_verify(local_runtime(args.data_dir, create=False))
 
 
 COMMANDS = {

@@ -14,6 +14,8 @@ and the form carry the link secret: the event is never logged.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl
@@ -23,7 +25,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ..adapters.aws.step_functions import StepFunctionsCallback
 from ..approval_web.endpoint import DecisionEndpoint, PageResponse
-from ..approval_web.pages import CONTENT_TYPE, SECURITY_HEADERS, render_invalid
+from ..approval_web.pages import CONTENT_TYPE, SECURITY_HEADERS, render_invalid, render_neutral
 from ..contracts import METRIC_DECISION_RECORDED
 from ..domain.errors import ValidationError
 from .events import DecisionForm, LinkQuery, parse_event
@@ -45,7 +47,7 @@ def root() -> DecisionEndpoint:
     return DecisionEndpoint(
         store=shared.store,
         approvals=shared.approvals,
-        callback=StepFunctionsCallback(shared.client("stepfunctions")),
+        callback=StepFunctionsCallback(shared.task_callback_client()),
         clock=shared.now,
         mac_key=mac_key,
         allowed_approvers=settings.approvers or None,
@@ -66,14 +68,30 @@ def _query(event: LambdaFunctionUrlEvent) -> dict[str, str]:
     return {"a": query.a, "s": query.s}
 
 
+def _body(event: LambdaFunctionUrlEvent) -> str:
+    """The form body as text; anything that is not small, valid base64 (when so marked) and UTF-8 is refused."""
+    raw = event.get("body") or ""
+    if not isinstance(raw, str) or len(raw) > _MAX_BODY * 2:
+        raise ValidationError("the form is too large")
+    try:
+        data = base64.b64decode(raw, validate=True) if event.get("isBase64Encoded") else raw.encode("utf-8")
+        body = data.decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise ValidationError("the form is not readable text") from None
+    if len(data) > _MAX_BODY:
+        raise ValidationError("the form is too large")
+    return body
+
+
 def _form(event: LambdaFunctionUrlEvent) -> dict[str, str]:
     content_type = (event.headers or {}).get("content-type", "")
     if content_type.split(";")[0].strip().lower() != _FORM_TYPE:
         raise ValidationError("expected a form post")
-    body = event.decoded_body or ""
-    if len(body) > _MAX_BODY:
-        raise ValidationError("the form is too large")
-    form = parse_event(DecisionForm, dict(parse_qsl(body, keep_blank_values=True)))
+    try:
+        pairs = parse_qsl(_body(event), keep_blank_values=True, strict_parsing=False, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise ValidationError("the form is not readable text") from None
+    form = parse_event(DecisionForm, dict(pairs))
     return {k: v for k, v in form.model_dump().items() if isinstance(v, str)}
 
 
@@ -97,8 +115,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         try:
             form = _form(request)
         except ValidationError:
+            # Undecodable, oversized, of another type or incomplete: 400 and the neutral page, nothing read.
             logger.info("form not usable")
-            return _response(None, status=400, body=render_invalid("the form is incomplete or malformed"))
+            return _response(None, status=400, body=render_neutral())
         page = endpoint.post(_query(request), form)
         logger.info("decision post handled", extra={"outcome": page.label})
         if page.label == "recorded":

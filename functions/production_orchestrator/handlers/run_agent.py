@@ -20,7 +20,10 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
-    settings = root.core.settings
+    settings = root.core.settings.require("approvers")
+    # Checked before the agent runs: a run nobody may approve (separation of duties without a requester, a
+    # quorum larger than the approver list) costs no model call and leaves nothing behind.
+    settings.policy(request.requested_by)
     result = start_run(root.runtime, request.scenario or settings.scenario, root.binding, settings.approval_window)
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)

@@ -17,5 +17,6 @@
     start -> interrupt -> persist -> exit -> review -> decide -> verify -> resume -> apply
 
 ``evidence`` holds the reads every step shares (the sealed checkpoint, the shop, the plan); ``runtime``
-what the agent-running steps run on. Only start, claim, resume and resume_approval import strands.
+what the agent-running steps run on. Only start, claim, resume, resume_approval and repropose import
+strands.
 """

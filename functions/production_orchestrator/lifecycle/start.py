@@ -1,7 +1,12 @@
 """Start: run the agent until it asks for approval, make everything durable, and return the checkpoint.
 
-seed shop -> agent runs its tools -> hook interrupts before apply_production_plan -> session durable
--> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return (exit)
+policy checked -> seed shop -> agent runs its tools -> hook interrupts before apply_production_plan
+-> session durable -> proposal durable (written by propose_schedule) -> checkpoint sealed and stored with
+its approval (one transaction) -> return (exit)
+
+A policy that can never be satisfied is refused before anything is seeded or any model is called. In AWS
+the approval is created later, by request_approval, once the workflow has a task token; until then the
+checkpoint is not approvable by any path.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ from .. import faults
 from ..agent.context import RunContext
 from ..agent.factory import build_agent
 from ..agent.prompts import first_message
+from ..domain.approvals import ApprovalRecord
 from ..domain.canonical import canonical_bytes
 from ..domain.errors import StartError
 from ..domain.planning import ProposalContent, load_proposal
+from ..domain.policy import checked_policy
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import scenario as find_scenario
 from .evidence import current_state
+from .request_approval import LinkPlan
 from .runtime import Runtime
 
 
@@ -33,6 +41,7 @@ class StartResult:
     stop_reason: str
     revision: int
     usage: dict[str, int] = field(default_factory=dict)
+    approval: ApprovalRecord | None = None
 
 
 def usage_of(result: Any) -> dict[str, int]:
@@ -48,8 +57,16 @@ def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
 
 
-def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window: timedelta) -> StartResult:
-    """Run the agent until it asks for approval, persist everything, and return the checkpoint."""
+def start_run(
+    rt: Runtime, scenario_name: str, binding: ProviderBinding, window: timedelta, approval: LinkPlan | None = None
+) -> StartResult:
+    """Run the agent until it asks for approval, persist everything, and return the checkpoint.
+
+    With ``approval`` the run's approval record is written in the checkpoint's transaction (and, for "propose
+    again", the approval it replaces is closed in it, if it is still open); its policy is checked first.
+    """
+    if approval is not None:
+        checked_policy(approval.policy)  # ValidationError: nothing seeded, no model called
     chosen = find_scenario(scenario_name)
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
@@ -96,6 +113,7 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         created_at=utc_iso(now),
         expires_at=utc_iso(now + window),
     ).sealed()
+    record = None if approval is None else approval.record(checkpoint, proposal, now)
     rt.store.put_checkpoint(
         checkpoint_id,
         checkpoint.model_dump_json(),
@@ -105,7 +123,11 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
             interrupt_id=interrupt.id,
             expires_at=checkpoint.expires_at,
             provider=binding.describe(),
+            approval_id="" if record is None else record.approval_id,
+            supersedes="" if record is None else record.supersedes,
+            required=0 if record is None else record.required,
         ),
+        record,
     )
     faults.point("after_checkpoint_write")
     return StartResult(
@@ -114,4 +136,5 @@ def start_run(rt: Runtime, scenario_name: str, binding: ProviderBinding, window:
         stop_reason=str(result.stop_reason),
         revision=state.revision,
         usage=usage_of(result),
+        approval=record,
     )

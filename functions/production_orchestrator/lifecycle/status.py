@@ -91,3 +91,21 @@ def pending_approval_ages(store: ShopStore, approvals: ApprovalStore, now: datet
             if approval.status == "pending" and now < parse_utc(approval.expires_at):
                 ages.append(max(0, int((now - parse_utc(approval.created_at)).total_seconds())))
     return sorted(ages, reverse=True)
+
+
+# What a checkpoint's approval says, for checkpoints no resume has claimed yet (the claim says more).
+_UNCLAIMED = {"decided": "decided", "rejected": "rejected", "superseded": "superseded", "expired": "expired"}
+
+
+def label_by_approval(report: dict[str, Any], approvals: ApprovalStore) -> None:
+    """Relabel ``report``'s pending and expired rows by their approval: decided (waiting for its resume),
+    rejected, superseded or expired; ``no_approval`` for a checkpoint no approval governs (never approvable)."""
+    for row in report["approvals"]:
+        if row["status"] not in ("pending", "expired"):
+            continue
+        found = approvals.approvals_for(row["checkpoint_id"])
+        if not found:
+            row["status"] = "no_approval"
+            continue
+        row["status"] = _UNCLAIMED.get(found[-1].status, row["status"])
+        row["approver"] = row["approver"] or found[-1].decided_by

@@ -28,18 +28,22 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import faults
-from ...domain.audit_chain import chained, event_hash
+from ...domain.approvals import ApprovalRecord
+from ...domain.audit_chain import chained, head_of
 from ...domain.errors import (
     BackendError,
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
+    NotFoundError,
     ShopError,
     StaleStateError,
 )
-from ...domain.records import AuditEvent, Completion, DecisionRecord
+from ...domain.ports import MacKey
+from ...domain.records import AuditEvent, Completion, DecisionRecord, parse_utc
 from ...domain.shop import Order, ShopState
 from .dynamo_table import ConditionFailed, DynamoTable, Item, b, key, n, now_ns, s
+from .dynamodb_approvals import approval_writes, read_stored, replace_write
 from .table_schema import (
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
@@ -63,12 +67,18 @@ _CHAIN_ATTEMPTS = 12
 _AUDIT_EVENT = "_audit_event"  # marks the transaction item an audit event goes into (never sent)
 
 
-def _head(item: Item | None) -> tuple[int, str] | None:
-    return None if item is None else (int(item["seq"]["N"]), str(item["hash"]["S"]))
+def _head(item: Item | None) -> tuple[int, str, str] | None:
+    if item is None:
+        return None
+    return int(item["seq"]["N"]), str(item["hash"]["S"]), str(item.get("mac", {}).get("S", ""))
 
 
 class _ChainedTable(DynamoTable):
-    """The table, with every transaction that carries an audit event linked to the chain head."""
+    """The table, with every transaction that carries an audit event linked (and MACed) to the chain head."""
+
+    def __init__(self, client: Any, table_name: str, audit_key: MacKey | None) -> None:
+        super().__init__(client, table_name)
+        self.audit_key = audit_key
 
     def transact(self, writes: Any) -> None:
         """Link the marked audit put (if any) to the head and condition the new head on the one read."""
@@ -79,9 +89,10 @@ class _ChainedTable(DynamoTable):
         index = marked[0]
         for attempt in range(_CHAIN_ATTEMPTS):
             head = _head(self.get(SHOP_PK, AUDIT_HEAD_SK))
-            event = chained(writes[index][_AUDIT_EVENT], head)
+            event = chained(writes[index][_AUDIT_EVENT], head, self.audit_key)
             audit = {**key(SHOP_PK, f"{AUDIT_SK_PREFIX}{event.seq:012d}"), "raw": s(event.model_dump_json())}
-            new_head = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(event.seq), "hash": s(event_hash(event))}
+            seq, digest, mac = head_of(event, self.audit_key)
+            new_head = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(seq), "hash": s(digest), "mac": s(mac)}
             ops = [self.put_op(audit, condition=_ABSENT) if i == index else w for i, w in enumerate(writes)]
             if head is None:
                 ops.append(self.put_op(new_head, condition=_ABSENT))
@@ -100,10 +111,10 @@ class _ChainedTable(DynamoTable):
 
 
 class DynamoShopStore:
-    """One shop in one DynamoDB table."""
+    """One shop in one DynamoDB table. With ``audit_key`` every audit link and the chain head are MACed."""
 
-    def __init__(self, client: Any, table_name: str) -> None:
-        self._table: DynamoTable = _ChainedTable(client, table_name)
+    def __init__(self, client: Any, table_name: str, audit_key: MacKey | None = None) -> None:
+        self._table: DynamoTable = _ChainedTable(client, table_name, audit_key)
 
     # -- items ---------------------------------------------------------------------------------------
 
@@ -212,13 +223,34 @@ class DynamoShopStore:
         item = self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK)
         return None if item is None else bytes(item["data"]["B"])
 
-    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event."""
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
+        approval it supersedes, conditioned on the record read) in one transaction."""
         item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
-        try:
-            self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
-        except ConditionFailed:
-            raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+        for _ in range(_OPTIMISTIC_ATTEMPTS):
+            writes = [self._table.put_op(item, condition=_ABSENT)]
+            if approval is not None:
+                writes += approval_writes(self._table, approval)
+                if approval.supersedes:
+                    writes.append(self._supersede_write(approval))
+            try:
+                self._table.transact([*writes, self._audit_put(event)])
+            except ConditionFailed as failed:
+                if approval is not None and approval.supersedes and failed.failed(3):
+                    continue  # the old approval changed since it was read (a vote): judge it again
+                raise IntegrityError(f"checkpoint {checkpoint_id} or its approval already exists") from None
+            return
+        raise StaleStateError(f"approval {approval.supersedes if approval else ''} kept changing; nothing was written")
+
+    def _supersede_write(self, approval: ApprovalRecord) -> Item:
+        stored = read_stored(self._table, approval.supersedes)
+        if stored is None:
+            raise NotFoundError(f"approval {approval.supersedes} does not exist")
+        raw, old = stored
+        # The domain refuses when the old approval is no longer open (decided, expired, superseded already).
+        return replace_write(self._table, raw, old.superseded(approval.approval_id, parse_utc(approval.created_at)))
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text."""
@@ -341,7 +373,7 @@ class DynamoShopStore:
         items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
         return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]
 
-    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in sort-key order (None where unreadable) and the chain head.
 
         The head is read first: events appended after it only extend the trail past the head.
