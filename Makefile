@@ -76,6 +76,7 @@ serve: $(STAMP)
 
 evidence: $(STAMP) evidence-providers evidence-aws screens
 	$(PY) scripts/evidence_local.py
+	$(PY) scripts/evidence_policy.py
 
 # Phone-sized screenshots of every approval page state, in headless Chromium, into evidence/screens/.
 screens: $(STAMP) browser-deps
@@ -94,3 +95,7 @@ evidence-live: $(STAMP)
 
 clean:
 	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache
+
+# The approval policy, model-based (also run by `make evidence`): writes evidence/policy.json.
+evidence-policy: $(STAMP)
+	$(PY) scripts/evidence_policy.py

@@ -1,4 +1,5 @@
-"""The torture suite: races, crashes, tampering and hostile input; writes evidence/torture.json.
+"""The torture suite: races, crashes, tampering, hostile input and the approval policy (model-based, on
+DynamoDB-on-moto); writes evidence/torture.json.
 
     python scripts/torture.py [--size full|ci] [--out evidence/torture.json]
 
@@ -48,8 +49,22 @@ LEASE = timedelta(seconds=2)
 RACE_LEASE = timedelta(minutes=10)
 BINDING = build_binding("deterministic")
 SIZES = {
-    "full": {"race_trials": 12, "threaded_trials": 4, "racers": 32, "hostile_examples": 150},
-    "ci": {"race_trials": 2, "threaded_trials": 0, "racers": 32, "hostile_examples": 25},
+    "full": {
+        "race_trials": 12,
+        "threaded_trials": 4,
+        "racers": 32,
+        "hostile_examples": 150,
+        "policy_examples": 40,
+        "policy_steps": 20,
+    },
+    "ci": {
+        "race_trials": 2,
+        "threaded_trials": 0,
+        "racers": 32,
+        "hostile_examples": 25,
+        "policy_examples": 4,
+        "policy_steps": 12,
+    },
 }
 
 
@@ -574,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "torture.json")
-    parser.add_argument("--families", default="races,crashes,tampering,hostile")
+    parser.add_argument("--families", default="races,crashes,tampering,hostile,policy")
     parser.add_argument("--merge", action="store_true", help="replace only these families in the --out report")
     args = parser.parse_args(argv)
     size = SIZES[args.size]
@@ -591,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
                 "crashes": lambda: crashes(worlds),
                 "tampering": lambda: tampering(worlds),
                 "hostile": lambda: _hostile(endpoint, patch, tmp, size["hostile_examples"]),
+                "policy": lambda: policy(endpoint, tmp, size),
             }
             for name in wanted:
                 t0 = time.monotonic()
@@ -610,6 +626,22 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"wrote {args.out} in {report['seconds']}s: {report['failures']} failures")
     return 1 if report["failures"] else 0
+
+
+def policy(endpoint: str, tmp: Path, size: dict[str, int]) -> Family:
+    """The approval policy, model-based, on DynamoDB-on-moto (tests/support/policy_model.py): random sequences
+    of every path to a decision against a reference model of the rules, invariants after every step."""
+    from tests.support.policy_model import dynamodb_worlds, run_machine
+
+    fam = Family("policy")
+    tally, failure = run_machine(
+        dynamodb_worlds(endpoint, tmp / "policy-keys"), examples=size["policy_examples"], steps=size["policy_steps"]
+    )
+    fam.attempted = tally.sequences
+    fam.survived = tally.sequences - (1 if failure else 0)
+    fam.failures = tally.violations[:1] or ([failure] if failure else [])
+    fam.detail = {"store": "dynamodb-on-moto", "cases_tried": tally.steps, "cases": dict(sorted(tally.cases.items()))}
+    return fam
 
 
 def _hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int) -> Family:

@@ -20,6 +20,7 @@ from ..bundling import AGENT_ONLY_PACKAGES, lambda_code
 from ..constants import (
     DECIDE_HANDLER,
     ENV_APPROVAL_WINDOW,
+    ENV_AUDIT_KEY_ID,
     ENV_APPROVERS,
     ENV_LINK_BASE_URL,
     ENV_METRICS_NAMESPACE,
@@ -118,6 +119,22 @@ class AgentFunctions(Construct):
             "HMAC keys cannot have automatic rotation in KMS; receipts name the key id they were MACed with, "
             "so a manually rotated key still verifies old receipts while it is kept.",
         )
+        # The audit chain's links are MACed with a key of their own: every function that appends an audit event
+        # may MAC with it, none of them but the decision function with the receipt key.
+        self.audit_key = kms.Key(
+            self,
+            "AuditKey",
+            description="production orchestrator: MACs the links of the audit chain (HMAC_SHA_256)",
+            key_spec=kms.KeySpec.HMAC_256,
+            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        acknowledge(
+            self.audit_key,
+            "AwsSolutions-KMS5",
+            "HMAC keys cannot have automatic rotation in KMS; a rotated key would leave the chain unverifiable "
+            "before the rotation point, so it is kept for the life of the table.",
+        )
         self.environment = {
             ENV_TABLE_NAME: store.table.table_name,
             ENV_SESSION_BUCKET: store.session_bucket.bucket_name,
@@ -133,6 +150,7 @@ class AgentFunctions(Construct):
             ENV_SCENARIO: settings.scenario,
             ENV_SEPARATION_OF_DUTIES: "true" if settings.separation_of_duties else "false",
             ENV_RECEIPT_KEY_ID: self.receipt_key.key_id,
+            ENV_AUDIT_KEY_ID: self.audit_key.key_id,
             ENV_SERVICE_NAME: SERVICE_NAME,
             ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
         }
@@ -209,6 +227,8 @@ class AgentFunctions(Construct):
         topic.grant_publish(self.request_approval)
         self.receipt_key.grant(self.decide, "kms:GenerateMac", "kms:VerifyMac")
         self.receipt_key.grant(self.resume_agent, "kms:VerifyMac")
+        for fn in (self.run_agent, self.request_approval, self.decide, self.resume_agent, self.record_expiry):
+            self.audit_key.grant(fn, "kms:GenerateMac")
 
     @property
     def all(self) -> tuple[lambda_.Function, ...]:

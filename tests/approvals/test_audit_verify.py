@@ -71,3 +71,52 @@ def test_tampering_with_one_event_names_the_link(started: Any, tamper: Any, brok
     assert report.returncode == 5 and report["AUDIT_CHAIN"] == "broken"
     assert report["BROKEN_AT"] == broken_at, report.stderr
     assert f"event #{broken_at}" in report.stderr
+
+
+def _recompute(conn: sqlite3.Connection, change: Any) -> int:
+    """Rewrite events with ``change`` and recompute every hash link and the head, as someone without the
+    key would; returns the seq of the first event changed."""
+    from production_orchestrator.domain.audit_chain import chained, event_hash
+    from production_orchestrator.domain.records import AuditEvent
+
+    head = None
+    first = 0
+    for seq, raw in _rows(conn):
+        event = AuditEvent.model_validate_json(raw)
+        edited = change(event)
+        if edited != event and not first:
+            first = event.seq
+        linked = chained(edited, head).model_copy(update={"mac": event.mac})  # the old MAC is all they have
+        conn.execute("UPDATE audit SET raw = ? WHERE seq = ?", (linked.model_dump_json(), seq))
+        head = (linked.seq, event_hash(linked))
+    assert head is not None
+    conn.execute("UPDATE audit_head SET seq = ?, hash = ?", head)
+    return first
+
+
+def test_rewriting_who_approved_and_recomputing_the_chain_is_found(started: Any) -> None:
+    data_dir = _decided(started)
+
+    def mallory(event: Any) -> Any:
+        if event.detail.get("approver") == "ben@example.com":
+            return event.model_copy(update={"detail": {**event.detail, "approver": "mallory@example.com"}})
+        return event
+
+    with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
+        first = _recompute(conn, mallory)
+    report = _verify(data_dir)
+    assert report.returncode == 5 and report["AUDIT_CHAIN"] == "broken"
+    assert report["BROKEN_SEQ"] == str(first) and "without the key" in report.stderr
+
+
+def test_a_vote_whose_receipt_no_longer_verifies_is_named_by_its_seq(started: Any) -> None:
+    data_dir = _decided(started)
+    with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
+        raw = conn.execute("SELECT raw FROM approvals").fetchone()[0]
+        conn.execute("UPDATE approvals SET raw = ?", (raw.replace('"mac":"', '"mac":"00', 1),))
+        vote_seq = next(
+            json.loads(raw)["seq"] for _, raw in _rows(conn) if json.loads(raw)["event_type"] == "approval_vote"
+        )
+    report = _verify(data_dir)
+    assert report.returncode == 5 and report["BROKEN_SEQ"] == str(vote_seq)
+    assert "receipt" in report.stderr

@@ -24,7 +24,7 @@ from ..domain.planning import ProposalContent
 from ..domain.policy import ApprovalPolicy, checked_policy
 from ..domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
 from ..domain.presentation import fingerprint, render_review
-from ..domain.records import Checkpoint, utc_iso
+from ..domain.records import Checkpoint, audit_event, utc_iso
 from .evidence import review
 
 DEFAULT_APPROVER = "shop-owner"
@@ -154,6 +154,18 @@ def request_approval(
         plan = LinkPlan.fresh(policy, task_token, delivered=False)
         record, fresh = plan.record(checkpoint, proposal, now), plan.secrets
         approvals.create_approval(record)  # stored before anything is sent: a link always points at a record
+        store.append_audit(
+            audit_event(
+                "approval_created",
+                now,
+                session_id=checkpoint.session_id,
+                checkpoint_id=checkpoint.checkpoint_id,
+                proposal_hash=checkpoint.proposal_hash,
+                approval_id=record.approval_id,
+                approvers=list(record.policy.approvers),
+                required=record.required,
+            )
+        )
     if record.status == "pending" and record.task_token != task_token:
         record = approvals.record_delivery(record.approval_id, task_token)  # a retried wait state: a new token
     sent = 0
