@@ -20,8 +20,8 @@ from ..bundling import AGENT_ONLY_PACKAGES, lambda_code
 from ..constants import (
     DECIDE_HANDLER,
     ENV_APPROVAL_WINDOW,
-    ENV_AUDIT_KEY_ID,
     ENV_APPROVERS,
+    ENV_AUDIT_KEY_ID,
     ENV_LINK_BASE_URL,
     ENV_METRICS_NAMESPACE,
     ENV_MODEL_ENDPOINT,

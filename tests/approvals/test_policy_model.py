@@ -19,8 +19,8 @@ TALLY = Tally()
 ROOT = Path(tempfile.mkdtemp(prefix="po-policy-model-"))
 PolicyOnSqlite = machine_for(sqlite_worlds(ROOT), TALLY)
 PolicyOnSqlite.TestCase.settings = settings(
-    max_examples=12,
-    stateful_step_count=14,
+    max_examples=20,
+    stateful_step_count=16,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     derandomize=False,

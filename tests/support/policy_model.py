@@ -299,8 +299,8 @@ class PolicyMachine(RuleBasedStateMachine):
 
     # -- rules ----------------------------------------------------------------------------------------------
 
-    @precondition(lambda self: self.starts < 3 and self.rt.store.application_count() == 0)
-    @rule(policy=POLICIES, crash=st.sampled_from((None, None, None, *START_CRASH_POINTS)))
+    @precondition(lambda self: self.starts < 4 and self.rt.store.application_count() == 0)
+    @rule(policy=POLICIES, crash=st.sampled_from((*[None] * 7, *START_CRASH_POINTS)))
     def start(self, policy: dict[str, Any], crash: str | None) -> None:
         self.starts += 1
         fields = {**policy, "approvers": policy["approvers"] if policy["restricted"] else ["shop-owner"]}
@@ -364,7 +364,7 @@ class PolicyMachine(RuleBasedStateMachine):
         if self.fingerprint() != before:
             self.tally.violate("page_get: opening a link wrote something")
 
-    @precondition(lambda self: not self.chains and (self.starts >= 3 or self.rt.store.application_count() > 0))
+    @precondition(lambda self: not self.chains and (self.starts >= 4 or self.rt.store.application_count() > 0))
     @rule()
     def nothing_left_to_do(self) -> None:
         self.tally.case("idle", "done")
