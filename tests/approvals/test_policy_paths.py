@@ -196,3 +196,43 @@ def test_a_valid_link_shows_what_was_decided_in_the_shops_time(started: Any) -> 
         assert " UTC" in page.body and not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", page.body)
     forged = made.show({"a": run["APPROVAL_ID"], "s": "x" * 43})
     assert forged.status == 404 and forged.label == "not_usable"
+
+
+# -- 8. two "propose again" at once cannot fork ---------------------------------------------------------------
+
+
+def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(started: Any) -> None:
+    import threading
+
+    from production_orchestrator.agent.providers import build_binding
+    from production_orchestrator.cli.root import local_approvals, local_runtime
+    from production_orchestrator.lifecycle.repropose import propose_again
+
+    data_dir, run = started(*SOD)
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    both = threading.Barrier(2)
+    results: list[Any] = []
+
+    def click() -> None:
+        rt = local_runtime(data_dir, create=False)  # each click its own process: its own connections
+        both.wait(timeout=30)
+        try:
+            results.append(propose_again(rt, build_binding("deterministic"), run["APPROVAL_ID"]))
+        except Exception as exc:  # collected: exactly one click must lose, cleanly
+            results.append(exc)
+
+    clicks = [threading.Thread(target=click) for _ in range(2)]
+    for thread in clicks:
+        thread.start()
+    for thread in clicks:
+        thread.join(timeout=120)
+    won = [r for r in results if not isinstance(r, Exception)]
+    assert len(won) == 1 and len(results) == 2, results
+    approvals = local_approvals(data_dir).list_approvals()
+    assert [a.approval_id for a in approvals] == [run["APPROVAL_ID"], won[0].approval.approval_id]
+    assert approvals[0].status == "superseded" and approvals[0].superseded_by == approvals[1].approval_id
+    with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0] == 2  # the loser wrote nothing
+    made, _ = endpoint(data_dir)
+    page = made.show(link(run, 2))  # the old links open the one new plan
+    assert page.label == "confirmation_shown" and won[0].checkpoint.proposal_hash in page.body

@@ -61,10 +61,45 @@ def _post_with(flow: Flow, stub_error: str | None, *, link: int = 0, decision: s
 # -- 5. the vote and the wake-up are recoverable ------------------------------------------------------------
 
 
-def test_the_task_callback_client_never_retries() -> None:
-    from production_orchestrator.adapters.aws.boto_config import SEND_TASK_CONFIG
+def test_the_task_callback_client_never_retries(aws: AwsWorld, clock: Clock) -> None:
+    # A loopback Step Functions that throttles every call: a retrying SDK would call again (and, had the first
+    # call got through, hear TaskTimedOut for a workflow already resuming). Ours calls once.
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    assert SEND_TASK_CONFIG.retries["max_attempts"] == 1
+    from production_orchestrator.adapters.aws.step_functions import StepFunctionsCallback
+    from production_orchestrator.domain.errors import BackendError
+
+    calls: list[str] = []
+
+    class Throttling(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            calls.append(str(self.headers.get("X-Amz-Target")))
+            body = b'{"__type":"ThrottlingException","message":"slow down"}'
+            self.send_response(400)
+            self.send_header("Content-Type", "application/x-amz-json-1.0")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Throttling)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        cold_start()
+        config = decide.root().callback._client.meta.config  # the client the decision endpoint uses
+        assert config.retries["total_max_attempts"] == 1
+        client = aws.session.client(
+            "stepfunctions", endpoint_url=f"http://127.0.0.1:{server.server_address[1]}", config=config
+        )
+        with pytest.raises(BackendError):
+            StepFunctionsCallback(client).send_success("token", {"approval_id": "appr-x"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert calls == ["AWSStepFunctions.SendTaskSuccess"]
 
 
 def test_a_failed_wake_keeps_the_vote_and_the_next_post_wakes_it(aws: AwsWorld, clock: Clock) -> None:

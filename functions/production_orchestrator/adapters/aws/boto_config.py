@@ -10,4 +10,7 @@ BOTO_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4}, user_agent
 # SendTaskSuccess is never retried by the SDK: if the first call reached Step Functions and only its answer
 # was lost, a retry gets TaskTimedOut for a workflow that is already resuming. The decision endpoint keeps
 # the decision and wakes again itself (the next POST, or the reconciler), judging a closed token by time.
-SEND_TASK_CONFIG = Config(retries={"mode": "standard", "max_attempts": 1}, user_agent_extra="production-orchestrator")
+# (botocore's ``max_attempts`` counts retries after the first call; ``total_max_attempts`` counts every call.)
+SEND_TASK_CONFIG = Config(
+    retries={"mode": "standard", "total_max_attempts": 1}, user_agent_extra="production-orchestrator"
+)
