@@ -86,7 +86,9 @@ def _recompute(conn: sqlite3.Connection, change: Any) -> int:
         edited = change(event)
         if edited != event and not first:
             first = event.seq
-        linked = chained(edited, head).model_copy(update={"mac": event.mac})  # the old MAC is all they have
+        linked = chained(edited, head)
+        if "mac" in type(linked).model_fields:
+            linked = linked.model_copy(update={"mac": event.mac})  # the old MAC is all they have
         conn.execute("UPDATE audit SET raw = ? WHERE seq = ?", (linked.model_dump_json(), seq))
         head = (linked.seq, event_hash(linked))
     assert head is not None
