@@ -182,8 +182,8 @@ def satisfiable(policy: dict[str, Any]) -> bool:
     if any(len(a) < 3 for a in approvers) or (policy["separation_of_duties"] and not requester):
         return False
     eligible = [a for a in approvers if not (policy["separation_of_duties"] and a == requester)]
-    if not eligible:
-        return False
+    if not eligible and policy["restricted"]:
+        return False  # (an open local policy lets anyone but the requester approve at the CLI)
     if policy["quorum_above"] is not None and policy["quorum"] > 1:
         return bool(policy["restricted"]) and policy["quorum"] <= len(eligible)
     return True

@@ -95,7 +95,7 @@ class ApprovalPolicy(BaseModel):
         if self.separation_of_duties and not self.requester:
             found.append("separation of duties is on but nobody is named as the requester")
         eligible = self.eligible()
-        if not eligible:
+        if not eligible and self.restricted:
             found.append(f"nobody may approve: the only approver, {self.requester}, is the requester")
         if self.quorum_above is not None and self.quorum > 1:
             if not self.restricted:
