@@ -1,7 +1,13 @@
-"""`make demo`: start, exit, resume (approve) in a fresh process, told in a shop owner's words."""
+"""`make demo`: start, exit, resume (approve) in a fresh process, told in a shop owner's words.
+
+The story runs in a temporary data dir. At the end one more run is started in the default data dir
+(`$PO_DATA_DIR`, else `.production-orchestrator`, the one `make serve` serves) and left waiting, so
+`make serve` right after `make demo` has a plan for you to open and decide on.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import textwrap
@@ -53,6 +59,21 @@ def main() -> None:
 
     print("6. The shop after the decision:")
     print(textwrap.indent(_must(cli("shop", *d, "show")).stdout.rstrip(), "   | ", lambda _: True))
+    _your_turn(scenario)
+
+
+def _your_turn(scenario: str) -> None:
+    """Leave one run waiting in the data dir `make serve` serves, and say how to open it."""
+    data_dir = os.environ.get("PO_DATA_DIR") or ".production-orchestrator"
+    run = cli("start", "--data-dir", data_dir, "--scenario", scenario)
+    if run.returncode != 0:
+        reason = (run.error_lines or [run.stderr.strip()])[-1]
+        print(f"\n7. Your turn: no run was left waiting in {data_dir}: {reason}")
+        print("   (`make clean` removes that data dir; then run `make demo` again.)")
+        return
+    print(f"\n7. Your turn: a run waits for your decision in {data_dir}.")
+    print("   Run `make serve`, then open this link in a browser and approve or reject the plan:")
+    print(f"   {run['APPROVAL_URL']}")
 
 
 if __name__ == "__main__":

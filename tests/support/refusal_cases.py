@@ -59,6 +59,8 @@ class Pending:
             reviewed_hash or self.proposal_hash,
             "--approver",
             "shop-owner",
+            # The CLI asks a rejection for its reason, as the page does.
+            *(("--reason", "not this week") if decision == "reject" and "--reason" not in extra else ()),
             *extra,
         )
 

@@ -15,7 +15,6 @@ differ between start and resume without changing which model answers.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,41 +23,24 @@ from strands.models.model import Model
 
 from ..domain.errors import ConfigurationError
 from ..domain.records import ProviderBinding
-from .scripted_model import SCRIPTED_MODEL_ID, ScriptedModel
+from .model_settings import DEFAULT_MODELS, DEFAULT_OLLAMA_HOST, DEFAULT_REGION, PROVIDERS, ModelSettings
+from .scripted_model import ScriptedModel
 
-PROVIDERS = ("deterministic", "bedrock", "ollama")
-DEFAULT_MODELS = {
-    "deterministic": SCRIPTED_MODEL_ID,
-    "bedrock": "us.amazon.nova-pro-v1:0",
-    "ollama": "llama3.1",
-}
-DEFAULT_REGION = {"deterministic": "", "bedrock": "us-east-1", "ollama": ""}
-# The Ollama client falls back to $OLLAMA_HOST when given no host; the binding always names one, so the
-# environment cannot silently send a resume to another server than the checkpoint's.
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+__all__ = [
+    "DEFAULT_MODELS",
+    "DEFAULT_OLLAMA_HOST",
+    "DEFAULT_REGION",
+    "PROVIDERS",
+    "ModelSettings",
+    "binding_from_env",
+    "build_binding",
+    "build_model",
+]
 
 # Transient Bedrock errors that are safe to retry: a model call has no side effect.
 _TRANSIENT_BEDROCK_CODES = frozenset(
     {"ServiceUnavailableException", "InternalServerException", "ModelNotReadyException"}
 )
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """How the runtime talks to the model. Not part of the binding: changing these never changes the model.
-
-    Retries happen in one place, the agent's retry strategy (exponential backoff from
-    ``retry_initial_delay_s``); the AWS SDK's own retries are off so attempts do not multiply.
-    """
-
-    streaming: bool = True
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    retry_attempts: int = 6
-    retry_initial_delay_s: int = 4
-    retry_max_delay_s: int = 240
-    connect_timeout_s: int = 10
-    read_timeout_s: int = 120
 
 
 def _endpoint(url: str | None, flag: str) -> str:

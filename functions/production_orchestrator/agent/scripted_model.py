@@ -17,11 +17,11 @@ from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
+from .model_settings import SCRIPTED_MODEL_ID
 from .prompts import extract_customer_email
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, TOOL_SEQUENCE
 from .workflow_rules import first_user_text, tool_outcomes
 
-SCRIPTED_MODEL_ID = "scripted-planner-v1"
 T = TypeVar("T", bound=BaseModel)
 
 

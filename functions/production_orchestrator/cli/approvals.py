@@ -1,5 +1,5 @@
 """The approval side of the local CLI: the run's policy and links at start, the resume of a typed or a page
-decision, propose again, the local server, and the audit check.
+decision, propose again, and the local pages' composition.
 
 Local approver configuration is per run, fixed in its approval record at ``start``:
 ``--approvers a@x,b@y`` (default: one approver, ``shop-owner``, and the local operator may decide at the
@@ -10,10 +10,9 @@ CLI), ``--requester`` (default: the OS user), ``--separation-of-duties`` (off by
 from __future__ import annotations
 
 import argparse
-import logging
 import os
-import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,37 +25,60 @@ from ..lifecycle.evidence import load_checkpoint
 from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
 from ..lifecycle.review import what_changed
 from ..lifecycle.runtime import Runtime
-from ..lifecycle.start import StartResult
-from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, utc_now
+from . import inputs
+from .output import PROG, say
+from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, record_link_base, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
+    from ..lifecycle.start import StartResult
 
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
     """Who may decide on the run ``start`` begins."""
-    parser.add_argument(
-        "--approvers", default=None, help=f"comma-separated approver names or e-mails (default: {DEFAULT_APPROVER})"
+    group = parser.add_argument_group("approval policy (fixed in the approval record)")
+    group.add_argument(
+        "--approvers",
+        type=inputs.names,
+        default=None,
+        metavar="A,B",
+        help=f"comma-separated approver names or e-mails, each gets their own link (default: {DEFAULT_APPROVER}, "
+        "and then resume --approver stays open to the local operator)",
     )
-    parser.add_argument("--requester", default=None, help="who starts this run (default: the OS user)")
-    parser.add_argument(
+    group.add_argument("--requester", default=None, metavar="NAME", help="who starts this run (default: the OS user)")
+    group.add_argument(
         "--separation-of-duties",
         action=argparse.BooleanOptionalAction,
         default=False,
-        help="the requester may not approve their own plan (default: off locally, on in AWS)",
+        help="the requester may not approve their own plan (off locally, on in AWS)",
     )
-    parser.add_argument("--quorum", type=int, default=2, help="approvals needed above --quorum-above (default 2)")
-    parser.add_argument(
-        "--quorum-above", type=int, default=None, metavar="QTY", help="procurement quantity that needs the quorum"
+    group.add_argument(
+        "--quorum",
+        type=inputs.at_least_one,
+        default=2,
+        metavar="N",
+        help="approvals needed when procurement is above --quorum-above",
     )
-    parser.add_argument(
-        "--link-base", default=DEFAULT_LINK_BASE, help=f"approval link base (default {DEFAULT_LINK_BASE})"
+    group.add_argument(
+        "--quorum-above",
+        type=inputs.zero_or_more,
+        default=None,
+        metavar="QTY",
+        help="procurement quantity above which the plan needs the quorum (default: never)",
+    )
+    group.add_argument(
+        "--link-base",
+        type=inputs.link_base,
+        default=DEFAULT_LINK_BASE,
+        metavar="URL",
+        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve",
     )
 
 
 def link_plan(args: argparse.Namespace) -> LinkPlan:
-    """The run's approval policy from the flags, checked before anything runs (``ValidationError``)."""
-    configured = [a for a in (args.approvers or "").split(",") if a.strip()]
+    """The run's approval policy from the flags, checked before anything is created or any model called
+    (``ValidationError``: one ``error:`` line, exit 2, nothing written)."""
+    configured = [a for a in (args.approvers or ()) if str(a).strip()]
     policy = build_policy(
         approvers=configured or [DEFAULT_APPROVER],
         requester=str(args.requester if args.requester is not None else os.environ.get("USER") or "operator"),
@@ -68,73 +90,104 @@ def link_plan(args: argparse.Namespace) -> LinkPlan:
     return LinkPlan.fresh(policy, LOCAL_TASK_TOKEN)
 
 
-def print_links(args: argparse.Namespace, result: StartResult, plan: LinkPlan) -> None:
-    """``APPROVAL_ID=`` and each approver's ``APPROVER_<n>=`` / ``APPROVAL_URL_<n>=`` (stdout is the local e-mail)."""
+@dataclass(frozen=True)
+class IssuedLinks:
+    """The approval ``start`` created and each approver's link (stdout is the local 'e-mail')."""
+
+    approval_id: str
+    required: int
+    links: tuple[tuple[str, str], ...]  # (approver, link), in --approvers order
+
+    def values(self) -> dict[str, Any]:
+        """``APPROVAL_ID=``, ``APPROVALS_REQUIRED=``, ``APPROVAL_URL=`` (the first link), then ``APPROVER_<n>=`` /
+        ``APPROVAL_URL_<n>=``."""
+        out: dict[str, Any] = {
+            "approval_id": self.approval_id,
+            "approvals_required": self.required,
+            "approval_url": self.links[0][1],
+        }
+        for number, (approver, link) in enumerate(self.links, start=1):
+            out[f"approver_{number}"] = approver
+            out[f"approval_url_{number}"] = link
+        return out
+
+
+def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, plan: LinkPlan) -> IssuedLinks:
+    """The links of the approval ``start`` wrote with its checkpoint (the secrets exist only here)."""
     approval = result.approval
-    assert approval is not None
-    print(f"APPROVAL_ID={approval.approval_id}")
-    print(f"APPROVALS_REQUIRED={approval.required}")
-    for number, approver in enumerate(approval.policy.approvers, start=1):
-        link = approval_link(args.link_base, approval.approval_id, plan.secrets[approver])
-        if number == 1:
-            print(f"APPROVAL_URL={link}")
-        print(f"APPROVER_{number}={approver}")
-        print(f"APPROVAL_URL_{number}={link}")
+    assert approval is not None  # a local start always writes the run's approval with its checkpoint
+    record_link_base(data_dir, approval.approval_id, args.link_base)
+    links = tuple(
+        (a, approval_link(args.link_base, approval.approval_id, plan.secrets[a])) for a in approval.policy.approvers
+    )
+    return IssuedLinks(approval.approval_id, approval.required, links)
 
 
-def resume(rt: Runtime, request: ResumeRequest, binding: ProviderBinding, approver: str, reason: str) -> ResumeResult:
+def resume(
+    rt: Runtime,
+    request: ResumeRequest,
+    binding: ProviderBinding,
+    approver: str,
+    reason: str,
+    before_claim: Callable[[], None] | None = None,
+) -> ResumeResult:
     """``resume``: the typed decision is a vote under the run's policy, then the resume (lifecycle)."""
     from ..lifecycle.resume_approval import resume_direct
 
-    return resume_direct(rt, request, binding, approver=approver, reason=reason)
+    return resume_direct(rt, request, binding, approver=approver, reason=reason, before_claim=before_claim)
 
 
-def print_stale(args: argparse.Namespace, refusal: ResumeRefusedError) -> None:
+def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError) -> None:
     """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and what a person can do."""
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
-    store = local_runtime(args.data_dir, create=False).store
-    changes = what_changed(store, load_checkpoint(store, args.checkpoint)) or []
-    print("changed since the plan was proposed:", file=sys.stderr)
-    for line in changes:
-        print(f"  - {line}", file=sys.stderr)
-    where = f"--data-dir {args.data_dir} --checkpoint {args.checkpoint}"
-    print(
-        f"propose again: python -m production_orchestrator repropose {where}\n"
-        f"or cancel it:  python -m production_orchestrator resume {where} --decision reject "
-        f"--reviewed-hash {args.reviewed_hash} --reason TEXT",
-        file=sys.stderr,
+    store = local_runtime(data_dir, create=False).store
+    checkpoint = load_checkpoint(store, checkpoint_id)
+    say("changed since the plan was proposed:")
+    for line in what_changed(store, checkpoint) or []:
+        say(f"  - {line}")
+    where = f"--data-dir {data_dir} --checkpoint {checkpoint_id}"
+    say(f"propose again: {PROG} repropose {where}")
+    say(
+        f"or cancel it:  {PROG} resume {where} --decision reject --reviewed-hash {checkpoint.proposal_hash} "
+        "--reason TEXT"
     )
 
 
-def resume_approval(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> Any:
-    """Resume ``--checkpoint`` with the decision recorded on ``--approval`` (its receipts verified)."""
+def resume_approval(
+    data_dir: Path,
+    rt: Runtime,
+    binding: ProviderBinding,
+    checkpoint_id: str,
+    approval_id: str,
+    before_claim: Callable[[], None] | None = None,
+) -> Any:
+    """Resume ``checkpoint_id`` with the decision recorded on ``approval_id`` (its receipts verified)."""
     from ..lifecycle.resume_approval import resume_decided
 
-    rt = agent_runtime(args, create=False)
-    return resume_decided(rt, binding, checkpoint_id=args.checkpoint, approval_id=args.approval)
+    return resume_decided(rt, binding, checkpoint_id=checkpoint_id, approval_id=approval_id, before_claim=before_claim)
 
 
-def repropose(args: argparse.Namespace, agent_runtime: Callable[..., Runtime], binding: Any) -> int:
+def repropose(
+    data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
+) -> dict[str, Any]:
     """Plan again on the current shop; the run's approval is replaced (same policy, same links)."""
     from ..lifecycle.repropose import propose_again
 
-    rt = agent_runtime(args, create=False)
-    approval_id = args.approval
-    if not approval_id and args.checkpoint:
-        found = local_approvals(args.data_dir).approvals_for(args.checkpoint)
+    if not approval_id and checkpoint_id:
+        found = local_approvals(data_dir).approvals_for(checkpoint_id)
         approval_id = found[-1].approval_id if found else ""
     if not approval_id:
         raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
     result = propose_again(rt, binding, approval_id)
     assert result.approval is not None
-    print(f"CHECKPOINT_ID={result.checkpoint.checkpoint_id}")
-    print(f"PROPOSAL_HASH={result.checkpoint.proposal_hash}")
-    print(f"APPROVAL_ID={result.approval.approval_id}")
-    print(f"APPROVALS_REQUIRED={result.approval.required}")
-    print(f"SUPERSEDED_APPROVAL_ID={result.approval.supersedes}")
-    print("the approvers' existing links now open the new plan", file=sys.stderr)
-    return 0
+    return {
+        "checkpoint_id": result.checkpoint.checkpoint_id,
+        "proposal_hash": result.checkpoint.proposal_hash,
+        "approval_id": result.approval.approval_id,
+        "approvals_required": result.approval.required,
+        "superseded_approval_id": result.approval.supersedes,
+    }
 
 
 def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint:
@@ -154,35 +207,3 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
         reproposer=SubprocessRepropose(data_dir, provider_args),
         report_outcome=True,
     )
-
-
-def serve(args: argparse.Namespace, provider_args: list[str]) -> int:
-    """Serve the approval pages on 127.0.0.1 until interrupted."""
-    from ..approval_web.local_server import make_server
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = make_server(local_endpoint(args.data_dir, provider_args), args.port)
-    port = int(server.server_address[1])
-    print(f"SERVING=http://127.0.0.1:{port}/", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
-
-
-def audit_verify(rt: Runtime) -> int:
-    """Check the keyed audit chain and every vote's receipt; print ``AUDIT_CHAIN=intact`` or the first bad link."""
-    from .aws_ops import print_chain_report
-
-    assert rt.approvals is not None
-    return print_chain_report(rt.store, rt.approvals, audit_key=rt.receipt_key, receipt_key=rt.receipt_key)
-
-
-def superseded_labels(data_dir: Path, report: dict[str, Any]) -> None:
-    """In a status report, say what each checkpoint's approval says when no resume has claimed it yet."""
-    from ..lifecycle.status import label_by_approval
-
-    label_by_approval(report, local_approvals(data_dir))

@@ -1,4 +1,4 @@
-"""Human durations such as ``90s``, ``30m``, ``12h`` or ``7d``."""
+"""Human durations such as ``90s``, ``30m``, ``1h30m``, ``7d`` or ``2w``."""
 
 from __future__ import annotations
 
@@ -7,17 +7,26 @@ from datetime import timedelta
 
 from .errors import ValidationError
 
-_DURATION = re.compile(r"^([1-9][0-9]{0,6})([smhd])$")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# Units largest first, each at most once: "1h30m" and "2w3d" read as written; "30m1h" is a typo.
+_DURATION = re.compile(r"^(?:([0-9]{1,7})w)?(?:([0-9]{1,7})d)?(?:([0-9]{1,7})h)?(?:([0-9]{1,7})m)?(?:([0-9]{1,7})s)?$")
+_UNIT_SECONDS = (7 * 86400, 86400, 3600, 60, 1)
 MAX_WINDOW = timedelta(days=365)
+EXAMPLES = "90s, 30m, 1h30m, 12h, 7d or 2w"
 
 
 def parse_duration(text: str) -> timedelta:
-    """Parse ``<positive integer><s|m|h|d>``; anything else is a :class:`ValidationError`."""
-    match = _DURATION.match(text.strip()) if isinstance(text, str) else None
+    """Parse ``[<n>w][<n>d][<n>h][<n>m][<n>s]`` (at least one part, any case, total above zero).
+
+    Anything else, and anything longer than :data:`MAX_WINDOW`, is a :class:`ValidationError`.
+    """
+    cleaned = text.strip().lower() if isinstance(text, str) else ""
+    match = _DURATION.match(cleaned) if cleaned else None
     if not match:
-        raise ValidationError(f"duration {text!r} is not like 90s, 30m, 12h or 7d")
-    window = timedelta(seconds=int(match.group(1)) * _UNIT_SECONDS[match.group(2)])
+        raise ValidationError(f"duration {text!r} is not like {EXAMPLES}")
+    seconds = sum(int(part) * unit for part, unit in zip(match.groups(), _UNIT_SECONDS, strict=True) if part)
+    if seconds <= 0:
+        raise ValidationError(f"duration {text!r} must be longer than zero")
+    window = timedelta(seconds=seconds)
     if window > MAX_WINDOW:
         raise ValidationError(f"duration {text!r} is longer than {MAX_WINDOW.days} days")
     return window

@@ -20,6 +20,8 @@ CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}$")
 SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}$")
 AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}$")
 INTERRUPT_NAME = "production_orchestrator.approve_plan"
+# The longest reason a decision may carry (the page's textarea and the CLI say the same).
+MAX_REASON_CHARS = 2000
 CHECKPOINT_SCHEMA_VERSION: Literal[1] = 1
 DECISION_SCHEMA_VERSION: Literal[2] = 2
 
@@ -142,7 +144,7 @@ class Decision(_Frozen):
     approved: bool
     reviewed_hash: ReviewedHash
     approver: str = Field(min_length=1, max_length=120)
-    reason: str = Field(default="", max_length=2000)
+    reason: str = Field(default="", max_length=MAX_REASON_CHARS)
     decided_at: Timestamp
 
     def as_response(self) -> dict[str, Any]:

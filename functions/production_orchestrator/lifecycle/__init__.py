@@ -15,6 +15,7 @@
     wake              SendTaskSuccess once, recoverably (the next POST, or the reconciler)
     expire            the workflow timed out: what it never acted on -> expired, never approved
     status            every approval as an operator sees it
+    history           who decided what, when and why, from the audit trail
     audit             the keyed audit chain and every vote's receipt, verified
 
     start -> interrupt -> persist -> exit -> review -> decide -> verify -> resume -> apply

@@ -10,6 +10,8 @@ only caller): this module never decides whether a decision may proceed, only whe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import faults
 from ..agent.factory import build_agent
 from ..domain.claims import ClaimState, completed_refusal, judge_claim
@@ -64,6 +66,7 @@ def resume_run(
     *,
     decision: Decision,
     replay_completed: bool = False,
+    before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
     """Verify, claim ``decision`` (the one the approval holds) exactly once, then resume the agent with it.
 
@@ -83,6 +86,8 @@ def resume_run(
         raise completed_refusal(previous).error()
     recovering = claim is ClaimState.TAKEOVER
     go = _gate(rt, checkpoint, request, runtime_binding, decided=False, recovering=recovering)
+    if before_claim is not None:
+        before_claim()
     ctx = run_context(rt, checkpoint.session_id, checkpoint.checkpoint_id)
     held = hold(rt, ctx, checkpoint, decision, previous if recovering else None)
     decision = held.decision  # a takeover resumes with the decision the first claim recorded

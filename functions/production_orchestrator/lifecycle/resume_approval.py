@@ -12,7 +12,7 @@ A checkpoint without an approval record is never resumed: the authorization refu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..domain.errors import (
     ApprovalExpiredError,
@@ -57,6 +57,7 @@ def resume_decided(
     interrupt_id: str | None = None,
     session_id: str | None = None,
     allowed: Iterable[str] | None = None,
+    before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id``.
 
@@ -69,7 +70,7 @@ def resume_decided(
     request = ResumeRequest(checkpoint_id, decision.approved, decision.reviewed_hash, interrupt_id, session_id)
     # A retry of this step after the resume finished (a lost response, a redelivery) gets the recorded
     # outcome back, with nothing written; a retry while the first attempt still holds the claim is refused.
-    result = resume_run(rt, request, binding, decision=decision, replay_completed=True)
+    result = resume_run(rt, request, binding, decision=decision, replay_completed=True, before_claim=before_claim)
     if result.outcome == "not_applied":
         raise PlanNotAppliedError(
             f"the approval of checkpoint {checkpoint_id} was recorded but the plan did not apply: {result.final_text}"
@@ -78,12 +79,19 @@ def resume_decided(
 
 
 def resume_direct(
-    rt: Runtime, request: ResumeRequest, binding: ProviderBinding, *, approver: str, reason: str
+    rt: Runtime,
+    request: ResumeRequest,
+    binding: ProviderBinding,
+    *,
+    approver: str,
+    reason: str,
+    before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
     """A decision typed at the CLI by ``approver``: a vote under the run's policy, then the resume, at once.
 
-    The vote is written only after the policy and the resume gate both said go (a refusal writes nothing),
-    and only if it closes the approval: an approve short of the quorum is refused, not half-recorded.
+    The vote is written only after the policy, the resume gate and ``before_claim`` (the model can be
+    reached) all said go (a refusal writes nothing), and only if it closes the approval: an approve short of
+    the quorum is refused, not half-recorded.
     """
     approvals = _approvals(rt)
     now = rt.clock()
@@ -104,6 +112,9 @@ def resume_direct(
         except ValueError as exc:
             raise ValidationError(f"invalid decision: {exc}") from None
         verify(rt, request, binding)  # the whole gate, reading only, before the vote is written
+        if before_claim is not None:
+            before_claim()
+            before_claim = None  # checked once, before anything was written
         try:
             approval = cast_vote(
                 rt.store, approvals, approval, checkpoint, decision, now=now, mac_key=rt.receipt_key, via="cli"
@@ -119,4 +130,4 @@ def resume_direct(
         check_receipts(approval, checkpoint, rt.receipt_key)
         recorded = go.decision
     assert recorded is not None  # a CLI vote is authorized only when it closes the approval
-    return resume_run(rt, request, binding, decision=recorded)
+    return resume_run(rt, request, binding, decision=recorded, before_claim=before_claim)

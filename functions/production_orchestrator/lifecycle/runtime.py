@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..agent.providers import ModelSettings
+from ..agent.model_settings import ModelSettings
 from ..domain.claims import DEFAULT_LEASE
 from ..domain.ports import ApprovalStore, MacKey, SessionStore, ShopStore
 

@@ -18,7 +18,7 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | resuming | approved | rejected | expired | invalid
+    status: str  # pending | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -38,17 +38,33 @@ def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal
     return found
 
 
-def _label(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
+def checkpoint_status(
+    store: ShopStore, checkpoint: Checkpoint, now: datetime, approvals: ApprovalStore | None = None
+) -> tuple[str, str]:
+    """The approval's status (pending, decided, resuming, approved, rejected, expired, superseded) and who
+    decided.
+
+    Until a resume claims it, the approval record says what happened (with ``approvals``): ``decided`` (the
+    quorum approved, the resume has not run yet), ``rejected``, ``superseded`` (replaced by "propose again"),
+    ``expired``, or ``no_approval`` for a checkpoint no approval governs (never approvable).
+    """
     record = store.get_decision(checkpoint.checkpoint_id)
     if record is None:
-        return ("expired" if now >= parse_utc(checkpoint.expires_at) else "pending"), ""
+        window = "expired" if now >= parse_utc(checkpoint.expires_at) else "pending"
+        if approvals is None:
+            return window, ""
+        found = approvals.approvals_for(checkpoint.checkpoint_id)
+        if not found:
+            return "no_approval", ""
+        governing = found[-1]
+        return (window if governing.status == "pending" else governing.status), governing.decided_by
     label = "approved" if record.decision.approved else "rejected"
     if not record.is_complete():
         label = "resuming"  # claimed, outcome not yet recorded (in progress, or died: re-run it)
     return label, record.decision.approver
 
 
-def status(store: ShopStore, now: datetime) -> dict[str, Any]:
+def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
     state = current_state(store)
     rows: list[CheckpointStatus] = []
@@ -56,7 +72,7 @@ def status(store: ShopStore, now: datetime) -> dict[str, Any]:
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
-        label, approver = _label(store, checkpoint, now)
+        label, approver = checkpoint_status(store, checkpoint, now, approvals)
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
@@ -91,21 +107,3 @@ def pending_approval_ages(store: ShopStore, approvals: ApprovalStore, now: datet
             if approval.status == "pending" and now < parse_utc(approval.expires_at):
                 ages.append(max(0, int((now - parse_utc(approval.created_at)).total_seconds())))
     return sorted(ages, reverse=True)
-
-
-# What a checkpoint's approval says, for checkpoints no resume has claimed yet (the claim says more).
-_UNCLAIMED = {"decided": "decided", "rejected": "rejected", "superseded": "superseded", "expired": "expired"}
-
-
-def label_by_approval(report: dict[str, Any], approvals: ApprovalStore) -> None:
-    """Relabel ``report``'s pending and expired rows by their approval: decided (waiting for its resume),
-    rejected, superseded or expired; ``no_approval`` for a checkpoint no approval governs (never approvable)."""
-    for row in report["approvals"]:
-        if row["status"] not in ("pending", "expired"):
-            continue
-        found = approvals.approvals_for(row["checkpoint_id"])
-        if not found:
-            row["status"] = "no_approval"
-            continue
-        row["status"] = _UNCLAIMED.get(found[-1].status, row["status"])
-        row["approver"] = row["approver"] or found[-1].decided_by

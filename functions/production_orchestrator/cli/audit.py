@@ -1,0 +1,51 @@
+"""``audit verify`` (the hash chain of the audit trail) and ``audit show`` (the decision history)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .aws_ops import print_chain_report
+from .parser import actions, command, data_dir
+from .root import local_runtime
+from .views import add_history_flags, history_command
+
+
+def _verify(args: argparse.Namespace) -> int:
+    rt = local_runtime(data_dir(args), create=False)
+    assert rt.approvals is not None
+    # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key).
+    return print_chain_report(rt.store, rt.approvals, audit_key=rt.receipt_key, receipt_key=rt.receipt_key)
+
+
+def register(subparsers: Any) -> None:
+    """``audit verify``, ``audit show``."""
+    audit = command(
+        subparsers,
+        "audit",
+        summary="check the audit trail's hash chain, or list decisions",
+        description="Every audit event carries its position, the hash of the event before it and a MAC. `verify` "
+        "names the first broken link or vote (exit 5); `show` lists the decisions (the same as `history`).",
+        examples=["audit verify", "audit show --json"],
+    )
+    audit.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed")
+    what = actions(audit, metavar="ACTION", title="actions")
+    command(
+        what,
+        "verify",
+        summary="check the keyed hash chain and every vote's receipt; name the first bad event",
+        description="Re-hash the audit trail and check every link's MAC, the head's and every vote's receipt: "
+        "prints AUDIT_CHAIN=intact, or AUDIT_CHAIN=broken with BROKEN_AT=<n>, BROKEN_SEQ=<seq> and what broke "
+        "(exit 5). Reads only.",
+        examples=["audit verify", "audit verify --data-dir /srv/shop"],
+        handler=_verify,
+    )
+    show = command(
+        what,
+        "show",
+        summary="who decided what, when and why (as `history`)",
+        description="Every approval request, vote, decision and outcome from the audit trail, oldest first.",
+        examples=["audit show", "audit show --checkpoint ckpt-..."],
+        handler=history_command,
+    )
+    add_history_flags(show)

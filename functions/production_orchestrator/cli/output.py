@@ -1,0 +1,71 @@
+"""What the CLI prints: exit codes, ``KEY=value`` lines or one JSON object on stdout, words on stderr.
+
+stdout carries results only (``KEY=value`` lines a script can read, or ``--json``); everything meant for a
+person (next steps, warnings, errors) goes to stderr, so piping stdout never mixes the two.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+PROG = "production-orchestrator"
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_REFUSED = 3
+EXIT_NOT_APPLIED = 4
+EXIT_AUDIT_BROKEN = 5
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a tool killed by SIGPIPE (128 + 13)
+
+EXIT_CODES = (
+    (EXIT_OK, "done"),
+    (EXIT_INTERNAL, "internal error: a bug; the message names it (PO_DEBUG=1 shows the traceback)"),
+    (EXIT_USAGE, "bad input, or a state that forbids the command: one 'error:' line says what to do"),
+    (EXIT_REFUSED, "resume refused (REFUSED=<CODE>); nothing was written"),
+    (EXIT_NOT_APPLIED, "the decision was recorded but the plan could not be applied"),
+    (EXIT_AUDIT_BROKEN, "audit verify: the audit trail's hash chain is broken"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); one line says what state was left"),
+    (EXIT_BROKEN_PIPE, "the reader of stdout went away (e.g. | head)"),
+)
+
+
+def say(message: str) -> None:
+    """One line for a person, on stderr."""
+    print(message, file=sys.stderr)
+
+
+def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
+    """``values`` as ``KEY=value`` lines (keys upper-cased, None left out), or as one JSON object."""
+    if as_json:
+        emit_json(dict(values))
+        return
+    for key, value in values.items():
+        if value is None or isinstance(value, list | dict):
+            continue
+        print(f"{key.upper()}={_text(value)}")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def emit_json(document: Any) -> None:
+    """One JSON document on stdout, keys in the order built (the most important first)."""
+    print(json.dumps(document, indent=2))
+
+
+def refused(code: str, message: str, *, as_json: bool) -> int:
+    """A refusal: ``REFUSED=<CODE>`` (or ``{"refused": CODE, "message": ...}``) and the reason on stderr."""
+    if as_json:
+        emit_json({"refused": code, "message": message})
+    else:
+        print(f"REFUSED={code}")
+    say(f"refused: {message}")
+    return EXIT_REFUSED

@@ -1,0 +1,97 @@
+"""History: who decided what, when and why, read from the audit trail (and the votes' reasons from the
+approval records, which keep them). Reads only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..domain.approvals import ApprovalRecord
+from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.records import AuditEvent
+
+# The events a decision's story is told by, and what each is called in the history.
+DECISION_EVENTS = {
+    "approval_requested": "requested",
+    "approval_created": "requested",
+    "approval_vote": "vote",
+    "decision_recorded": "decision",
+    "decision_claim_taken_over": "takeover",
+    "plan_applied": "applied",
+    "plan_rejected": "rejected",
+    "approval_expired": "expired",
+    "approval_superseded": "superseded",
+}
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One step of a decision's story."""
+
+    at: str
+    event: str
+    checkpoint_id: str
+    approval_id: str = ""
+    approver: str = ""
+    decision: str = ""  # approve | reject | ""
+    reason: str = ""
+    note: str = ""
+
+
+def _verdict(detail: dict[str, Any]) -> str:
+    approved = detail.get("approved")
+    return "" if approved is None else ("approve" if approved else "reject")
+
+
+def _vote_reason(approvals: ApprovalStore, approval_id: str, approver: str, cache: dict[str, Any]) -> str:
+    """The reason ``approver`` gave on ``approval_id`` (the audit event keeps only the verdict)."""
+    if approval_id not in cache:
+        cache[approval_id] = approvals.get_approval(approval_id)
+    record: ApprovalRecord | None = cache[approval_id]
+    for vote in record.votes if record else ():
+        if vote.decision.approver == approver:
+            return vote.decision.reason
+    return ""
+
+
+def _note(kind: str, detail: dict[str, Any]) -> str:
+    if kind == "approval_requested":
+        replaces = f"; replaces approval {detail['supersedes']}" if detail.get("supersedes") else ""
+        return f"open until {detail.get('expires_at', '?')}{replaces}"
+    if kind == "approval_vote":
+        return f"approval {detail.get('status', '?')}"
+    if kind == "decision_claim_taken_over":
+        return f"attempt {detail.get('attempt', '?')} after pid {detail.get('previous_pid', '?')}"
+    if kind == "approval_superseded":  # trails written before "propose again" noted it on the new request
+        return f"replaced by {detail.get('new_checkpoint_id', '?')}"
+    return ""
+
+
+def _entry(event: AuditEvent, approvals: ApprovalStore, cache: dict[str, Any]) -> HistoryEntry:
+    detail = event.detail
+    approval_id = str(detail.get("approval_id", ""))
+    approver = str(detail.get("approver", ""))
+    reason = str(detail.get("reason", ""))
+    if event.event_type == "approval_vote" and not reason:
+        reason = _vote_reason(approvals, approval_id, approver, cache)
+    return HistoryEntry(
+        at=event.at,
+        event=DECISION_EVENTS[event.event_type],
+        checkpoint_id=event.checkpoint_id,
+        approval_id=approval_id,
+        approver=approver,
+        decision=_verdict(detail),
+        reason=reason,
+        note=_note(event.event_type, detail),
+    )
+
+
+def history(store: ShopStore, approvals: ApprovalStore, checkpoint_id: str | None = None) -> list[HistoryEntry]:
+    """Every request, vote, decision and outcome in the audit trail, oldest first (of one checkpoint, if given)."""
+    cache: dict[str, Any] = {}
+    return [
+        _entry(event, approvals, cache)
+        for event in store.audit_events()
+        if event.event_type in DECISION_EVENTS and checkpoint_id in (None, event.checkpoint_id)
+    ]

@@ -1,0 +1,508 @@
+"""In-memory implementations of the ports in ``domain/ports.py``, for fast unit tests.
+
+Each keeps the conditional semantics of the real adapters, not just their shapes: a proposal is created
+once (different bytes: ``IntegrityError``), a decision is claimed once (``DecisionAlreadyClaimedError``), a
+plan applies once and only on the revision and digest it was verified against (``StaleStateError``), a
+vote lands only on a pending, unexpired approval and once per approver (the domain's transitions, applied to
+the record read under the lock), a run's approval is written with its checkpoint, and every audit event is
+chained (and MACed, given a key).
+Records are kept serialized and parsed on every read, as a database returns fresh objects, so a test
+cannot pass by sharing an object with the store. One lock per store makes each call atomic, so threads
+racing on a fake serialize as processes racing on SQLite do. ``tests/integration/test_store_contract.py``
+runs the same contract against these fakes as against SQLite and DynamoDB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from strands.session.repository_session_manager import RepositorySessionManager
+from strands.session.session_repository import SessionRepository
+from strands.types.exceptions import SessionException
+from strands.types.session import Session, SessionAgent, SessionMessage
+
+from production_orchestrator.adapters.session_facts import facts_from
+from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from production_orchestrator.domain.audit_chain import chained, head_of
+from production_orchestrator.domain.errors import (
+    DecisionAlreadyClaimedError,
+    IntakeError,
+    IntegrityError,
+    NotFoundError,
+    ShopError,
+    StaleStateError,
+    TaskTokenClosedError,
+)
+from production_orchestrator.domain.ports import ApprovalMessage, MacKey
+from production_orchestrator.domain.records import (
+    AGENT_ID_PATTERN,
+    CHECKPOINT_ID_PATTERN,
+    SESSION_ID_PATTERN,
+    AuditEvent,
+    Completion,
+    DecisionRecord,
+    parse_utc,
+    require_id,
+)
+from production_orchestrator.domain.shop import Order, ShopState
+from production_orchestrator.domain.verification import SessionFacts
+
+
+class InMemoryShopStore:
+    """A :class:`ShopStore` in memory: one shop, its proposals, checkpoints, decisions and audit trail.
+
+    ``approvals``: the approval store a run's approval is written to in the checkpoint's "transaction" (both
+    locks held, all or nothing); ``audit_key`` MACs every link and the head, as the real stores do.
+    """
+
+    def __init__(self, approvals: InMemoryApprovalStore | None = None, audit_key: MacKey | None = None) -> None:
+        self._approvals = approvals
+        self._audit_key = audit_key
+        self._lock = threading.RLock()
+        self._state: str | None = None
+        self._proposals: dict[str, bytes] = {}
+        self._checkpoints: dict[str, str] = {}  # insertion order is creation order
+        self._decisions: dict[str, str] = {}
+        self._applications: dict[str, tuple[str, int]] = {}
+        self._audit: list[str] = []
+        self._head: tuple[int, str, str] | None = None
+        self._snapshots: dict[str, bytes] = {}
+
+    # -- helpers (call with the lock held) ------------------------------------------------------------------
+    def _append(self, event: AuditEvent) -> None:
+        linked = chained(event, self._head, self._audit_key)
+        self._audit.append(linked.model_dump_json())
+        self._head = head_of(linked, self._audit_key)
+
+    def _seeded(self) -> ShopState:
+        state = self.load_state()
+        if state is None:
+            raise ShopError("the shop has not been seeded")
+        return state
+
+    def _held(self, checkpoint_id: str, claim_token: str) -> DecisionRecord | None:
+        record = self.get_decision(checkpoint_id)
+        if record is None or record.claim_token != claim_token or record.completion is not None:
+            return None
+        return record
+
+    # -- the port -------------------------------------------------------------------------------------------
+    def load_state(self) -> ShopState | None:
+        """The current shop state, or None before it was seeded."""
+        with self._lock:
+            return None if self._state is None else ShopState.model_validate_json(self._state)
+
+    def seed(self, state: ShopState, event: AuditEvent) -> ShopState:
+        """Store ``state`` if the shop is empty; a shop seeded with another scenario is a ``ShopError``."""
+        with self._lock:
+            existing = self.load_state()
+            if existing is not None:
+                if existing.scenario != state.scenario:
+                    raise ShopError(f"this store holds the {existing.scenario!r} shop, not {state.scenario!r}")
+                return existing
+            self._state = state.model_dump_json()
+            self._append(event)
+            return state
+
+    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
+        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
+        with self._lock:
+            state = self._seeded()
+            existing = state.order(order.order_id)
+            if existing is not None:
+                if existing.model_copy(update={"scheduled_day": None}) != order:
+                    raise IntakeError(f"order {order.order_id} was already taken in with different details")
+                return existing
+            self._state = state.with_order(order).model_dump_json()
+            self._append(event)
+            return order
+
+    def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
+        """The operator's out-of-band count; changes the digest, not the revision."""
+        with self._lock:
+            updated = self._seeded().with_inventory(material_id, quantity)
+            self._state = updated.model_dump_json()
+            self._append(event)
+            return updated
+
+    def put_proposal(self, proposal_hash: str, data: bytes) -> None:
+        """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
+        with self._lock:
+            stored = self._proposals.get(proposal_hash)
+            if stored is not None and stored != data:
+                raise IntegrityError(f"proposal {proposal_hash} exists with different bytes")
+            self._proposals[proposal_hash] = bytes(data)
+
+    def get_proposal(self, proposal_hash: str) -> bytes | None:
+        """The stored proposal bytes."""
+        with self._lock:
+            return self._proposals.get(proposal_hash)
+
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
+        approval it supersedes if that one is still open): all of it, or nothing."""
+        with self._lock:
+            if checkpoint_id in self._checkpoints:
+                raise IntegrityError(f"checkpoint {checkpoint_id} already exists")
+            if approval is not None:
+                if self._approvals is None:
+                    raise IntegrityError("this fake shop store has no approval store to write the approval to")
+                self._approvals.write_with_checkpoint(approval)  # raises before anything is written
+            self._checkpoints[checkpoint_id] = raw
+            self._append(event)
+
+    def get_checkpoint(self, checkpoint_id: str) -> str | None:
+        """The checkpoint's stored JSON text."""
+        with self._lock:
+            return self._checkpoints.get(checkpoint_id)
+
+    def list_checkpoints(self) -> list[str]:
+        """Every checkpoint's JSON text, oldest first."""
+        with self._lock:
+            return list(self._checkpoints.values())
+
+    def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
+        """The claimed decision for a checkpoint, if any."""
+        with self._lock:
+            raw = self._decisions.get(checkpoint_id)
+            return None if raw is None else DecisionRecord.model_validate_json(raw)
+
+    def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
+        """Record the decision exactly once, with its audit event."""
+        with self._lock:
+            if record.checkpoint_id in self._decisions:
+                raise DecisionAlreadyClaimedError(
+                    f"a decision for checkpoint {record.checkpoint_id} was already recorded"
+                )
+            self._decisions[record.checkpoint_id] = record.model_dump_json()
+            self._append(event)
+
+    def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
+        """Replace an open claim still held by ``previous_token``; else ``DecisionAlreadyClaimedError``."""
+        with self._lock:
+            if self._held(record.checkpoint_id, previous_token) is None:
+                raise DecisionAlreadyClaimedError(
+                    f"another resume took over or finished the decision of checkpoint {record.checkpoint_id}"
+                )
+            self._decisions[record.checkpoint_id] = record.model_dump_json()
+            self._append(event)
+
+    def complete_decision(
+        self, checkpoint_id: str, claim_token: str, completion: Completion, event: AuditEvent | None
+    ) -> bool:
+        """Record the outcome if ``claim_token`` still holds the open claim; False when it does not."""
+        with self._lock:
+            record = self._held(checkpoint_id, claim_token)
+            if record is None:
+                return False
+            self._decisions[checkpoint_id] = record.model_copy(update={"completion": completion}).model_dump_json()
+            if event is not None:
+                self._append(event)
+            return True
+
+    def apply_plan(
+        self,
+        *,
+        proposal_hash: str,
+        checkpoint_id: str,
+        new_state: ShopState,
+        expected_revision: int,
+        expected_digest: str,
+        event: AuditEvent,
+    ) -> bool:
+        """State + application + ``plan_applied`` together, conditioned on revision and digest; once per hash."""
+        with self._lock:
+            if proposal_hash in self._applications:
+                return False
+            current = self.load_state()
+            if current is None or current.revision != expected_revision or current.digest() != expected_digest:
+                found = None if current is None else {"revision": current.revision, "digest": current.digest()}
+                raise StaleStateError(
+                    "the shop changed since the plan was verified",
+                    expected={"revision": expected_revision, "digest": expected_digest},
+                    found=found,
+                )
+            self._state = new_state.model_dump_json()
+            self._applications[proposal_hash] = (checkpoint_id, new_state.revision)
+            self._append(event)
+            return True
+
+    def application_count(self, proposal_hash: str | None = None) -> int:
+        """How many plans applied (for one proposal, or in all)."""
+        with self._lock:
+            if proposal_hash is None:
+                return len(self._applications)
+            return int(proposal_hash in self._applications)
+
+    def append_audit(self, event: AuditEvent) -> None:
+        """Append one audit event."""
+        with self._lock:
+            self._append(event)
+
+    def audit_events(self) -> list[AuditEvent]:
+        """The audit trail, oldest first."""
+        with self._lock:
+            return [AuditEvent.model_validate_json(raw) for raw in self._audit]
+
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
+        """Every stored event in stored order and the chain head, read together."""
+        with self._lock:
+            return [AuditEvent.model_validate_json(raw) for raw in self._audit], self._head
+
+    def put_state_snapshot(self, digest: str, data: bytes) -> None:
+        """Keep the canonical state whose hash is ``digest``; a second put is a no-op."""
+        with self._lock:
+            self._snapshots.setdefault(digest, bytes(data))
+
+    def get_state_snapshot(self, digest: str) -> bytes | None:
+        """The snapshot stored under ``digest``."""
+        with self._lock:
+            return self._snapshots.get(digest)
+
+    # -- for tests: what an attacker or a bug could do to stored rows ---------------------------------------
+    def tamper_checkpoint(self, checkpoint_id: str, raw: str) -> None:
+        """Overwrite a stored checkpoint out of band (the adapters never do)."""
+        with self._lock:
+            self._checkpoints[checkpoint_id] = raw
+
+    def tamper_proposal(self, proposal_hash: str, data: bytes) -> None:
+        """Overwrite stored proposal bytes out of band."""
+        with self._lock:
+            self._proposals[proposal_hash] = data
+
+
+class InMemoryApprovalStore:
+    """An :class:`ApprovalStore` in memory, with the conditional status changes of the SQLite store."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._records: dict[str, str] = {}  # insertion order is creation order
+
+    def create_approval(self, record: ApprovalRecord) -> None:
+        """Create ``record``; an existing id is ``IntegrityError``."""
+        with self._lock:
+            if record.approval_id in self._records:
+                raise IntegrityError(f"approval {record.approval_id} already exists")
+            self._records[record.approval_id] = record.model_dump_json()
+
+    def get_approval(self, approval_id: str) -> ApprovalRecord | None:
+        """The approval, or None (also for an id that could never exist)."""
+        if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
+            return None
+        with self._lock:
+            raw = self._records.get(approval_id)
+            return None if raw is None else ApprovalRecord.model_validate_json(raw)
+
+    def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
+        """Every approval requested for ``checkpoint_id``, oldest first."""
+        require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+        return [a for a in self.list_approvals() if a.checkpoint_id == checkpoint_id]
+
+    def list_approvals(self) -> list[ApprovalRecord]:
+        """Every approval, oldest first."""
+        with self._lock:
+            return [ApprovalRecord.model_validate_json(raw) for raw in self._records.values()]
+
+    def _existing(self, approval_id: str) -> ApprovalRecord:
+        record = self.get_approval(approval_id)
+        if record is None:
+            raise NotFoundError(f"approval {approval_id} does not exist")
+        return record
+
+    def _change(self, approval_id: str, change: Any) -> ApprovalRecord:
+        """Read, transform (the domain refuses what is not allowed), write: atomic under the lock."""
+        with self._lock:
+            before = self._existing(approval_id)
+            after: ApprovalRecord = change(before)
+            if after != before:
+                self._records[approval_id] = after.model_dump_json()
+            return after
+
+    def write_with_checkpoint(self, record: ApprovalRecord) -> None:
+        """The shop store's checkpoint write: create ``record`` and close the approval it supersedes, or neither."""
+        with self._lock:
+            if record.approval_id in self._records:
+                raise IntegrityError(f"approval {record.approval_id} already exists")
+            closed = None
+            if record.supersedes:
+                closed = self._existing(record.supersedes).superseded(record.approval_id, parse_utc(record.created_at))
+            if closed is not None:
+                self._records[closed.approval_id] = closed.model_dump_json()
+            self._records[record.approval_id] = record.model_dump_json()
+
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` to the pending approval in its window; a reject or the quorum closes it."""
+        return self._change(approval_id, lambda before: before.with_vote(vote, now))
+
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
+
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
+        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+    ) -> ApprovalRecord:
+        """Bind the approval to ``task_token`` and, given ``approver``, record their link as sent."""
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
+
+
+@dataclass
+class RecordingCallback:
+    """A :class:`WorkflowCallback` that records each wake-up; ``closed`` makes it answer as a timed-out token."""
+
+    closed: bool = False
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def send_success(self, task_token: str, output: dict[str, Any]) -> None:
+        """Record the call, or raise ``TaskTokenClosedError`` when the workflow stopped waiting."""
+        if self.closed:
+            raise TaskTokenClosedError("the workflow stopped waiting for this token")
+        self.calls.append((task_token, dict(output)))
+
+
+@dataclass
+class CollectingNotifier:
+    """An :class:`ApprovalNotifier` that keeps the messages (the links are in them)."""
+
+    messages: list[ApprovalMessage] = field(default_factory=list)
+
+    def notify(self, message: ApprovalMessage) -> None:
+        """Keep ``message``."""
+        self.messages.append(message)
+
+
+class InMemoryMacKey:
+    """A :class:`MacKey`: HMAC-SHA256 under a random key that lives as long as the object."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key if key is not None else secrets.token_bytes(32)
+
+    @property
+    def key_id(self) -> str:
+        """A name for the key that reveals nothing of it."""
+        return f"memory:{hashlib.sha256(b'key-id' + self._key).hexdigest()[:12]}"
+
+    def sign(self, message: bytes) -> str:
+        """HMAC-SHA256 of ``message``, hex."""
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def verify(self, message: bytes, mac: str) -> bool:
+        """Constant-time comparison with the expected MAC."""
+        return hmac.compare_digest(self.sign(message), mac)
+
+
+class InMemorySessionRepository(SessionRepository):
+    """Strands' session repository in memory, storing each record as JSON as the file repository does."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._sessions: dict[str, str] = {}
+        self._agents: dict[tuple[str, str], str] = {}
+        self._messages: dict[tuple[str, str], dict[int, str]] = {}
+
+    def create_session(self, session: Session, **kwargs: Any) -> Session:
+        """Create a session; an existing id is a ``SessionException``."""
+        with self._lock:
+            if session.session_id in self._sessions:
+                raise SessionException(f"Session {session.session_id} already exists")
+            self._sessions[session.session_id] = json.dumps(session.to_dict())
+            return session
+
+    def read_session(self, session_id: str, **kwargs: Any) -> Session | None:
+        """The session, or None."""
+        with self._lock:
+            raw = self._sessions.get(session_id)
+            return None if raw is None else Session.from_dict(json.loads(raw))
+
+    def create_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
+        """Create (or replace) the agent record of a session."""
+        with self._lock:
+            key = (session_id, session_agent.agent_id)
+            self._agents[key] = json.dumps(session_agent.to_dict())
+            self._messages.setdefault(key, {})
+
+    def read_agent(self, session_id: str, agent_id: str, **kwargs: Any) -> SessionAgent | None:
+        """The agent record, or None."""
+        with self._lock:
+            raw = self._agents.get((session_id, agent_id))
+            return None if raw is None else SessionAgent.from_dict(json.loads(raw))
+
+    def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
+        """Replace an existing agent record, keeping when it was created."""
+        with self._lock:
+            previous = self.read_agent(session_id, session_agent.agent_id)
+            if previous is None:
+                raise SessionException(f"Agent {session_agent.agent_id} in session {session_id} does not exist")
+            session_agent.created_at = previous.created_at
+            self._agents[(session_id, session_agent.agent_id)] = json.dumps(session_agent.to_dict())
+
+    def create_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
+        """Store one message."""
+        with self._lock:
+            messages = self._messages.setdefault((session_id, agent_id), {})
+            messages[session_message.message_id] = json.dumps(session_message.to_dict())
+
+    def read_message(self, session_id: str, agent_id: str, message_id: int, **kwargs: Any) -> SessionMessage | None:
+        """One message, or None."""
+        with self._lock:
+            raw = self._messages.get((session_id, agent_id), {}).get(message_id)
+            return None if raw is None else SessionMessage.from_dict(json.loads(raw))
+
+    def update_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
+        """Replace an existing message, keeping when it was created."""
+        with self._lock:
+            previous = self.read_message(session_id, agent_id, session_message.message_id)
+            if previous is None:
+                raise SessionException(f"Message {session_message.message_id} does not exist")
+            session_message.created_at = previous.created_at
+            self._messages[(session_id, agent_id)][session_message.message_id] = json.dumps(session_message.to_dict())
+
+    def list_messages(
+        self, session_id: str, agent_id: str, limit: int | None = None, offset: int = 0, **kwargs: Any
+    ) -> list[SessionMessage]:
+        """Messages in id order, paginated."""
+        with self._lock:
+            stored = self._messages.get((session_id, agent_id))
+            if stored is None:
+                raise SessionException(f"Messages missing from agent: {agent_id} in session {session_id}")
+            ordered = [stored[i] for i in sorted(stored)]
+            chosen = ordered[offset : offset + limit] if limit is not None else ordered[offset:]
+            return [SessionMessage.from_dict(json.loads(raw)) for raw in chosen]
+
+    def forget(self, session_id: str) -> None:
+        """Drop a session and everything in it (a lost or deleted session)."""
+        with self._lock:
+            self._sessions.pop(session_id, None)
+            for key in [k for k in self._agents if k[0] == session_id]:
+                del self._agents[key]
+                self._messages.pop(key, None)
+
+
+class InMemorySessionStore:
+    """A :class:`SessionStore` on :class:`InMemorySessionRepository`, through Strands' own session manager."""
+
+    def __init__(self) -> None:
+        self.repository = InMemorySessionRepository()
+
+    def session_manager(self, session_id: str) -> RepositorySessionManager:
+        """A new session manager for ``session_id`` (one per Agent)."""
+        require_id(session_id, SESSION_ID_PATTERN, "session id")
+        return RepositorySessionManager(session_id=session_id, session_repository=self.repository)
+
+    def read_facts(self, session_id: str, agent_id: str) -> SessionFacts:
+        """What the stored session holds, read without writing."""
+        require_id(session_id, SESSION_ID_PATTERN, "session id")
+        require_id(agent_id, AGENT_ID_PATTERN, "agent id")
+        return facts_from(self.repository, session_id, agent_id)

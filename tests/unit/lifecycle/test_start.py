@@ -1,0 +1,63 @@
+"""start: the agent runs until the approval interrupt; session, proposal and sealed checkpoint are stored."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from production_orchestrator.domain.canonical import sha256_hex
+from production_orchestrator.domain.errors import ShopError, StartError
+from production_orchestrator.domain.planning import load_proposal
+from production_orchestrator.domain.records import INTERRUPT_NAME, agent_identity, parse_utc
+from production_orchestrator.lifecycle.evidence import load_checkpoint
+from production_orchestrator.lifecycle.start import start_run
+from tests.support.memory_world import MemoryWorld
+
+
+def test_start_leaves_a_sealed_checkpoint_pointing_at_durable_evidence(world: MemoryWorld) -> None:
+    started = world.start(window=timedelta(hours=2))
+    cp = started.checkpoint
+    assert started.stop_reason == "interrupt" and started.revision == 1
+    assert load_checkpoint(world.store, cp.checkpoint_id) == cp and cp.is_intact()
+    assert cp.interrupt_name == INTERRUPT_NAME and cp.agent_id == agent_identity(world.binding, "rush-order")
+    assert parse_utc(cp.expires_at) - parse_utc(cp.created_at) == timedelta(hours=2)
+    stored = world.store.get_proposal(cp.proposal_hash)
+    assert stored is not None and load_proposal(stored, cp.proposal_hash) == started.proposal
+    facts = world.sessions.read_facts(cp.session_id, cp.agent_id)
+    assert facts.pending_interrupt_ids == frozenset({cp.interrupt_id})
+    assert facts.interrupt_proposal_hash == cp.proposal_hash
+    state = world.store.load_state()
+    assert state is not None and cp.domain_digest == state.digest()
+    snapshot = world.store.get_state_snapshot(cp.domain_digest)
+    assert snapshot is not None and sha256_hex(snapshot) == cp.domain_digest
+    types = [e.event_type for e in world.store.audit_events()]
+    assert types[0] == "shop_seeded" and types[-1] == "approval_requested"
+    assert "order_taken_in" in types and "proposal_created" in types
+    assert world.store.application_count() == 0
+
+
+def test_a_second_start_reuses_the_shop_and_the_order(world: MemoryWorld) -> None:
+    first = world.start()
+    second = world.start()
+    assert second.checkpoint.checkpoint_id != first.checkpoint.checkpoint_id
+    assert second.checkpoint.proposal_hash == first.checkpoint.proposal_hash
+    assert [e.event_type for e in world.store.audit_events()].count("shop_seeded") == 1
+    assert len(world.store.list_checkpoints()) == 2
+
+
+def test_a_shop_of_another_scenario_is_refused_before_the_agent_runs(world: MemoryWorld) -> None:
+    world.start("team-jerseys")
+    before = world.snapshot()
+    with pytest.raises(ShopError):
+        world.start("rush-order")
+    assert world.snapshot() == before
+
+
+def test_no_checkpoint_when_the_agent_does_not_ask_for_approval(world: MemoryWorld) -> None:
+    started = world.start()
+    assert world.resume(started, True).outcome == "applied"
+    checkpoints = world.store.list_checkpoints()
+    with pytest.raises(StartError, match="without asking for approval"):
+        start_run(world.runtime(), "rush-order", world.binding, timedelta(days=1))
+    assert world.store.list_checkpoints() == checkpoints

@@ -1,0 +1,108 @@
+"""status: every approval as an operator sees it, and how long the open ones have waited. Reads only."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from production_orchestrator.domain.records import Decision, audit_event, utc_iso
+from production_orchestrator.lifecycle.claim import hold
+from production_orchestrator.lifecycle.repropose import propose_again
+from production_orchestrator.lifecycle.start import run_context
+from production_orchestrator.lifecycle.status import checkpoint_status, pending_approval_ages, status
+from tests.support.memory_world import MemoryWorld
+
+
+def _labels(world: MemoryWorld) -> dict[str, str]:
+    report = status(world.store, world.clock(), world.approvals)
+    return {row["checkpoint_id"]: row["status"] for row in report["approvals"]}
+
+
+def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
+    applied, rejected, resuming, pending, short, tampered = (world.start() for _ in range(6))
+    world.resume(rejected, False, reason="no")
+    cp = resuming.checkpoint
+    rt = world.runtime()
+    decision = Decision(
+        approved=True, reviewed_hash=cp.proposal_hash, approver="ana", decided_at=utc_iso(world.clock())
+    )
+    hold(rt, run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision, None)
+    raw = json.loads(tampered.checkpoint.model_dump_json())
+    raw["target_order_id"] = "OTHER-1"
+    world.store.tamper_checkpoint(tampered.checkpoint.checkpoint_id, json.dumps(raw))
+    world.store.tamper_checkpoint(  # an approval window of one minute, sealed as start would seal it
+        short.checkpoint.checkpoint_id,
+        short.checkpoint.model_copy(update={"expires_at": utc_iso(world.clock() + timedelta(minutes=1))})
+        .sealed()
+        .model_dump_json(),
+    )
+    world.clock.advance(minutes=5)
+    world.resume(applied, True)
+    labels = _labels(world)
+    assert labels == {
+        applied.checkpoint.checkpoint_id: "approved",
+        rejected.checkpoint.checkpoint_id: "rejected",
+        resuming.checkpoint.checkpoint_id: "resuming",
+        pending.checkpoint.checkpoint_id: "pending",
+        short.checkpoint.checkpoint_id: "expired",
+        tampered.checkpoint.checkpoint_id: "invalid",
+    }
+    report = status(world.store, world.clock(), world.approvals)
+    assert (report["revision"], report["plan_applied_count"]) == (2, 1)
+    row = next(r for r in report["approvals"] if r["checkpoint_id"] == rejected.checkpoint.checkpoint_id)
+    assert row["approver"] == "ana@example.com" and row["target_order_id"] == "RUSH-200"
+
+
+def test_a_superseded_plan_says_so(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    made = world.request(started)
+    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    again = propose_again(world.runtime(), world.binding, made.approval_id)
+    assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == ("superseded", "")
+    assert checkpoint_status(world.store, started.checkpoint, world.clock()) == ("pending", "")  # without records
+    assert _labels(world)[again.checkpoint.checkpoint_id] == "pending"
+
+
+def test_the_approval_says_what_happened_before_a_resume_claims_it(world: MemoryWorld) -> None:
+    from production_orchestrator.lifecycle.decide import decide
+
+    bare = world.start(approval=None)  # a checkpoint no approval governs: never approvable
+    assert checkpoint_status(world.store, bare.checkpoint, world.clock(), world.approvals) == ("no_approval", "")
+    started = world.start(approval=None)
+    made = world.request(started)
+    decide(
+        world.store,
+        world.approvals,
+        world.callback,
+        approval_id=made.approval_id,
+        secret=made.secrets["ben@example.com"],
+        approve=False,
+        reviewed_hash=started.checkpoint.proposal_hash,
+        reason="not now",
+        now=world.clock(),
+    )
+    assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == (
+        "rejected",
+        "ben@example.com",
+    )
+
+
+def test_status_writes_nothing(world: MemoryWorld) -> None:
+    world.start()
+    before = world.snapshot()
+    status(world.store, world.clock(), world.approvals)
+    assert world.snapshot() == before
+
+
+def test_pending_ages_count_only_approvals_still_waiting(world: MemoryWorld) -> None:
+    old = world.start(approval=None)
+    world.request(old)
+    world.clock.advance(minutes=30)
+    newer = world.start(approval=None)
+    world.request(newer)
+    decided = world.start(approval=None)
+    made = world.request(decided)
+    world.approvals.expire_approval(made.approval_id, now=world.clock())
+    world.clock.advance(minutes=10)
+    assert pending_approval_ages(world.store, world.approvals, world.clock()) == [40 * 60, 10 * 60]
+    assert pending_approval_ages(world.store, world.approvals, world.clock() + timedelta(days=2)) == []
