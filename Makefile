@@ -77,6 +77,7 @@ serve: $(STAMP)
 
 evidence: $(STAMP) evidence-providers evidence-aws evidence-outbox screens
 	$(PY) scripts/evidence_local.py
+	$(PY) scripts/evidence_policy.py
 
 # Phone-sized screenshots of every approval page state, in headless Chromium, into evidence/screens/.
 screens: $(STAMP) browser-deps
@@ -103,3 +104,6 @@ cost: $(STAMP)
 # SES (plus a retried send state); writes evidence/outbox.json (queued, delivered, duplicates).
 evidence-outbox: $(STAMP)
 	$(PY) scripts/evidence_outbox.py
+# The approval policy, model-based (also run by `make evidence`): writes evidence/policy.json.
+evidence-policy: $(STAMP)
+	$(PY) scripts/evidence_policy.py

@@ -103,6 +103,12 @@ RECEIPT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
     "decide": ("kms:GenerateMac",),
     "resume_agent": ("kms:VerifyMac",),
 }
+# The audit chain's links and head are MACed with their own key by every function that appends an event; none
+# of them verifies (that is the operator's audit-verify).
+AUDIT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
+    module: ("kms:GenerateMac",)
+    for module in ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox")
+}
 # decide wakes the workflow once a decision is recorded; it never reports a failure.
 TASK_RESPONSE_ACTIONS: Final = ("states:SendTaskSuccess",)
 PUBLISHERS: Final[Mapping[str, tuple[str, ...]]] = {"request_approval": ("sns:Publish",)}

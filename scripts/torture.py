@@ -1,4 +1,5 @@
-"""The torture suite: races, crashes, tampering and hostile input; writes evidence/torture.json.
+"""The torture suite: races, crashes, tampering, hostile input and the approval policy (model-based, on
+DynamoDB-on-moto); writes evidence/torture.json.
 
     python scripts/torture.py [--size full|ci] [--out evidence/torture.json]
 
@@ -39,7 +40,8 @@ from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso  # noqa: E402
 from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
-from production_orchestrator.lifecycle.resume import resume_run  # noqa: E402
+from production_orchestrator.lifecycle.request_approval import operator_plan  # noqa: E402
+from production_orchestrator.lifecycle.resume_approval import resume_direct  # noqa: E402
 from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402
 from production_orchestrator.lifecycle.start import start_run  # noqa: E402
 
@@ -48,8 +50,22 @@ RUSH_MESSAGES = 3  # the rush-order plan drafts messages to the customer, the fl
 RACE_LEASE = timedelta(minutes=10)
 BINDING = build_binding("deterministic")
 SIZES = {
-    "full": {"race_trials": 12, "threaded_trials": 4, "racers": 32, "hostile_examples": 150},
-    "ci": {"race_trials": 2, "threaded_trials": 0, "racers": 32, "hostile_examples": 25},
+    "full": {
+        "race_trials": 12,
+        "threaded_trials": 4,
+        "racers": 32,
+        "hostile_examples": 150,
+        "policy_examples": 40,
+        "policy_steps": 20,
+    },
+    "ci": {
+        "race_trials": 2,
+        "threaded_trials": 0,
+        "racers": 32,
+        "hostile_examples": 25,
+        "policy_examples": 4,
+        "policy_steps": 12,
+    },
 }
 
 
@@ -100,16 +116,19 @@ class World:
             return replace(local_runtime(self.data_dir, create=True), lease=self.lease)
         import boto3  # type: ignore[import-untyped]
 
+        from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
         from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
         from production_orchestrator.adapters.aws.s3_sessions import S3SessionStore
 
         session = boto3.Session(region_name="us-east-1")
+        dynamodb = session.client("dynamodb")
         return Runtime(
-            store=DynamoShopStore(session.client("dynamodb"), self.aws.table),
+            store=DynamoShopStore(dynamodb, self.aws.table),
             sessions=S3SessionStore(self.aws.bucket, self.aws.prefix, session),
             clock=lambda: datetime.now(UTC),
             pid=os.getpid(),
             lease=self.lease,
+            approvals=DynamoApprovalStore(dynamodb, self.aws.table),
         )
 
 
@@ -238,7 +257,7 @@ def run_forked(
 
 def do_start(world: World) -> dict[str, Any]:
     """Start a run; its ids."""
-    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7))
+    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7), operator_plan())
     cp = result.checkpoint
     return {"checkpoint_id": cp.checkpoint_id, "proposal_hash": cp.proposal_hash}
 
@@ -246,7 +265,7 @@ def do_start(world: World) -> dict[str, Any]:
 def do_resume(world: World, ids: dict[str, Any], approve: bool = True) -> dict[str, Any]:
     """Resume ``ids`` with a decision; how it ended."""
     request = ResumeRequest(checkpoint_id=ids["checkpoint_id"], approved=approve, reviewed_hash=ids["proposal_hash"])
-    result = resume_run(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
+    result = resume_direct(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
     return {"outcome": result.outcome, "revision": result.revision, "applied": result.plan_applied_count}
 
 
@@ -600,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "torture.json")
-    parser.add_argument("--families", default="races,crashes,tampering,hostile,outbox")
+    parser.add_argument("--families", default="races,crashes,tampering,hostile,outbox,policy")
     parser.add_argument("--merge", action="store_true", help="replace only these families in the --out report")
     args = parser.parse_args(argv)
     size = SIZES[args.size]
@@ -618,6 +637,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tampering": lambda: tampering(worlds),
                 "hostile": lambda: _hostile(endpoint, patch, tmp, size["hostile_examples"]),
                 "outbox": lambda: _outbox(worlds, size),
+                "policy": lambda: policy(endpoint, tmp, size),
             }
             for name in wanted:
                 t0 = time.monotonic()
@@ -637,6 +657,22 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     print(f"wrote {args.out} in {report['seconds']}s: {report['failures']} failures")
     return 1 if report["failures"] else 0
+
+
+def policy(endpoint: str, tmp: Path, size: dict[str, int]) -> Family:
+    """The approval policy, model-based, on DynamoDB-on-moto (tests/support/policy_model.py): random sequences
+    of every path to a decision against a reference model of the rules, invariants after every step."""
+    from tests.support.policy_model import dynamodb_worlds, run_machine
+
+    fam = Family("policy")
+    tally, failure = run_machine(
+        dynamodb_worlds(endpoint, tmp / "policy-keys"), examples=size["policy_examples"], steps=size["policy_steps"]
+    )
+    fam.attempted = tally.sequences
+    fam.survived = tally.sequences - (1 if failure else 0)
+    fam.failures = tally.violations[:1] or ([failure] if failure else [])
+    fam.detail = {"store": "dynamodb-on-moto", "cases_tried": tally.steps, "cases": dict(sorted(tally.cases.items()))}
+    return fam
 
 
 def _hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int) -> Family:

@@ -22,6 +22,7 @@ from ..constants import (
     DECIDE_HANDLER,
     ENV_APPROVAL_WINDOW,
     ENV_APPROVERS,
+    ENV_AUDIT_KEY_ID,
     ENV_DECISION_LEASE,
     ENV_LINK_BASE_URL,
     ENV_METRICS_NAMESPACE,
@@ -48,7 +49,15 @@ from ..constants import (
     RUN_AGENT_HANDLER,
 )
 from ..nag import acknowledge
-from ..permissions import MODEL_ACTIONS, MODEL_USERS, PUBLISHERS, RECEIPT_KEY_ACTIONS, SESSION_ACCESS, TABLE_ACCESS
+from ..permissions import (
+    AUDIT_KEY_ACTIONS,
+    MODEL_ACTIONS,
+    MODEL_USERS,
+    PUBLISHERS,
+    RECEIPT_KEY_ACTIONS,
+    SESSION_ACCESS,
+    TABLE_ACCESS,
+)
 from ..settings import Settings
 from .state_store import StateStore
 
@@ -134,6 +143,22 @@ class AgentFunctions(Construct):
             "HMAC keys cannot have automatic rotation in KMS; receipts name the key id they were MACed with, "
             "so a manually rotated key still verifies old receipts while it is kept.",
         )
+        # The audit chain's links are MACed with a key of their own: every function that appends an audit event
+        # may MAC with it, none of them but the decision function with the receipt key.
+        self.audit_key = kms.Key(
+            self,
+            "AuditKey",
+            description="production orchestrator: MACs the links of the audit chain (HMAC_SHA_256)",
+            key_spec=kms.KeySpec.HMAC_256,
+            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        acknowledge(
+            self.audit_key,
+            "AwsSolutions-KMS5",
+            "HMAC keys cannot have automatic rotation in KMS; a rotated key would leave the chain unverifiable "
+            "before the rotation point, so it is kept for the life of the table.",
+        )
         self.environment = {
             ENV_TABLE_NAME: store.table.table_name,
             ENV_SESSION_BUCKET: store.session_bucket.bucket_name,
@@ -154,6 +179,7 @@ class AgentFunctions(Construct):
             else str(settings.quorum_above_quantity),
             ENV_DECISION_LEASE: settings.decision_lease,
             ENV_RECEIPT_KEY_ID: self.receipt_key.key_id,
+            ENV_AUDIT_KEY_ID: self.audit_key.key_id,
             ENV_SERVICE_NAME: SERVICE_NAME,
             ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
         }
@@ -225,6 +251,8 @@ class AgentFunctions(Construct):
                 self._grant_model(fn)
             if module in RECEIPT_KEY_ACTIONS:
                 self.receipt_key.grant(fn, *RECEIPT_KEY_ACTIONS[module])
+            if module in AUDIT_KEY_ACTIONS:
+                self.audit_key.grant(fn, *AUDIT_KEY_ACTIONS[module])
             for action in PUBLISHERS.get(module, ()):
                 fn.add_to_role_policy(iam.PolicyStatement(actions=[action], resources=[topic.topic_arn]))
         # Customer e-mails too large for the execution input are read from the request prefix.

@@ -17,7 +17,7 @@ from aws_cdk import aws_ses as ses
 from constructs import Construct
 
 from ..constants import ENV_SENDER_EMAIL, ENV_SES_CONFIGURATION_SET, SEND_OUTBOX_HANDLER
-from ..permissions import TABLE_ACCESS
+from ..permissions import AUDIT_KEY_ACTIONS, TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .state_store import StateStore
@@ -46,6 +46,7 @@ class OutboxSender(Construct):
         )
         self.function.add_environment(ENV_SES_CONFIGURATION_SET, configuration_set_name)
         store.grant_table(self.function, TABLE_ACCESS["send_outbox"])
+        functions.audit_key.grant(self.function, *AUDIT_KEY_ACTIONS["send_outbox"])  # its sent-events are MACed
         if not settings.sender_email:
             Annotations.of(self).add_warning_v2(
                 "po:no-sender",

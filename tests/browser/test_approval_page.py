@@ -2,7 +2,8 @@
 
     start (ana requests, ben/cy approve) -> serve on 127.0.0.1 -> ben opens his link in two tabs
     -> sees the plan -> rejects with a reason -> sees what happens next -> the second tab's stale POST
-    gets the neutral page -> status shows the rejection; a stale plan shows what changed and proposes again
+    is refused and shown what was recorded -> status shows the rejection; a stale plan shows what changed
+    and proposes again
 
 Screenshots of every page state go to $PO_SCREENS_DIR (`make screens`: evidence/screens/).
 None shows a link secret: no page contains one
@@ -167,7 +168,11 @@ def test_open_see_reject_and_the_stale_tab_is_refused(browser: Any, tmp_path: Pa
         sources += browser.page_source
 
         browser.switch_to.window(stale_tab)
-        assert _press(browser, "button.approve") == "Approval link not usable"
+        # The second tab's approve is refused, and the page says what was recorded instead (not "unknown link").
+        assert _press(browser, "button.approve") == "Plan rejected"
+        body = browser.find_element(By.TAG_NAME, "body").text
+        assert "not recorded" in body and "ben@example.com rejected" in body
+        assert "Wait for the thread delivery on Friday" in body
         _shot(browser, "3-stale-tab-refused")
         sources += browser.page_source
     finally:

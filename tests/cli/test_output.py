@@ -109,13 +109,14 @@ def test_history_lists_decisions_with_approver_reason_and_time(pending: Callable
     run = pending()
     assert run.resume("reject", "--reason", "the customer called to cancel").returncode == 0
     lines = run.cli("history").stdout.splitlines()
-    assert [line.split()[1] for line in lines] == ["requested", "decision", "rejected"]
-    decision = lines[1]
+    # A decision typed at resume is a vote on the run's approval (with its receipt), then the decision.
+    assert [line.split()[1] for line in lines] == ["requested", "vote", "decision", "rejected"]
+    decision = lines[2]
     assert run.checkpoint_id in decision and "shop-owner reject" in decision
-    assert '"the customer called to cancel"' in decision
+    assert '"the customer called to cancel"' in decision and '"the customer called to cancel"' in lines[1]
     entries = _json(run.cli("history", "--json"))["history"]
-    assert entries[1]["approver"] == "shop-owner" and entries[1]["decision"] == "reject"
-    assert entries[1]["reason"] == "the customer called to cancel" and entries[1]["at"].endswith("Z")
+    assert entries[2]["approver"] == "shop-owner" and entries[2]["decision"] == "reject"
+    assert entries[2]["reason"] == "the customer called to cancel" and entries[2]["at"].endswith("Z")
     assert _json(run.cli("audit", "show", "--json")) == {"history": entries}
     other = _json(run.cli("history", "--checkpoint", "ckpt-" + "0" * 32, "--json"))
     assert other == {"history": []}

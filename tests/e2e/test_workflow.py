@@ -1,8 +1,9 @@
 """The synthesized state machine, executed on a moto server with every Lambda invocation a fresh process.
 
 approve -> SendApprovedMessages (SES, each message once) -> PlanApplied (revision 1 -> 2, one application);
-reject -> PlanRejected (nothing changes, nothing sent);
-stale domain state while parked -> ResumeRefused (nothing written); no decision -> DecisionExpired.
+reject -> PlanRejected (nothing changes, nothing sent); stale domain state while parked -> the approve is
+refused on the page, a reject cancels it -> PlanRejected; no decision -> DecisionExpired (a valid link then
+says so).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from infra.constants import (
     STATE_PLAN_REJECTED,
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
-    STATE_RESUME_REFUSED,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
@@ -145,12 +145,11 @@ def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None
     assert run.task_token_leaked is False
 
 
-def test_stale_domain_state_while_parked_is_refused(aws: LocalAws, template: dict[str, Any]) -> None:
+def test_stale_domain_state_while_parked_is_refused_then_cancelled(aws: LocalAws, template: dict[str, Any]) -> None:
     run = _run(aws, template, "stale")
-    assert run.status == "FAILED"
-    assert run.error == ResumeRefusedError.__name__
-    assert run.refusal is not None and run.refusal.startswith(f"{RefusalCode.STALE_DOMAIN_STATE.value}:")
-    assert run.states == [*PARKED, STATE_RESUME, STATE_RESUME_REFUSED]
+    assert run.page_statuses == {"GET": 200, "POST approve": 409, "POST reject": 200}
+    assert run.status == "SUCCEEDED"
+    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.task_token_leaked is False
 
@@ -160,7 +159,7 @@ def test_no_decision_within_the_window_expires_and_never_approves(aws: LocalAws)
     assert run.status == "SUCCEEDED"
     assert run.states == [*PARKED, STATE_DECISION_EXPIRED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
-    assert run.page_statuses == {"GET after expiry": 404}
+    assert run.page_statuses == {"GET after expiry": 200}
     assert run.task_token_leaked is False
 
 

@@ -303,26 +303,52 @@ def test_only_the_decision_role_may_send_task_results(template_json: dict[str, A
     assert holders == [[{"Ref": decide_role["Fn::GetAtt"][0]}]]
 
 
-def test_receipts_are_maced_by_a_kms_hmac_key_only_the_decision_role_may_sign_with(
-    template_json: dict[str, Any],
-) -> None:
-    keys = {
+def _hmac_keys(template_json: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
         logical_id: key
         for logical_id, key in resources_of_type(template_json, "AWS::KMS::Key").items()
         if key["Properties"].get("KeySpec") == "HMAC_256"
     }
-    ((key_id, key),) = keys.items()
-    assert key["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
+
+
+def _roles_granted(template_json: dict[str, Any], action: str, key_id: str) -> list[Any]:
+    """The roles of every policy statement granting ``action`` on the key ``key_id``."""
+    return [
+        template_json["Resources"][logical_id]["Properties"]["Roles"]
+        for logical_id, statement in _statements(template_json)
+        if action in _as_list(statement["Action"]) and key_id in json.dumps(statement["Resource"])
+    ]
+
+
+def _role_of(template_json: dict[str, Any], handler: str) -> list[Any]:
+    role = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Role"]
+    return [{"Ref": role["Fn::GetAtt"][0]}]
+
+
+def test_receipts_are_maced_by_a_kms_hmac_key_only_the_decision_role_may_sign_with(
+    template_json: dict[str, Any],
+) -> None:
+    keys = _hmac_keys(template_json)
+    (key_id,) = [k for k, key in keys.items() if "receipts" in key["Properties"]["Description"]]
+    assert keys[key_id]["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
     for handler in ("decide", "resume_agent"):
         env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
         assert env["Variables"]["PO_RECEIPT_KEY_ID"] == {"Ref": key_id}
-    decide_role = template_json["Resources"][_function_id(template_json, "decide")]["Properties"]["Role"]
-    signers = [
-        template_json["Resources"][logical_id]["Properties"]["Roles"]
-        for logical_id, statement in _statements(template_json)
-        if "kms:GenerateMac" in _as_list(statement["Action"])
-    ]
-    assert signers == [[{"Ref": decide_role["Fn::GetAtt"][0]}]]
+    assert _roles_granted(template_json, "kms:GenerateMac", key_id) == [_role_of(template_json, "decide")]
+
+
+def test_the_audit_chain_is_maced_by_its_own_key_that_every_appender_may_sign_with(
+    template_json: dict[str, Any],
+) -> None:
+    keys = _hmac_keys(template_json)
+    (key_id,) = [k for k, key in keys.items() if "audit chain" in key["Properties"]["Description"]]
+    assert keys[key_id]["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
+    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry")
+    for handler in appenders:
+        env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
+        assert env["Variables"]["PO_AUDIT_KEY_ID"] == {"Ref": key_id}
+    signers = _roles_granted(template_json, "kms:GenerateMac", key_id)
+    assert sorted(map(json.dumps, signers)) == sorted(json.dumps(_role_of(template_json, h)) for h in appenders)
 
 
 def test_bedrock_access_is_scoped_to_the_configured_model(template_json: dict[str, Any]) -> None:

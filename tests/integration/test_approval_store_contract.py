@@ -1,8 +1,9 @@
 """One contract for every ApprovalStore: SQLite, DynamoDB (on moto) and the in-memory fake.
 
 The conditions are the point: an approval is created once, a vote lands only on a pending, unexpired
-approval and once per approver, a reject or the quorum decides it, and expiring never overrides a decision
-unless asked to from that status. A failed condition writes nothing.
+approval and once per approver, a reject closes it as rejected and the quorum as decided, expiring never
+overrides a decision the workflow was told about, and a wake-up is recorded once. A refused change writes
+nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from production_orchestrator.domain.errors import (
     IntegrityError,
     NotFoundError,
 )
+from production_orchestrator.domain.policy import ApprovalPolicy
 from production_orchestrator.domain.ports import ApprovalStore
 from production_orchestrator.domain.records import Decision, utc_iso
 from tests.support.fakes import InMemoryApprovalStore
@@ -44,6 +46,7 @@ def approvals(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Approv
 
 
 def _record(n: int, *, checkpoint: int = 1, quorum: int = 1) -> ApprovalRecord:
+    people = ("ana@example.com", "ben@example.com")
     return ApprovalRecord(
         approval_id=f"appr-{n:032x}",
         checkpoint_id=f"ckpt-{checkpoint:032x}",
@@ -51,10 +54,9 @@ def _record(n: int, *, checkpoint: int = 1, quorum: int = 1) -> ApprovalRecord:
         created_at=utc_iso(NOW),
         expires_at=utc_iso(NOW + timedelta(hours=1)),
         task_token=f"token-{n}",
-        approvers=tuple(
-            ApproverLink(approver=f"{a}@example.com", secret_hash=hash_link_secret(a * 40)) for a in ("ana", "ben")
-        ),
-        quorum=quorum,
+        policy=ApprovalPolicy(approvers=people, quorum=quorum, quorum_above=0 if quorum > 1 else None),
+        links=tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(a[:3] * 40)) for a in people),
+        required=quorum,
     )
 
 
@@ -111,10 +113,10 @@ def test_a_quorum_counts_distinct_approvers(approvals: ApprovalStore) -> None:
     assert second.status == "decided" and second.approving_votes() == 2
 
 
-def test_a_reject_decides_at_once(approvals: ApprovalStore) -> None:
+def test_a_reject_closes_it_at_once(approvals: ApprovalStore) -> None:
     approvals.create_approval(_record(1, quorum=2))
     rejected = approvals.record_approval_vote(f"appr-{1:032x}", _vote("ben", approved=False, reason="no"), now=NOW)
-    assert rejected.status == "decided" and rejected.decision is not None and not rejected.decision.approved
+    assert rejected.status == "rejected" and rejected.decision is not None and not rejected.decision.approved
 
 
 def test_no_vote_after_the_window_or_on_an_unknown_approval(approvals: ApprovalStore) -> None:
@@ -127,10 +129,10 @@ def test_no_vote_after_the_window_or_on_an_unknown_approval(approvals: ApprovalS
         approvals.record_approval_vote(f"appr-{5:032x}", _vote("ana"), now=NOW)
 
 
-def test_expiry_closes_pending_but_never_overrides_a_decision(approvals: ApprovalStore) -> None:
+def test_expiry_closes_pending_and_unwoken_decisions_never_a_woken_one(approvals: ApprovalStore) -> None:
     approvals.create_approval(_record(1))
-    expired = approvals.expire_approval(f"appr-{1:032x}", now=NOW, superseded_by=f"appr-{2:032x}")
-    assert expired.status == "expired" and expired.superseded_by == f"appr-{2:032x}" and expired.closed_at
+    expired = approvals.expire_approval(f"appr-{1:032x}", now=NOW)
+    assert expired.status == "expired" and expired.closed_at
     assert approvals.expire_approval(f"appr-{1:032x}", now=NOW + timedelta(minutes=1)) == expired
     with pytest.raises(ApprovalExpiredError):
         approvals.record_approval_vote(f"appr-{1:032x}", _vote("ana"), now=NOW)
@@ -139,5 +141,40 @@ def test_expiry_closes_pending_but_never_overrides_a_decision(approvals: Approva
     with pytest.raises(DecisionAlreadyClaimedError):
         approvals.expire_approval(f"appr-{3:032x}", now=NOW)
     assert approvals.get_approval(f"appr-{3:032x}") == decided
-    closed = approvals.expire_approval(f"appr-{3:032x}", now=NOW, from_status="decided")
+    closed = approvals.expire_approval(f"appr-{3:032x}", now=NOW, include_closed=True)  # never woken
     assert closed.status == "expired" and closed.decision == decided.decision
+    approvals.create_approval(_record(4))
+    approvals.record_approval_vote(f"appr-{4:032x}", _vote("ana"), now=NOW)
+    woken = approvals.record_wake(f"appr-{4:032x}", now=NOW, confirmed=True)
+    with pytest.raises(DecisionAlreadyClaimedError):
+        approvals.expire_approval(f"appr-{4:032x}", now=NOW, include_closed=True)
+    assert approvals.get_approval(f"appr-{4:032x}") == woken
+
+
+def test_a_wake_up_is_counted_then_recorded_once(approvals: ApprovalStore) -> None:
+    approvals.create_approval(_record(1))
+    with pytest.raises(DecisionAlreadyClaimedError):
+        approvals.record_wake(f"appr-{1:032x}", now=NOW, confirmed=True)  # nothing decided: nothing to wake
+    approvals.record_approval_vote(f"appr-{1:032x}", _vote("ana"), now=NOW)
+    tried = approvals.record_wake(f"appr-{1:032x}", now=NOW, confirmed=False)
+    assert tried.wake_tries == 1 and not tried.woken_at
+    woken = approvals.record_wake(f"appr-{1:032x}", now=NOW + timedelta(minutes=1), confirmed=True)
+    assert woken.woken_at == utc_iso(NOW + timedelta(minutes=1))
+    assert approvals.record_wake(f"appr-{1:032x}", now=NOW + timedelta(minutes=2), confirmed=True) == woken
+
+
+def test_a_delivery_binds_the_task_and_records_the_link_sent(approvals: ApprovalStore) -> None:
+    approvals.create_approval(_record(1))
+    bound = approvals.record_delivery(f"appr-{1:032x}", "token-new")
+    assert bound.task_token == "token-new" and bound.notified == ()
+    sent = approvals.record_delivery(f"appr-{1:032x}", "token-new", "ben@example.com", hash_link_secret("z" * 43))
+    assert sent.notified == ("ben@example.com",) and sent.approver_for("z" * 43) == "ben@example.com"
+    approvals.record_approval_vote(f"appr-{1:032x}", _vote("ana"), now=NOW)
+    with pytest.raises(DecisionAlreadyClaimedError):
+        approvals.record_delivery(f"appr-{1:032x}", "token-later")
+
+
+def test_every_approval_of_the_shop_is_listed(approvals: ApprovalStore) -> None:
+    for n in (1, 2):
+        approvals.create_approval(_record(n, checkpoint=n))
+    assert {a.approval_id for a in approvals.list_approvals()} == {f"appr-{1:032x}", f"appr-{2:032x}"}

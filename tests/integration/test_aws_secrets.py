@@ -58,6 +58,17 @@ def captured() -> Iterator[_Capture]:
         service.setLevel(saved[1])
 
 
+def wrong_secret(secret: str) -> str:
+    """A secret of the same shape that is never the real one (changing the last character to a fixed letter
+    would leave it unchanged whenever it already ended in that letter: 1 run in 64)."""
+    return secret[:-1] + ("A" if secret[-1] != "A" else "B")
+
+
+def test_the_wrong_secret_is_always_wrong() -> None:
+    for secret in ("x" * 42 + "A", "x" * 42 + "B", "x" * 43):
+        assert wrong_secret(secret) != secret and len(wrong_secret(secret)) == len(secret)
+
+
 def test_wire_loggers_are_pinned_above_debug() -> None:
     for name in WIRE_LOGGERS:
         assert logging.getLogger(name).level == logging.INFO
@@ -71,9 +82,9 @@ def test_no_task_token_or_link_secret_in_any_log(
     assert len(flow.links) == len(APPROVERS)
     flow.get()
     flow.get(method="HEAD")
-    flow.post("approve", s=flow.link().secret[:-1] + "A")  # a wrong secret is not echoed either
+    flow.post("approve", s=wrong_secret(flow.link().secret))  # a wrong secret is not echoed either
     assert flow.post("approve", reason="go")["statusCode"] == 200
-    assert flow.post("approve", link=flow.link(APPROVERS[1]))["statusCode"] == 404
+    assert flow.post("reject", link=flow.link(APPROVERS[1]))["statusCode"] == 409
     assert flow.resume()["outcome"] == "applied"
     with pytest.raises(ResumeRefusedError):  # a retry gets the recorded outcome; another interrupt is refused
         flow.resume(interrupt_id=flow.run["interrupt_id"] + "x")
@@ -102,7 +113,7 @@ def test_records_and_events_do_not_print_secrets(aws: AwsWorld, clock: Clock) ->
     form = DecisionForm(a=flow.approval_id, s=flow.link().secret, decision="approve", reviewed_hash="0")
     for shown in (repr(record), str(record), repr(event), str(event)):
         assert flow.task_token not in shown
-    for link_hash in (a.secret_hash for a in record.approvers):
+    for link_hash in (a.secret_hash for a in record.links):
         assert link_hash not in repr(record)
     assert flow.link().secret not in repr(form) and flow.link().secret not in str(form)
 

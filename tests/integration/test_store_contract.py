@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from production_orchestrator.adapters.aws.dynamo_table import item_size
+from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.adapters.local.sqlite_approvals import SqliteApprovalStore
 from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
+from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
@@ -25,11 +28,12 @@ from production_orchestrator.domain.errors import (
 )
 from production_orchestrator.domain.outbox import OutboxMessage, queue_messages
 from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
-from production_orchestrator.domain.ports import ShopStore
+from production_orchestrator.domain.policy import ApprovalPolicy
+from production_orchestrator.domain.ports import ApprovalStore, ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import TODAY, scenario
 from production_orchestrator.domain.shop import Order, ShopState
-from tests.support.fakes import InMemoryShopStore
+from tests.support.fakes import InMemoryApprovalStore, InMemoryShopStore
 from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
 from tests.support.generated_shops import generate
 
@@ -319,3 +323,59 @@ def test_replacing_the_shop_is_conditional(store: ShopStore) -> None:
     with pytest.raises(StaleStateError):
         store.replace_shop(RUSH.state, (1, RUSH.state.digest()), _event("shop_imported"))
     assert _types(store) == ["shop_imported", "shop_imported"]
+
+
+@pytest.fixture(params=["sqlite", "dynamodb", "memory"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[ShopStore, ApprovalStore]]:
+    """A shop store and the approval store its checkpoint writes the run's approval to (one database)."""
+    if request.param == "memory":
+        approvals = InMemoryApprovalStore()
+        yield InMemoryShopStore(approvals=approvals), approvals
+    elif request.param == "sqlite":
+        yield SqliteShopStore(tmp_path / "shop.sqlite3"), SqliteApprovalStore(tmp_path / "shop.sqlite3")
+    else:
+        aws = request.getfixturevalue("aws")
+        yield DynamoShopStore(aws.dynamodb, aws.table), DynamoApprovalStore(aws.dynamodb, aws.table)
+
+
+def _approval(n: int, checkpoint_id: str, supersedes: str = "") -> ApprovalRecord:
+    people = ("ana@example.com", "ben@example.com")
+    return ApprovalRecord(
+        approval_id=f"appr-{n:032x}",
+        checkpoint_id=checkpoint_id,
+        proposal_hash="a" * 64,
+        created_at="2026-08-12T08:00:00Z",
+        expires_at="2026-08-13T08:00:00Z",
+        task_token="local",
+        policy=ApprovalPolicy(approvers=people),
+        links=tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(a[:3] * 40)) for a in people),
+        supersedes=supersedes,
+    )
+
+
+def test_a_checkpoint_and_its_approval_are_written_together(stores: tuple[ShopStore, ApprovalStore]) -> None:
+    store, approvals = stores
+    first = f"ckpt-{1:032x}"
+    store.put_checkpoint(first, '{"checkpoint_id": "x"}', _event("approval_requested"), _approval(1, first))
+    assert [a.approval_id for a in approvals.approvals_for(first)] == [f"appr-{1:032x}"]
+    # An approval id that exists already: neither the checkpoint nor the approval is written.
+    with pytest.raises(IntegrityError):
+        store.put_checkpoint(f"ckpt-{2:032x}", "{}", _event("approval_requested"), _approval(1, f"ckpt-{2:032x}"))
+    assert store.get_checkpoint(f"ckpt-{2:032x}") is None and len(_types(store)) == 1
+
+
+def test_proposing_again_closes_the_old_approval_only_while_it_is_open(stores: tuple[ShopStore, ApprovalStore]) -> None:
+    store, approvals = stores
+    first, second, third = (f"ckpt-{n:032x}" for n in (1, 2, 3))
+    store.put_checkpoint(first, "{}", _event("approval_requested"), _approval(1, first))
+    store.put_checkpoint(second, "{}", _event("approval_requested"), _approval(2, second, supersedes=f"appr-{1:032x}"))
+    old = approvals.get_approval(f"appr-{1:032x}")
+    assert old is not None and old.status == "superseded" and old.superseded_by == f"appr-{2:032x}"
+    # A second "propose again" from the same old approval (a double click) writes nothing at all.
+    before = (store.list_checkpoints(), [a.model_dump_json() for a in approvals.list_approvals()], _types(store))
+    with pytest.raises(DecisionAlreadyClaimedError):
+        store.put_checkpoint(
+            third, "{}", _event("approval_requested"), _approval(3, third, supersedes=f"appr-{1:032x}")
+        )
+    after = (store.list_checkpoints(), [a.model_dump_json() for a in approvals.list_approvals()], _types(store))
+    assert after == before and store.get_checkpoint(third) is None

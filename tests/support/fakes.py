@@ -3,7 +3,9 @@
 Each keeps the conditional semantics of the real adapters, not just their shapes: a proposal is created
 once (different bytes: ``IntegrityError``), a decision is claimed once (``DecisionAlreadyClaimedError``), a
 plan applies once and only on the revision and digest it was verified against (``StaleStateError``), a
-vote lands only on a pending, unexpired approval and once per approver, and every audit event is chained.
+vote lands only on a pending, unexpired approval and once per approver (the domain's transitions, applied to
+the record read under the lock), a run's approval is written with its checkpoint, and every audit event is
+chained (and MACed, given a key).
 Records are kept serialized and parsed on every read, as a database returns fresh objects, so a test
 cannot pass by sharing an object with the store. One lock per store makes each call atomic, so threads
 racing on a fake serialize as processes racing on SQLite do. ``tests/integration/test_store_contract.py``
@@ -28,10 +30,9 @@ from strands.types.exceptions import SessionException
 from strands.types.session import Session, SessionAgent, SessionMessage
 
 from production_orchestrator.adapters.session_facts import facts_from
-from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus, Vote
-from production_orchestrator.domain.audit_chain import chained, event_hash
+from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from production_orchestrator.domain.audit_chain import chained, head_of
 from production_orchestrator.domain.errors import (
-    ApprovalExpiredError,
     DecisionAlreadyClaimedError,
     DeliveryError,
     IntakeError,
@@ -42,7 +43,7 @@ from production_orchestrator.domain.errors import (
     TaskTokenClosedError,
 )
 from production_orchestrator.domain.outbox import OutboxMessage
-from production_orchestrator.domain.ports import ApprovalMessage
+from production_orchestrator.domain.ports import ApprovalMessage, MacKey
 from production_orchestrator.domain.records import (
     AGENT_ID_PATTERN,
     CHECKPOINT_ID_PATTERN,
@@ -52,7 +53,6 @@ from production_orchestrator.domain.records import (
     DecisionRecord,
     parse_utc,
     require_id,
-    utc_iso,
 )
 from production_orchestrator.domain.shop import Order, ShopState
 from production_orchestrator.domain.submissions import Submission
@@ -60,9 +60,15 @@ from production_orchestrator.domain.verification import SessionFacts
 
 
 class InMemoryShopStore:
-    """A :class:`ShopStore` in memory: one shop, its proposals, checkpoints, decisions and audit trail."""
+    """A :class:`ShopStore` in memory: one shop, its proposals, checkpoints, decisions and audit trail.
 
-    def __init__(self) -> None:
+    ``approvals``: the approval store a run's approval is written to in the checkpoint's "transaction" (both
+    locks held, all or nothing); ``audit_key`` MACs every link and the head, as the real stores do.
+    """
+
+    def __init__(self, approvals: InMemoryApprovalStore | None = None, audit_key: MacKey | None = None) -> None:
+        self._approvals = approvals
+        self._audit_key = audit_key
         self._lock = threading.RLock()
         self._state: str | None = None
         self._proposals: dict[str, bytes] = {}
@@ -70,15 +76,15 @@ class InMemoryShopStore:
         self._decisions: dict[str, str] = {}
         self._applications: dict[str, tuple[str, int]] = {}
         self._audit: list[str] = []
-        self._head: tuple[int, str] | None = None
+        self._head: tuple[int, str, str] | None = None
         self._snapshots: dict[str, bytes] = {}
         self._outbox: dict[str, str] = {}  # outbox key -> the message's JSON
 
     # -- helpers (call with the lock held) ------------------------------------------------------------------
     def _append(self, event: AuditEvent) -> None:
-        linked = chained(event, self._head)
+        linked = chained(event, self._head, self._audit_key)
         self._audit.append(linked.model_dump_json())
-        self._head = (linked.seq, event_hash(linked))
+        self._head = head_of(linked, self._audit_key)
 
     def _seeded(self) -> ShopState:
         state = self.load_state()
@@ -158,11 +164,18 @@ class InMemoryShopStore:
         with self._lock:
             return self._proposals.get(proposal_hash)
 
-    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event."""
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
+        approval it supersedes if that one is still open): all of it, or nothing."""
         with self._lock:
             if checkpoint_id in self._checkpoints:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists")
+            if approval is not None:
+                if self._approvals is None:
+                    raise IntegrityError("this fake shop store has no approval store to write the approval to")
+                self._approvals.write_with_checkpoint(approval)  # raises before anything is written
             self._checkpoints[checkpoint_id] = raw
             self._append(event)
 
@@ -286,7 +299,7 @@ class InMemoryShopStore:
         with self._lock:
             return [AuditEvent.model_validate_json(raw) for raw in self._audit]
 
-    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in stored order and the chain head, read together."""
         with self._lock:
             return [AuditEvent.model_validate_json(raw) for raw in self._audit], self._head
@@ -351,35 +364,44 @@ class InMemoryApprovalStore:
             raise NotFoundError(f"approval {approval_id} does not exist")
         return record
 
-    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to the pending, unexpired approval; a reject or the quorum decides it."""
+    def _change(self, approval_id: str, change: Any) -> ApprovalRecord:
+        """Read, transform (the domain refuses what is not allowed), write: atomic under the lock."""
         with self._lock:
             before = self._existing(approval_id)
-            if before.status == "decided":
-                raise DecisionAlreadyClaimedError(f"approval {approval_id} was already decided")
-            if before.status == "expired" or now >= parse_utc(before.expires_at):
-                raise ApprovalExpiredError(f"approval {approval_id} expired at {before.expires_at}")
-            if before.has_voted(vote.decision.approver):
-                raise DecisionAlreadyClaimedError(f"{vote.decision.approver} already decided on approval {approval_id}")
-            after = before.with_vote(vote, utc_iso(now))
-            self._records[approval_id] = after.model_dump_json()
+            after: ApprovalRecord = change(before)
+            if after != before:
+                self._records[approval_id] = after.model_dump_json()
             return after
 
-    def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
-    ) -> ApprovalRecord:
-        """``from_status`` -> expired; an already expired approval is returned unchanged."""
+    def write_with_checkpoint(self, record: ApprovalRecord) -> None:
+        """The shop store's checkpoint write: create ``record`` and close the approval it supersedes, or neither."""
         with self._lock:
-            before = self._existing(approval_id)
-            if before.status == "expired":
-                return before
-            if before.status != from_status:
-                raise DecisionAlreadyClaimedError(f"approval {approval_id} is {before.status}, not {from_status}")
-            after = before.model_copy(
-                update={"status": "expired", "closed_at": utc_iso(now), "superseded_by": superseded_by}
-            )
-            self._records[approval_id] = after.model_dump_json()
-            return after
+            if record.approval_id in self._records:
+                raise IntegrityError(f"approval {record.approval_id} already exists")
+            closed = None
+            if record.supersedes:
+                closed = self._existing(record.supersedes).superseded(record.approval_id, parse_utc(record.created_at))
+            if closed is not None:
+                self._records[closed.approval_id] = closed.model_dump_json()
+            self._records[record.approval_id] = record.model_dump_json()
+
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` to the pending approval in its window; a reject or the quorum closes it."""
+        return self._change(approval_id, lambda before: before.with_vote(vote, now))
+
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
+
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
+        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+    ) -> ApprovalRecord:
+        """Bind the approval to ``task_token`` and, given ``approver``, record their link as sent."""
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
 
 
 @dataclass

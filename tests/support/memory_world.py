@@ -12,11 +12,17 @@ from urllib.parse import parse_qs, urlsplit
 
 from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.domain.approvals import ApprovalRecord
+from production_orchestrator.domain.policy import build_policy
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
-from production_orchestrator.lifecycle.request_approval import ApprovalRequested, request_approval
-from production_orchestrator.lifecycle.resume import resume_run
+from production_orchestrator.lifecycle.request_approval import (
+    ApprovalRequested,
+    LinkPlan,
+    operator_plan,
+    request_approval,
+)
+from production_orchestrator.lifecycle.resume_approval import resume_direct
 from production_orchestrator.lifecycle.runtime import Runtime
 from production_orchestrator.lifecycle.start import StartResult, start_run
 from tests.support.fakes import (
@@ -63,30 +69,50 @@ class Requested:
 class MemoryWorld:
     """The ports a process would get from its composition root, all in memory."""
 
-    store: InMemoryShopStore = field(default_factory=InMemoryShopStore)
     approvals: InMemoryApprovalStore = field(default_factory=InMemoryApprovalStore)
-    sessions: InMemorySessionStore = field(default_factory=InMemorySessionStore)
     mac_key: InMemoryMacKey = field(default_factory=InMemoryMacKey)
+    store: InMemoryShopStore = field(init=False)
+    sessions: InMemorySessionStore = field(default_factory=InMemorySessionStore)
     notifier: CollectingNotifier = field(default_factory=CollectingNotifier)
     callback: RecordingCallback = field(default_factory=RecordingCallback)
     clock: Clock = field(default_factory=Clock)
     binding: ProviderBinding = field(default_factory=build_binding)
     pids: int = 100
 
+    def __post_init__(self) -> None:
+        # One "database": the shop store writes a run's approval with its checkpoint, audit links MACed.
+        self.store = InMemoryShopStore(approvals=self.approvals, audit_key=self.mac_key)
+
     def runtime(self, **changes: Any) -> Runtime:
         """A fresh runtime with its own pid, as a new process would have."""
         self.pids += 1
-        rt = Runtime(store=self.store, sessions=self.sessions, clock=self.clock, pid=self.pids)
+        rt = Runtime(
+            store=self.store,
+            sessions=self.sessions,
+            clock=self.clock,
+            pid=self.pids,
+            approvals=self.approvals,
+            receipt_key=self.mac_key,
+        )
         return dataclasses.replace(rt, **changes)
 
-    def start(self, scenario: str = "rush-order", window: timedelta = timedelta(days=1)) -> StartResult:
-        """Run the agent until it asks for approval."""
-        return start_run(self.runtime(), scenario, self.binding, window)
+    def start(
+        self,
+        scenario: str = "rush-order",
+        window: timedelta = timedelta(days=1),
+        approval: LinkPlan | str | None = "operator",
+    ) -> StartResult:
+        """Run the agent until it asks for approval. ``approval``: the local default (``"operator"``: one link,
+        the operator decides at the CLI), a plan, or None (AWS: ``request`` creates the approval later)."""
+        plan = operator_plan() if approval == "operator" else approval
+        assert plan is None or isinstance(plan, LinkPlan)
+        return start_run(self.runtime(), scenario, self.binding, window, plan)
 
     def request(
         self, started: StartResult, approvers: tuple[str, ...] = ("ana@example.com", "ben@example.com"), **policy: Any
     ) -> Requested:
-        """Request approval of ``started``'s plan; each approver's secret is read from their message."""
+        """Request approval of ``started``'s plan (AWS-style, after a start with ``approval=None``); each approver's
+        secret is read from their message."""
         self.notifier.messages.clear()
         result = request_approval(
             self.store,
@@ -94,22 +120,34 @@ class MemoryWorld:
             self.notifier,
             checkpoint_id=started.checkpoint.checkpoint_id,
             proposal_hash=started.checkpoint.proposal_hash,
-            task_token=TOKEN,
-            approvers=approvers,
+            task_token=policy.pop("task_token", TOKEN),
+            policy=self.policy(approvers, **policy),
             link_base_url="https://approvals.example.com/approve",
             now=self.clock(),
-            **policy,
         )
         secrets = {m.approver: parse_qs(urlsplit(m.link).query)["s"][0] for m in self.notifier.messages}
         return Requested(result, secrets)
 
+    @staticmethod
+    def policy(approvers: tuple[str, ...], **policy: Any) -> Any:
+        """The policy these settings make (checked)."""
+        return build_policy(
+            approvers=approvers,
+            requester=policy.get("requester", ""),
+            separation_of_duties=policy.get("separation_of_duties", False),
+            quorum=policy.get("quorum", 1),
+            quorum_above=policy.get("quorum_above", policy.get("quorum_above_quantity")),
+            restricted=policy.get("restricted", True),
+        )
+
     def resume(
         self, started: StartResult, approve: bool, *, reason: str = "", approver: str = "ana@example.com", **kw: Any
     ) -> ResumeResult:
-        """Decide ``started``'s checkpoint from a fresh runtime."""
+        """Decide ``started``'s checkpoint from a fresh runtime, as ``resume --approver`` does (a vote, then the
+        resume)."""
         cp = started.checkpoint
         request = ResumeRequest(cp.checkpoint_id, approve, cp.proposal_hash, cp.interrupt_id, cp.session_id)
-        return resume_run(self.runtime(), request, self.binding, approver=approver, reason=reason, **kw)
+        return resume_direct(self.runtime(), request, self.binding, approver=approver, reason=reason, **kw)
 
     def approval(self, approval_id: str) -> ApprovalRecord:
         """The stored approval (it must exist)."""

@@ -54,6 +54,8 @@ from tests.support.cdk_template import render, resources_of_type, state_machine_
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
+# Who starts each execution (separation of duties is on in the stack: the requester may not approve).
+REQUESTER = "ops@example.com"
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_DIR = ROOT / "functions"
 CHILD = Path(__file__).resolve().parent / "lambda_process.py"
@@ -846,7 +848,17 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     if case == "expire":
         status = deployment.wait_for_status(execution_arn)
         pages["GET after expiry"] = deployment.open(link).status
-        say(f"GET after the window closed -> {pages['GET after expiry']} (the neutral page)")
+        say(f"GET after the window closed -> {pages['GET after expiry']} (the page says it expired)")
+    elif case == "stale":
+        # An approve of a plan the shop has moved past is refused on the page (nothing recorded, the workflow
+        # keeps waiting); a reject cancels it: the workflow resumes, the agent is told, nothing changes.
+        page, refused = deployment.decide(link, approve=True)
+        pages["GET"], pages["POST approve"] = page.status, refused.status
+        say(f"GET -> {page.status} (what changed); POST approve -> {refused.status} (refused: the shop changed)")
+        _, cancelled = deployment.decide(link, approve=False, reason="local run: the shop moved on")
+        pages["POST reject"] = cancelled.status
+        say(f"POST reject -> {cancelled.status} (the stale plan is cancelled)")
+        status = deployment.wait_for_status(execution_arn)
     else:
         page, result = deployment.decide(link, approve=case != "reject", reason=f"local run: {case}")
         pages["GET"], pages["POST"] = page.status, result.status

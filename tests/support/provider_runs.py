@@ -23,10 +23,12 @@ from production_orchestrator.domain.shop import ShopState
 from production_orchestrator.domain.shop_file import read_shop
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
-from production_orchestrator.lifecycle.resume import resume_run
+from production_orchestrator.lifecycle.request_approval import operator_plan
+from production_orchestrator.lifecycle.resume_approval import resume_direct
 from production_orchestrator.lifecycle.runtime import Runtime
 from production_orchestrator.lifecycle.shop_import import import_shop
-from production_orchestrator.lifecycle.start import PlanRequest, StartResult, start_run
+from production_orchestrator.lifecycle.plan_request import PlanRequest
+from production_orchestrator.lifecycle.start import StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer
@@ -108,7 +110,7 @@ def start(data_dir: Path, request: str | PlanRequest, be: Backend, *, shop: Shop
     rt = runtime(data_dir, be, create=True)
     if shop is not None:
         import_shop(rt.store, shop, rt.clock())
-    return start_run(rt, request, be.binding, timedelta(days=1))
+    return start_run(rt, request, be.binding, timedelta(days=1), operator_plan())
 
 
 def resume(
@@ -123,7 +125,8 @@ def resume(
     """Decide ``started``'s checkpoint from a fresh runtime, as a second process would."""
     cp = started.checkpoint
     request = ResumeRequest(cp.checkpoint_id, approve, cp.proposal_hash, cp.interrupt_id, cp.session_id)
-    return resume_run(runtime(data_dir, be), request, binding or be.binding, approver="test-approver", reason=reason)
+    rt = runtime(data_dir, be)
+    return resume_direct(rt, request, binding or be.binding, approver="test-approver", reason=reason)
 
 
 def tool_sequence(data_dir: Path, session_id: str) -> list[str]:

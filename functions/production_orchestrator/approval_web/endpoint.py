@@ -1,8 +1,11 @@
 """The approval link's HTTP behaviour, shared by the decision Lambda and the local server. No strands.
 
-    GET/HEAD ?a=&s=  -> confirmation page (plan, what changed if stale) or the neutral page; reads only
-    POST ?a=&s= form -> decision=approve|reject: authorize, receipt, vote; once decided wake the workflow
-                        decision=repropose (stale plans only): plan again on the current shop, same links
+    GET/HEAD ?a=&s=  valid link, open approval   -> the confirmation page (plan, what changed if stale)
+                     valid link, anything else   -> what happened (who, when, which plan, how it ended)
+                     not a valid link            -> the neutral page; reads only
+    POST ?a=&s= form decision=approve|reject     -> decide (lifecycle/decide.py: the one policy), then the
+                                                    page of what it did, or the form again with why not
+                     decision=repropose (stale)  -> plan again on the current shop, same links
 
 The link secret arrives in the query string (the forms post back to their own URL); a form field ``s``
 is accepted too. Neither is ever logged or rendered.
@@ -13,15 +16,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from ..domain.errors import OrchestratorError, RefusalCode
 from ..domain.outbox import describe_outbox
 from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
-from ..lifecycle.decide import decide
-from ..lifecycle.evidence import load_checkpoint
-from ..lifecycle.review import LinkView, open_link, open_stale, what_changed
+from ..lifecycle.decide import DecideResult, decide
+from ..lifecycle.review import LinkView, open_link
 from . import pages as page
 
 Reproposer = Callable[[LinkView], str]  # runs the agent again; returns the new proposal hash
+
+# Refusals after which the holder may still decide: the form comes back, with why and what they typed.
+_FORM_AGAIN = {
+    RefusalCode.UNAUTHORIZED_APPROVER: (403, "unauthorized"),
+    RefusalCode.REVIEWED_HASH_MISMATCH: (409, "hash_mismatch"),
+    RefusalCode.STALE_DOMAIN_STATE: (409, "stale"),
+}
 
 
 @dataclass(frozen=True)
@@ -47,26 +58,20 @@ class DecisionEndpoint:
     # Local mode resumes synchronously, so the page can say how it ended; the Lambda cannot.
     report_outcome: bool = False
 
+    def _view(self, approval_id: str, secret: str) -> LinkView | None:
+        return open_link(self.store, self.approvals, approval_id, secret, self.clock())
+
     def show(self, query: Mapping[str, str]) -> PageResponse:
-        """The confirmation page for a usable link, else the neutral page. Writes nothing."""
+        """The page for a valid link (open: the plan and the forms; closed: what happened), else the neutral
+        page. Writes nothing."""
         now = self.clock()
-        view = open_link(self.store, self.approvals, query.get("a", ""), query.get("s", ""), now)
+        view = self._view(query.get("a", ""), query.get("s", ""))
         if view is None:
-            stale = open_stale(self.store, self.approvals, query.get("a", ""), query.get("s", ""), now)
-            if stale is None or self.reproposer is None:
-                return PageResponse(404, page.render_neutral(), "not_usable")
-            view = stale
-        body = page.render_confirmation(
-            view.checkpoint,
-            view.proposal,
-            approval=view.approval,
-            approver=view.approver,
-            now=now,
-            may_approve=view.may_approve,
-            changes=view.changes,
-            can_repropose=self.reproposer is not None,
-        )
-        return PageResponse(200, body, "stale_shown" if view.changes else "confirmation_shown")
+            return PageResponse(404, page.render_neutral(), "not_usable")
+        if view.is_open(now) and not view.approval.has_voted(view.approver):
+            body = page.render_confirmation(view, now=now, can_repropose=self.reproposer is not None)
+            return PageResponse(200, body, "stale_shown" if view.changes else "confirmation_shown")
+        return PageResponse(200, self._state(view, now), "state_shown")
 
     def post(self, query: Mapping[str, str], form: Mapping[str, str]) -> PageResponse:
         """Decide (or propose again) for the link in ``form`` fields ``a``/``s``, else in ``query``."""
@@ -92,50 +97,64 @@ class DecisionEndpoint:
             mac_key=self.mac_key,
             allowed_approvers=self.allowed_approvers,
         )
-        if result.status == "recorded" and result.decision is not None:
-            outcome, changes = self._outcome(result.checkpoint_id) if self.report_outcome else ("", None)
-            queued = self.store.outbox_messages(result.decision.reviewed_hash) if outcome == "applied" else []
-            body = page.render_recorded(
-                approved=result.decision.approved,
-                approver=result.approver,
-                proposal_hash=result.decision.reviewed_hash,
-                outcome=outcome,
-                changes=changes,
-                receipted=self.mac_key is not None,
-                queued=describe_outbox(queued),
-            )
-            return PageResponse(200, body, "recorded")
-        if result.status == "vote_recorded" and result.decision is not None:
-            body = page.render_vote_recorded(
-                approver=result.approver,
-                proposal_hash=result.decision.reviewed_hash,
-                given=result.approvals_given,
-                needed=result.approvals_needed,
-                receipted=self.mac_key is not None,
-            )
-            return PageResponse(200, body, "vote_recorded")
-        if result.status == "hash_mismatch":
-            return PageResponse(409, page.render_hash_mismatch(), "hash_mismatch")
-        if result.status == "unauthorized":
-            return PageResponse(403, page.render_unauthorized(result.detail), "unauthorized")
-        if result.status == "invalid":
-            return PageResponse(400, page.render_invalid(result.detail), "invalid")
-        return PageResponse(404, page.render_neutral(), "closed")
+        return self._answer(result, form.get("reason", ""))
 
-    def _outcome(self, checkpoint_id: str) -> tuple[str, list[str] | None]:
-        """How the (synchronous, local) resume ended, read back from the store."""
-        record = self.store.get_decision(checkpoint_id)
-        if record is None:
-            return "refused", what_changed(self.store, load_checkpoint(self.store, checkpoint_id))
-        if not record.decision.approved:
-            return "rejected", None
-        return ("applied" if self.store.application_count(record.decision.reviewed_hash) else "refused"), None
+    def _answer(self, result: DecideResult, reason: str) -> PageResponse:
+        now = self.clock()
+        view = result.view
+        if view is None:
+            return PageResponse(404, page.render_neutral(), "closed")
+        receipted = " with a signed receipt" if self.mac_key is not None else ""
+        if result.wake == "expired":
+            problem = "the workflow no longer waits for this decision, so nothing will act on it; the plan expired"
+            return PageResponse(409, self._state(view, now, problem=problem), "closed")
+        if result.status in ("recorded", "vote_recorded") and result.decision is not None:
+            verdict = "approval" if result.decision.approved else "rejection"
+            notice = f"Your {verdict} (by {view.approver}) was recorded{receipted}."
+            if result.wake == "retry_later":
+                notice += " The workflow could not be reached just now; it is woken again automatically."
+            resumed = self.report_outcome and result.status == "recorded"
+            return PageResponse(200, self._state(view, now, notice=notice, resumed=resumed), result.status)
+        if result.status == "already_recorded":
+            return PageResponse(
+                200, self._state(view, now, notice="This decision was already recorded."), "closed"
+            )
+        if result.status == "invalid" or (result.code in _FORM_AGAIN and view.is_open(now)):
+            status, label = (400, "invalid") if result.status == "invalid" else _FORM_AGAIN[result.code]  # type: ignore[index]
+            body = page.render_confirmation(
+                view, now=now, can_repropose=self.reproposer is not None, message=result.detail, reason=reason
+            )
+            return PageResponse(status, body, label)
+        return PageResponse(409, self._page(view, now, result.detail), "closed")
+
+    def _state(self, view: LinkView, now: datetime, **shown: Any) -> str:
+        """What happened to the approval; once its plan applied, also the messages that were queued."""
+        record = view.outcome
+        applied = record is not None and record.completion is not None and record.completion.outcome == "applied"
+        queued = describe_outbox(self.store.outbox_messages(view.approval.proposal_hash)) if applied else []
+        return page.render_state(view, now=now, queued=queued, **shown)
+
+    def _page(self, view: LinkView, now: datetime, problem: str) -> str:
+        """The page a holder sees after a POST that recorded nothing: the form if they may still decide."""
+        if view.is_open(now) and not view.approval.has_voted(view.approver):
+            return page.render_confirmation(view, now=now, can_repropose=self.reproposer is not None, message=problem)
+        return self._state(view, now, problem=problem)
 
     def _repropose(self, approval_id: str, secret: str, reviewed_hash: str) -> PageResponse:
-        if self.reproposer is None:
+        now = self.clock()
+        view = self._view(approval_id, secret)
+        if view is None:
             return PageResponse(404, page.render_neutral(), "closed")
-        view = open_stale(self.store, self.approvals, approval_id, secret, self.clock())
-        if view is None or reviewed_hash != view.checkpoint.proposal_hash:
-            return PageResponse(404, page.render_neutral(), "closed")
-        new_hash = self.reproposer(view)
+        if self.reproposer is None or not view.is_open(now) or reviewed_hash != view.checkpoint.proposal_hash:
+            problem = "this plan cannot be proposed again from here (it is closed, or it is not the plan shown)"
+            return PageResponse(409, self._page(view, now, problem), "closed")
+        if not view.changes:
+            body = page.render_confirmation(view, now=now, message="the plan is not stale: approve or reject it")
+            return PageResponse(409, body, "not_stale")
+        try:
+            new_hash = self.reproposer(view)
+        except OrchestratorError as exc:
+            # Lost to a concurrent "propose again" (or a decision): nothing was written; say what stands now.
+            after = self._view(approval_id, secret) or view
+            return PageResponse(409, self._page(after, now, str(exc)), "closed")
         return PageResponse(200, page.render_reproposed(proposal_hash=new_hash), "reproposed")

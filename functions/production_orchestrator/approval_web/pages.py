@@ -1,4 +1,5 @@
-"""The approval pages as HTML strings: confirmation, outcomes, and the one neutral page.
+"""The approval pages as HTML strings: the confirmation (open approval), the state of a closed one, and the
+one neutral page for links that are not valid.
 
 Pure rendering from domain objects (no strands, no boto3), so the decision Lambda and the local server
 (`serve`) serve the same bytes. Every dynamic value is HTML-escaped. Mail scanners fetch links with GET
@@ -6,6 +7,10 @@ and HEAD, so the confirmation page only shows the plan; a form POST (echoing the
 decides. The forms post back to the page's own URL (``action=""``), which already carries the approval id
 and link secret, so no page body ever contains the secret. No script at all; the one stylesheet is
 allowed by its hash in the Content-Security-Policy, so not even an injected ``<style>`` would apply.
+
+A valid link always tells its holder the truth: an open approval shows the plan and the forms (a refused
+form comes back with why, the reason typed kept); a decided, rejected, expired or superseded one shows who
+decided what, when, on which plan, and how it ended. Times are shown in the shop's time zone.
 """
 
 from __future__ import annotations
@@ -25,8 +30,11 @@ from ..domain.presentation import (
     describe_procurement,
     describe_schedule,
     fingerprint,
+    shop_time,
+    time_left,
 )
-from ..domain.records import Checkpoint, parse_utc
+from ..domain.records import Checkpoint
+from ..lifecycle.review import LinkView
 
 _STYLE = (
     "html{-webkit-text-size-adjust:100%}"
@@ -70,10 +78,7 @@ SECURITY_HEADERS = {
 }
 CONTENT_TYPE = "text/html; charset=utf-8"
 
-NEUTRAL_MESSAGE = (
-    "This approval link cannot be used. It may be unknown, it may have expired, or a decision may "
-    "already have been recorded. Nothing was changed."
-)
+NEUTRAL_MESSAGE = "This approval link cannot be used: it is not a link to an approval. Nothing was changed."
 
 
 def _page(title: str, body: str) -> str:
@@ -90,32 +95,40 @@ def _items(lines: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
 
 
-def time_left(expires_at: str, now: datetime) -> str:
-    """``'2 days 3 hours left'``-style wording, or ``'expired'``."""
-    seconds = int((parse_utc(expires_at) - now).total_seconds())
-    if seconds <= 0:
-        return "expired"
-    days, rest = divmod(seconds, 86400)
-    hours_left, rest = divmod(rest, 3600)
-    minutes = rest // 60
-    parts = [(days, "day"), (hours_left, "hour"), (minutes, "minute")]
-    shown = [f"{value} {unit}{'s' if value != 1 else ''}" for value, unit in parts if value][:2]
-    return (" ".join(shown) or "less than a minute") + " left"
+def _note(text: str, klass: str = "bad") -> str:
+    return f'<p class="note {klass}" role="alert">{escape(text)}</p>' if text else ""
 
 
 def _who(approval: ApprovalRecord, approver: str) -> str:
     asked = ", ".join(approval.approver_names())
     needs = (
         "one approval decides"
-        if approval.quorum == 1
-        else f"{approval.quorum} approvals needed, {approval.approving_votes()} given so far; any reject decides"
+        if approval.required == 1
+        else f"{approval.required} approvals needed, {approval.approving_votes()} given so far; any reject decides"
     )
     lines = [f"<dt>Asked</dt><dd>{escape(asked)} ({escape(needs)})</dd>"]
     if approval.requester:
-        sod = " (may not approve: separation of duties)" if approval.separation_of_duties else ""
+        sod = " (may not approve: separation of duties)" if approval.policy.separation_of_duties else ""
         lines.append(f"<dt>Requested by</dt><dd>{escape(approval.requester)}{escape(sod)}</dd>")
     lines.append(f"<dt>You are</dt><dd>{escape(approver)}</dd>")
     return "".join(lines)
+
+
+def _facts(view: LinkView, now: datetime) -> str:
+    checkpoint, approval = view.checkpoint, view.approval
+    when = (
+        f"{time_left(approval.expires_at, now)} (until {shop_time(approval.expires_at, view.timezone)})"
+        if approval.is_open(now)
+        else f"closed; the window ran until {shop_time(approval.expires_at, view.timezone)}"
+    )
+    return (
+        "<section><h2>What you are deciding on</h2><dl>"
+        f'<dt>Proposal fingerprint</dt><dd class="fp">{escape(fingerprint(checkpoint.proposal_hash))}</dd>'
+        f'<dt>Full proposal hash</dt><dd class="hash">{escape(checkpoint.proposal_hash)}</dd>'
+        f"<dt>Proposed by</dt><dd>{escape(checkpoint.provider_binding.describe())}</dd>"
+        f"{_who(approval, view.approver)}"
+        f"<dt>Time left</dt><dd>{escape(when)}</dd></dl></section>"
+    )
 
 
 def _hidden(checkpoint: Checkpoint) -> str:
@@ -124,21 +137,13 @@ def _hidden(checkpoint: Checkpoint) -> str:
 
 def _changes(changes: list[str], can_repropose: bool) -> str:
     then = (
-        "Propose again to plan on the current shop."
+        "Propose again to plan on the current shop, or reject it to cancel it."
         if can_repropose
-        else "Reject it; a new run plans on the current shop."
+        else "Reject it to cancel it; a new run plans on the current shop."
     )
     return (
         '<section class="note bad" role="alert"><h2>The shop changed since this plan was proposed</h2>'
         f"{_items(changes)}<p>Approving it would be refused. {then}</p></section>"
-    )
-
-
-def _repropose_form(checkpoint: Checkpoint) -> str:
-    return (
-        f'<form method="post" action="">{_hidden(checkpoint)}'
-        '<input type="hidden" name="decision" value="repropose">'
-        '<button type="submit" class="again">Propose again on the current shop</button></form>'
     )
 
 
@@ -155,18 +160,8 @@ def _at_risk(proposal: ProposalContent) -> str:
     )
 
 
-def render_confirmation(
-    checkpoint: Checkpoint,
-    proposal: ProposalContent,
-    *,
-    approval: ApprovalRecord,
-    approver: str,
-    now: datetime,
-    may_approve: bool = True,
-    changes: list[str] | None = None,
-    can_repropose: bool = False,
-) -> str:
-    """The plan, why, its fingerprint, provider, who is asked and time left, and the forms whose POST decides."""
+def _plan(view: LinkView) -> list[str]:
+    proposal = view.proposal
     order = proposal.target_order
     drafts = "".join(
         f"<li><b>To the {escape(d.audience)}</b> ({escape(d.to)}): {escape(d.subject)}"
@@ -174,14 +169,10 @@ def render_confirmation(
         for d in proposal.communication_drafts
     )
     buying = describe_procurement(proposal) or ["Nothing to buy."]
-    parts = [
+    return [
         f"<p>Order <b>{escape(order.id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
         f"{escape(order.product)}, priority {order.priority}, due {escape(order.due)}; "
         f"planned from {escape(proposal.planning_day)}.</p>",
-    ]
-    if changes:
-        parts.append(_changes(changes, can_repropose))
-    parts += [
         _at_risk(proposal),
         f"<section><h2>Why it is blocked</h2>{_items(describe_blockers(proposal))}</section>",
         f"<section><h2>Schedule changes</h2>{_items(describe_schedule(proposal))}</section>",
@@ -190,21 +181,21 @@ def render_confirmation(
         "<section><details><summary>The customer's e-mail</summary>"
         f"<pre>{escape(proposal.request_text)}</pre></details></section>",
         f"<section><h2>Messages this plan sends</h2><p>{escape(MESSAGES_ON_APPROVAL)}</p><ul>{drafts}</ul></section>",
-        "<section><h2>What you are deciding on</h2><dl>"
-        f'<dt>Proposal fingerprint</dt><dd class="fp">{escape(fingerprint(checkpoint.proposal_hash))}</dd>'
-        f'<dt>Full proposal hash</dt><dd class="hash">{escape(checkpoint.proposal_hash)}</dd>'
-        f"<dt>Proposed by</dt><dd>{escape(checkpoint.provider_binding.describe())}</dd>"
-        f"{_who(approval, approver)}"
-        f"<dt>Time left</dt><dd>{escape(time_left(checkpoint.expires_at, now))} "
-        f"(until {escape(checkpoint.expires_at)})</dd></dl></section>",
     ]
-    if changes:
+
+
+def _forms(view: LinkView, *, can_repropose: bool, reason: str) -> str:
+    hidden = _hidden(view.checkpoint)
+    parts = []
+    if view.changes:
         if can_repropose:
-            parts.append(_repropose_form(checkpoint))
-    elif may_approve:
+            parts.append(
+                f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="repropose">'
+                '<button type="submit" class="again">Propose again on the current shop</button></form>'
+            )
+    elif view.may_approve:
         parts.append(
-            f'<form method="post" action="">{_hidden(checkpoint)}'
-            '<input type="hidden" name="decision" value="approve">'
+            f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="approve">'
             '<button type="submit" class="approve">Approve this exact plan</button></form>'
         )
     else:
@@ -212,79 +203,128 @@ def render_confirmation(
             '<p class="note">You started this run, so you may not approve it (separation of duties). '
             "You can still reject it.</p>"
         )
+    label = "Reason for rejecting (required; the agent and the audit trail keep it)"
     parts.append(
-        f'<form method="post" action="">{_hidden(checkpoint)}'
-        '<input type="hidden" name="decision" value="reject">'
-        '<label for="reason">Reason for rejecting (required; the agent and the audit trail keep it)</label>'
-        '<textarea id="reason" name="reason" rows="3" maxlength="2000" required></textarea>'
+        f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="reject">'
+        f'<label for="reason">{label}</label>'
+        f'<textarea id="reason" name="reason" rows="3" maxlength="2000" required>{escape(reason)}</textarea>'
         '<button type="submit" class="reject">Reject</button></form>'
         "<p>Opening this page changed nothing. Only these buttons record a decision.</p>"
     )
+    return "".join(parts)
+
+
+def render_confirmation(
+    view: LinkView, *, now: datetime, can_repropose: bool = False, message: str = "", reason: str = ""
+) -> str:
+    """An open approval: the plan, why, its fingerprint, provider, who is asked and the time left, and the forms
+    whose POST decides. ``message``: why the last POST recorded nothing; ``reason``: what was typed, kept."""
+    parts = [_note(f"Your decision was not recorded: {message}" if message else "")]
+    parts += _plan(view)[:1]
+    if view.changes:
+        parts.append(_changes(view.changes, can_repropose))
+    parts += _plan(view)[1:]
+    parts.append(_facts(view, now))
+    parts.append(_forms(view, can_repropose=can_repropose, reason=reason))
     return _page("A production plan needs your decision", "".join(parts))
 
 
-def render_neutral() -> str:
-    """The one page for unknown, expired, used and undeliverable links alike."""
-    return _page("Approval link not usable", f"<p>{escape(NEUTRAL_MESSAGE)}</p>")
+_TITLES = {
+    "decided": "Plan approved",
+    "rejected": "Plan rejected",
+    "expired": "Approval expired",
+    "superseded": "Plan replaced by a new proposal",
+    "pending": "Approval recorded, waiting for more",
+}
+_OUTCOMES = {
+    "applied": ("ok", "The plan was verified again against the stored evidence and applied, once."),
+    "rejected": ("ok", "The agent was told the reason and changed nothing. The shop stays as it was."),
+    "not_applied": (
+        "bad",
+        "The approval was recorded, but the plan did not apply and will not: nothing in the shop changed. "
+        "A new run can propose a plan on the current shop.",
+    ),
+}
 
 
-def render_recorded(
+def _votes(view: LinkView) -> str:
+    lines = []
+    for vote in view.approval.votes:
+        decision = vote.decision
+        verb = "approved" if decision.approved else "rejected"
+        why = f": {decision.reason}" if decision.reason else ""
+        lines.append(f"{decision.approver} {verb} on {shop_time(decision.decided_at, view.timezone)}{why}")
+    return f"<section><h2>Decisions recorded</h2>{_items(lines or ['None.'])}</section>"
+
+
+def _next(view: LinkView, resumed: bool, now: datetime) -> tuple[str, str]:
+    """How it ended, or what happens next, from the approval and the resume's record."""
+    approval, record = view.approval, view.outcome
+    if approval.state(now) == "expired":
+        closed = shop_time(approval.closed_at or approval.expires_at, view.timezone)
+        return "bad", f"The window closed on {closed}: nothing was approved and nothing changed."
+    if approval.status == "superseded":
+        return "note", "The shop changed and a new plan was proposed in its place; open your link again to see it."
+    if approval.status == "pending":
+        return "note", (
+            f"This plan needs {approval.required} approvals; {approval.approving_votes()} given so far. Nothing "
+            "changes until enough approvers approve; any approver can still reject it."
+        )
+    if record is not None and record.completion is not None:
+        return _OUTCOMES.get(record.completion.outcome, _OUTCOMES["not_applied"])
+    if record is not None:
+        return (
+            "note",
+            f"A fresh process is verifying and resuming it (since {shop_time(record.claimed_at, view.timezone)}).",
+        )
+    if resumed:
+        return "bad", "The resume refused to act on it: the checks before any change failed. Nothing was changed."
+    approved = approval.status == "decided"
+    return "ok", (
+        "A fresh process now verifies the plan again against the stored evidence and then "
+        + (
+            "applies it exactly once; its drafted messages are then sent."
+            if approved
+            else "tells the agent the reason; nothing is changed and no message is sent."
+        )
+    )
+
+
+def _queued(queued: list[str]) -> str:
+    if not queued:
+        return ""
+    return f"<section><h2>Queued to send</h2>{_items(queued)}<p>Each is delivered once, by the outbox sender.</p></section>"
+
+
+def render_state(
+    view: LinkView,
     *,
-    approved: bool,
-    approver: str,
-    proposal_hash: str,
-    outcome: str = "",
-    changes: list[str] | None = None,
-    receipted: bool = True,
+    now: datetime,
+    notice: str = "",
+    problem: str = "",
+    resumed: bool = False,
     queued: list[str] | None = None,
 ) -> str:
-    """The decision was recorded and the workflow woken; ``outcome`` says how the resume ended when known,
-    ``queued`` which messages the apply queued."""
-    verdict = "approved" if approved else "rejected"
-    nexts = {
-        "applied": "The plan was verified again against the stored evidence and applied, once.",
-        "rejected": "The agent was told your reason and changed nothing. The shop stays as it was.",
-        "refused": "The resume refused to act on it: the checks before any change failed. Nothing was changed.",
-        "": (
-            "A fresh process now verifies the plan again against the stored evidence and then "
-            + (
-                "applies it exactly once; its drafted messages are then sent."
-                if approved
-                else "tells the agent your reason; nothing is changed and no message is sent."
-            )
-        ),
-    }
-    klass = "ok" if outcome in ("applied", "rejected", "") else "bad"
-    body = (
-        f"<p>Your decision ({verdict}, by {escape(approver)}) on proposal "
-        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded'
-        f"{' with a signed receipt' if receipted else ''}.</p>"
-        f'<p class="note {klass}"><b>What happens next:</b> {escape(nexts.get(outcome, nexts["refused"]))}</p>'
-    )
-    if queued:
-        body += (
-            f"<section><h2>Queued to send</h2>{_items(queued)}"
-            "<p>Each is delivered once, by the outbox sender.</p></section>"
-        )
-    if changes:
-        body += (
-            '<section class="note bad"><h2>Refused: the shop changed since the plan was proposed</h2>'
-            f"{_items(changes)}<p>Open your link again to propose a new plan on the current shop.</p></section>"
-        )
-    body += "<p>You can close this page.</p>"
-    return _page(f"Plan {verdict}", body)
-
-
-def render_vote_recorded(*, approver: str, proposal_hash: str, given: int, needed: int, receipted: bool = True) -> str:
-    """An approval short of the quorum: recorded, waiting for more approvers."""
-    return _page(
-        "Approval recorded, waiting for more",
-        f"<p>Your approval (by {escape(approver)}) of proposal "
-        f'<span class="fp">{escape(fingerprint(proposal_hash))}</span> was recorded'
-        f"{' with a signed receipt' if receipted else ''}.</p>"
-        f'<p class="note"><b>What happens next:</b> this plan needs {needed} approvals; {given} given so far. '
-        "Nothing changes until enough approvers approve; any approver can still reject it.</p>",
-    )
+    """A valid link to an approval that takes no (more) votes from its holder: what was decided, by whom, when,
+    on which plan, and how it ended. ``notice``: what the POST just did; ``problem``: why it recorded nothing;
+    ``queued``: the messages the apply queued."""
+    approval = view.approval
+    status = approval.state(now)
+    klass, text = _next(view, resumed, now)
+    closed = f" on {shop_time(approval.closed_at, view.timezone)}" if approval.closed_at else ""
+    parts = [
+        _note(f"Your decision was not recorded: {problem}" if problem else ""),
+        _note(notice, "ok"),
+        f'<p>Proposal <span class="fp">{escape(fingerprint(approval.proposal_hash))}</span>, '
+        f"{escape(status)}{escape(closed)}"
+        f"{escape(' by ' + approval.decided_by) if approval.decided_by and status != 'expired' else ''}.</p>",
+        f'<p class="note {klass}"><b>What happens next:</b> {escape(text)}</p>',
+        _queued(queued or []),
+        _votes(view),
+        _facts(view, now),
+        "<p>You can close this page.</p>",
+    ]
+    return _page(_TITLES.get(status, "Approval"), "".join(parts))
 
 
 def render_reproposed(*, proposal_hash: str) -> str:
@@ -298,38 +338,27 @@ def render_reproposed(*, proposal_hash: str) -> str:
     )
 
 
-def render_unauthorized(detail: str) -> str:
-    """The link holder may not make this decision (not on the list, or their own plan)."""
-    return _page(
-        "Decision not recorded",
-        f'<p class="note bad">You may not make this decision: {escape(detail)}. Nothing was recorded.</p>',
-    )
-
-
-def render_hash_mismatch() -> str:
-    """The form named another proposal than the pending one: nothing was recorded."""
-    return _page(
-        "Decision not recorded",
-        '<p class="note bad">The plan you reviewed is not the plan waiting for a decision. Nothing was '
-        "recorded. Open the link from your e-mail again to review the current plan.</p>",
-    )
+def render_neutral() -> str:
+    """The one page for links that are not valid (unknown approval, wrong secret, malformed)."""
+    return _page("Approval link not usable", f"<p>{escape(NEUTRAL_MESSAGE)}</p>")
 
 
 def render_invalid(detail: str) -> str:
-    """The form could not be read: nothing was recorded."""
+    """The request could not be read: nothing was recorded."""
     return _page(
         "Decision not recorded",
         f'<p class="note bad">The form could not be used ({escape(detail)}). Nothing was recorded.</p>',
     )
 
 
-def render_index(rows: list[tuple[ApprovalRecord, str, str]], now: datetime) -> str:
-    """The local server's list of pending approvals: (approval, order id, fingerprint); no links, no secrets."""
+def render_index(rows: list[tuple[ApprovalRecord, str, str]], now: datetime, zone: str = "UTC") -> str:
+    """The local server's list of open approvals: (approval, order id, fingerprint); no links, no secrets."""
     if not rows:
         return _page("Pending approvals", "<p>Nothing is waiting for a decision.</p>")
     body = "".join(
         f"<tr><td>{escape(order_id)}</td><td><code>{escape(fp)}</code></td>"
-        f"<td>{escape(', '.join(a.approver_names()))}</td><td>{escape(time_left(a.expires_at, now))}</td></tr>"
+        f"<td>{escape(', '.join(a.approver_names()))}</td>"
+        f"<td>{escape(time_left(a.expires_at, now))} ({escape(shop_time(a.expires_at, zone))})</td></tr>"
         for a, order_id, fp in rows
     )
     return _page(

@@ -1,9 +1,10 @@
-"""The approval side of the local CLI: links at start, resume of a page decision, propose again, the local
-pages' composition, and the policy checks ``resume`` makes.
+"""The approval side of the local CLI: the run's policy and links at start, the resume of a typed or a page
+decision, propose again, and the local pages' composition.
 
 Local approver configuration is per run, fixed in its approval record at ``start``:
-``--approvers a@x,b@y`` (default: one approver, ``shop-owner``), ``--requester`` (default: the OS user),
-``--separation-of-duties`` (off by default locally), ``--quorum N --quorum-above QTY``.
+``--approvers a@x,b@y`` (default: one approver, ``shop-owner``, and the local operator may decide at the
+CLI), ``--requester`` (default: the OS user), ``--separation-of-duties`` (off by default locally),
+``--quorum N --quorum-above QTY``. A policy that can never be satisfied is refused before the agent runs.
 """
 
 from __future__ import annotations
@@ -11,21 +12,18 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..domain.approvals import ApprovalRecord
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from ..domain.ports import ApprovalMessage, ApprovalStore, ShopStore
-from ..domain.receipts import make_receipt
-from ..domain.records import Checkpoint, Decision, ProviderBinding, parse_utc
-from ..lifecycle.authorize import authorize_direct, receipt_event
-from ..lifecycle.evidence import load_checkpoint, review
-from ..lifecycle.repropose import supersede
-from ..lifecycle.request_approval import request_approval
-from ..lifecycle.review import current_approval, what_changed
+from ..domain.policy import build_policy
+from ..domain.records import ProviderBinding
+from ..domain.verification import ResumeRequest
+from ..lifecycle.claim import ResumeResult
+from ..lifecycle.evidence import load_checkpoint
+from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
+from ..lifecycle.review import what_changed
 from ..lifecycle.runtime import Runtime
 from . import inputs
 from .output import PROG, say
@@ -34,9 +32,6 @@ from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runti
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
     from ..lifecycle.start import StartResult
-
-DEFAULT_APPROVER = "shop-owner"
-LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
 
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
@@ -80,18 +75,19 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _requester(args: argparse.Namespace) -> str:
-    return str(args.requester or os.environ.get("USER") or "operator")
-
-
-@dataclass
-class _Collect:
-    """An ApprovalNotifier that keeps the messages for ``start`` to print (the links are the local 'e-mail')."""
-
-    messages: list[ApprovalMessage] = field(default_factory=list)
-
-    def notify(self, message: ApprovalMessage) -> None:
-        self.messages.append(message)
+def link_plan(args: argparse.Namespace) -> LinkPlan:
+    """The run's approval policy from the flags, checked before anything is created or any model called
+    (``ValidationError``: one ``error:`` line, exit 2, nothing written)."""
+    configured = [a for a in (args.approvers or ()) if str(a).strip()]
+    policy = build_policy(
+        approvers=configured or [DEFAULT_APPROVER],
+        requester=str(args.requester if args.requester is not None else os.environ.get("USER") or "operator"),
+        separation_of_duties=args.separation_of_duties,
+        quorum=args.quorum,
+        quorum_above=args.quorum_above,
+        restricted=bool(configured),
+    )
+    return LinkPlan.fresh(policy, LOCAL_TASK_TOKEN)
 
 
 @dataclass(frozen=True)
@@ -99,62 +95,63 @@ class IssuedLinks:
     """The approval ``start`` created and each approver's link (stdout is the local 'e-mail')."""
 
     approval_id: str
+    required: int
     links: tuple[tuple[str, str], ...]  # (approver, link), in --approvers order
 
     def values(self) -> dict[str, Any]:
-        """``APPROVAL_ID=``, ``APPROVAL_URL=`` (the first link), then ``APPROVER_<n>=`` / ``APPROVAL_URL_<n>=``."""
-        out: dict[str, Any] = {"approval_id": self.approval_id, "approval_url": self.links[0][1]}
+        """``APPROVAL_ID=``, ``APPROVALS_REQUIRED=``, ``APPROVAL_URL=`` (the first link), then ``APPROVER_<n>=`` /
+        ``APPROVAL_URL_<n>=``."""
+        out: dict[str, Any] = {
+            "approval_id": self.approval_id,
+            "approvals_required": self.required,
+            "approval_url": self.links[0][1],
+        }
         for number, (approver, link) in enumerate(self.links, start=1):
             out[f"approver_{number}"] = approver
             out[f"approval_url_{number}"] = link
         return out
 
 
-def request_links(args: argparse.Namespace, data_dir: Path, rt: Runtime, result: StartResult) -> IssuedLinks:
-    """Create the run's approval with one link per approver."""
-    configured = list(args.approvers or ())
-    notifier = _Collect()
-    requested = request_approval(
-        rt.store,
-        local_approvals(data_dir),
-        notifier,
-        checkpoint_id=result.checkpoint.checkpoint_id,
-        proposal_hash=result.checkpoint.proposal_hash,
-        task_token=LOCAL_TASK_TOKEN,
-        approvers=configured or [DEFAULT_APPROVER],
-        link_base_url=args.link_base,
-        now=rt.clock(),
-        requester=_requester(args),
-        separation_of_duties=args.separation_of_duties,
-        quorum=args.quorum,
-        quorum_above_quantity=args.quorum_above,
-        restricted=bool(configured),
+def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, plan: LinkPlan) -> IssuedLinks:
+    """The links of the approval ``start`` wrote with its checkpoint (the secrets exist only here)."""
+    approval = result.approval
+    assert approval is not None  # a local start always writes the run's approval with its checkpoint
+    record_link_base(data_dir, approval.approval_id, args.link_base)
+    links = tuple(
+        (a, approval_link(args.link_base, approval.approval_id, plan.secrets[a])) for a in approval.policy.approvers
     )
-    record_link_base(data_dir, requested.approval_id, args.link_base)
-    return IssuedLinks(requested.approval_id, tuple((m.approver, m.link) for m in notifier.messages))
+    return IssuedLinks(approval.approval_id, approval.required, links)
 
 
-def authorize(data_dir: Path, checkpoint_id: str, approver: str, approved: bool) -> None:
-    """``resume --approver`` meets the run's policy; raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``."""
-    authorize_direct(local_approvals(data_dir), checkpoint_id, approver, approved)
+def resume(
+    rt: Runtime,
+    request: ResumeRequest,
+    binding: ProviderBinding,
+    approver: str,
+    reason: str,
+    before_claim: Callable[[], None] | None = None,
+) -> ResumeResult:
+    """``resume``: the typed decision is a vote under the run's policy, then the resume (lifecycle)."""
+    from ..lifecycle.resume_approval import resume_direct
+
+    return resume_direct(rt, request, binding, approver=approver, reason=reason, before_claim=before_claim)
 
 
 def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError) -> None:
-    """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and how to propose again."""
+    """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and what a person can do."""
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
     store = local_runtime(data_dir, create=False).store
-    changes = what_changed(store, load_checkpoint(store, checkpoint_id)) or []
+    checkpoint = load_checkpoint(store, checkpoint_id)
     say("changed since the plan was proposed:")
-    for line in changes:
+    for line in what_changed(store, checkpoint) or []:
         say(f"  - {line}")
-    say(f"propose again: {PROG} repropose --data-dir {data_dir} --checkpoint {checkpoint_id}")
-
-
-def record_cli_receipt(data_dir: Path, store: ShopStore, checkpoint: Checkpoint, decision: Decision) -> None:
-    """A decision typed at the CLI gets its receipt too, kept in the audit trail."""
-    receipt = make_receipt(checkpoint, decision, local_mac_key(data_dir))
-    store.append_audit(receipt_event(checkpoint, receipt, at=utc_now()))
+    where = f"--data-dir {data_dir} --checkpoint {checkpoint_id}"
+    say(f"propose again: {PROG} repropose {where}")
+    say(
+        f"or cancel it:  {PROG} resume {where} --decision reject --reviewed-hash {checkpoint.proposal_hash} "
+        "--reason TEXT"
+    )
 
 
 def resume_approval(
@@ -168,52 +165,28 @@ def resume_approval(
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id`` (its receipts verified)."""
     from ..lifecycle.resume_approval import resume_decided
 
-    return resume_decided(
-        rt,
-        local_approvals(data_dir),
-        binding,
-        checkpoint_id=checkpoint_id,
-        approval_id=approval_id,
-        mac_key=local_mac_key(data_dir),
-        before_claim=before_claim,
-    )
-
-
-def _approval_to_replace(
-    approvals: ApprovalStore, approval_id: str | None, checkpoint_id: str | None
-) -> ApprovalRecord:
-    old: ApprovalRecord | None = None
-    if approval_id:
-        old = current_approval(approvals, approval_id)
-    elif checkpoint_id:
-        found = approvals.approvals_for(checkpoint_id)
-        old = current_approval(approvals, found[-1].approval_id) if found else None
-    if old is None:
-        raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
-    return old
+    return resume_decided(rt, binding, checkpoint_id=checkpoint_id, approval_id=approval_id, before_claim=before_claim)
 
 
 def repropose(
     data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
 ) -> dict[str, Any]:
-    """Plan again on the current shop; the run's approval is replaced (same approvers, same links)."""
-    from ..lifecycle.start import PlanRequest, start_run
+    """Plan again on the current shop; the run's approval is replaced (same policy, same links)."""
+    from ..lifecycle.repropose import propose_again
 
-    approvals = local_approvals(data_dir)
-    old = _approval_to_replace(approvals, approval_id, checkpoint_id)
-    checkpoint, proposal = review(rt.store, old.checkpoint_id)
-    if what_changed(rt.store, checkpoint) is None:
-        raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
-    if rt.store.get_decision(checkpoint.checkpoint_id) is not None:
-        raise ValidationError(f"checkpoint {checkpoint.checkpoint_id} was already decided")
-    window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
-    result = start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window)
-    new = supersede(rt.store, approvals, old, result.checkpoint, rt.clock())
+    if not approval_id and checkpoint_id:
+        found = local_approvals(data_dir).approvals_for(checkpoint_id)
+        approval_id = found[-1].approval_id if found else ""
+    if not approval_id:
+        raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
+    result = propose_again(rt, binding, approval_id)
+    assert result.approval is not None
     return {
         "checkpoint_id": result.checkpoint.checkpoint_id,
         "proposal_hash": result.checkpoint.proposal_hash,
-        "approval_id": new.approval_id,
-        "superseded_approval_id": old.approval_id,
+        "approval_id": result.approval.approval_id,
+        "approvals_required": result.approval.required,
+        "superseded_approval_id": result.approval.supersedes,
     }
 
 
@@ -223,9 +196,11 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
     from ..approval_web.endpoint import DecisionEndpoint
     from .processes import SubprocessRepropose, SubprocessResume
 
+    rt = local_runtime(data_dir, create=False)
+    assert rt.approvals is not None
     return DecisionEndpoint(
-        store=local_runtime(data_dir, create=False).store,
-        approvals=local_approvals(data_dir),
+        store=rt.store,
+        approvals=rt.approvals,
         callback=SubprocessResume(data_dir, provider_args),
         clock=utc_now,
         mac_key=local_mac_key(data_dir),

@@ -12,7 +12,10 @@ from .views import add_history_flags, history_command
 
 
 def _verify(args: argparse.Namespace) -> int:
-    return print_chain_report(local_runtime(data_dir(args), create=False).store)
+    rt = local_runtime(data_dir(args), create=False)
+    assert rt.approvals is not None
+    # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key).
+    return print_chain_report(rt.store, rt.approvals, audit_key=rt.receipt_key, receipt_key=rt.receipt_key)
 
 
 def register(subparsers: Any) -> None:
@@ -21,8 +24,8 @@ def register(subparsers: Any) -> None:
         subparsers,
         "audit",
         summary="check the audit trail's hash chain, or list decisions",
-        description="Every audit event carries its position and the hash of the event before it. `verify` "
-        "names the first broken link (exit 5); `show` lists the decisions (the same as `history`).",
+        description="Every audit event carries its position, the hash of the event before it and a MAC. `verify` "
+        "names the first broken link or vote (exit 5); `show` lists the decisions (the same as `history`).",
         examples=["audit verify", "audit show --json"],
     )
     audit.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed")
@@ -30,9 +33,10 @@ def register(subparsers: Any) -> None:
     command(
         what,
         "verify",
-        summary="check the hash chain; name the first broken link",
-        description="Re-hash the audit trail: prints AUDIT_CHAIN=intact, or AUDIT_CHAIN=broken with BROKEN_AT=<n> "
-        "and what broke (exit 5). Reads only.",
+        summary="check the keyed hash chain and every vote's receipt; name the first bad event",
+        description="Re-hash the audit trail and check every link's MAC, the head's and every vote's receipt: "
+        "prints AUDIT_CHAIN=intact, or AUDIT_CHAIN=broken with BROKEN_AT=<n>, BROKEN_SEQ=<seq> and what broke "
+        "(exit 5). Reads only.",
         examples=["audit verify", "audit verify --data-dir /srv/shop"],
         handler=_verify,
     )

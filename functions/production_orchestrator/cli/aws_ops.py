@@ -1,40 +1,39 @@
 """Operator commands against a deployed stack (``python -m production_orchestrator.cli.aws_ops ...``):
 
-    audit-verify --table T           AUDIT_CHAIN=intact, or broken with BROKEN_AT=<position>; exit 0 / 5
+    audit-verify --table T [--audit-key ID] [--receipt-key ID]
+                                     the keyed chain and every vote's receipt: AUDIT_CHAIN=intact, or
+                                     broken with BROKEN_AT=<position>, BROKEN_SEQ=<seq> and the reason
+    wake-decided --table T           the reconciler: wakes every decided approval whose workflow was
+                                     never told
     shop-import  --table T PATH|-    create or replace the table's shop from a shop file (same checks as
                                      ``shop import``: every problem by JSON path, exit 2, nothing written)
     shop-export  --table T PATH|-    the table's shop as a shop file
 
-Uses the default AWS credential chain (and ``AWS_ENDPOINT_URL`` when set); exit 2 on bad input.
+Uses the default AWS credential chain (and ``AWS_ENDPOINT_URL`` when set). Exit 0 done (chain intact),
+5 chain broken, 2 bad input. The keys default to ``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from ..domain.audit_chain import verify_chain
+from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
-from ..domain.ports import ShopStore
+from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.shop_file import write_shop
+from ..lifecycle.audit import verify_audit
 from ..lifecycle.shop_import import import_shop
+
+EXIT_BROKEN = 5
 
 
 def table_store(table: str) -> ShopStore:
     """The shop store of a deployed table."""
-    import boto3  # type: ignore[import-untyped]
-
-    from ..adapters.aws.boto_config import BOTO_CONFIG
-    from ..adapters.aws.dynamodb_store import DynamoShopStore
-
-    return DynamoShopStore(boto3.Session().client("dynamodb", config=BOTO_CONFIG), table)
-
-
-def audit_verify(table: str) -> int:
-    """Check the hash chain of the audit trail in ``table``."""
-    return print_chain_report(table_store(table))
+    return _aws(table, "", "")[0]
 
 
 def shop_import(table: str, path: str) -> int:
@@ -56,26 +55,67 @@ def shop_export(table: str, path: str) -> int:
     return 0
 
 
-def print_chain_report(store: ShopStore) -> int:
-    """Verify ``store``'s audit chain and print the verdict (shared with the local ``audit verify``)."""
-    events, head = store.raw_audit_trail()
-    report = verify_chain(events, head)
+def _aws(
+    table: str, audit_key_id: str, receipt_key_id: str
+) -> tuple[ShopStore, ApprovalStore, MacKey | None, MacKey | None, object]:
+    import boto3  # type: ignore[import-untyped]
+
+    from ..adapters.aws.boto_config import BOTO_CONFIG
+    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.kms_mac import KmsMacKey
+
+    session = boto3.Session()
+    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)
+    kms = session.client("kms", config=BOTO_CONFIG) if (audit_key_id or receipt_key_id) else None
+    audit_key = KmsMacKey(kms, audit_key_id) if audit_key_id else None
+    receipt_key = KmsMacKey(kms, receipt_key_id) if receipt_key_id else None
+    return DynamoShopStore(dynamodb, table), DynamoApprovalStore(dynamodb, table), audit_key, receipt_key, session
+
+
+def print_chain_report(
+    store: ShopStore, approvals: ApprovalStore, *, audit_key: MacKey | None, receipt_key: MacKey | None
+) -> int:
+    """Verify the keyed chain and the votes' receipts and print the verdict (shared with ``audit verify``)."""
+    report = verify_audit(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
     print(f"AUDIT_EVENTS={report.events}")
+    print(f"AUDIT_KEYED={'yes' if audit_key is not None else 'no'}")
     if report.intact:
         print("AUDIT_CHAIN=intact")
         return 0
     print("AUDIT_CHAIN=broken")
     print(f"BROKEN_AT={report.broken_at}")
+    if report.seq is not None:
+        print(f"BROKEN_SEQ={report.seq}")
     print(f"error: {report.problem}", file=sys.stderr)
-    return 5
+    return EXIT_BROKEN
+
+
+def wake_decided(table: str) -> int:
+    """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
+    from ..adapters.aws.boto_config import SEND_TASK_CONFIG
+    from ..adapters.aws.step_functions import StepFunctionsCallback
+    from ..lifecycle.wake import reconcile
+
+    _, approvals, _, _, session = _aws(table, "", "")
+    callback = StepFunctionsCallback(session.client("stepfunctions", config=SEND_TASK_CONFIG))  # type: ignore[attr-defined]
+    outcomes = reconcile(approvals, callback, datetime.now(UTC))
+    for approval_id, outcome in sorted(outcomes.items()):
+        print(f"WAKE {approval_id}={outcome}")
+    print(f"WOKEN={sum(1 for o in outcomes.values() if o == 'woken')}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command."""
     parser = argparse.ArgumentParser(prog="python -m production_orchestrator.cli.aws_ops", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    verify = sub.add_parser("audit-verify", help="check the audit trail's hash chain")
+    verify = sub.add_parser("audit-verify", help="check the keyed audit chain and every vote's receipt")
     verify.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
+    verify.add_argument("--audit-key", default=os.environ.get(ENV_AUDIT_KEY_ID, ""), help="KMS key of the chain")
+    verify.add_argument("--receipt-key", default=os.environ.get(ENV_RECEIPT_KEY_ID, ""), help="KMS key of receipts")
+    wake = sub.add_parser("wake-decided", help="wake decided approvals whose workflow was never told")
+    wake.add_argument("--table", required=True)
     for name, help_text in (("shop-import", "create or replace the shop from a shop file"), ("shop-export", "")):
         command = sub.add_parser(name, help=help_text or "write the shop as a shop file")
         command.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
@@ -86,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return shop_import(args.table, args.path)
         if args.command == "shop-export":
             return shop_export(args.table, args.path)
-        return audit_verify(args.table)
+        if args.command == "wake-decided":
+            return wake_decided(args.table)
+        store, approvals, audit_key, receipt_key, _ = _aws(args.table, args.audit_key, args.receipt_key)
+        return print_chain_report(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
     except OrchestratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

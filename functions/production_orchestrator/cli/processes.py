@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..domain.errors import ValidationError
 from ..lifecycle.review import LinkView
 
 _LOG = logging.getLogger(__name__)
@@ -83,5 +84,7 @@ class SubprocessRepropose:
         values = _values(done.stdout)
         _LOG.info("repropose process finished approval_id=%s exit=%s", view.approval.approval_id, done.returncode)
         if done.returncode != 0 or "PROPOSAL_HASH" not in values:
-            raise RuntimeError(f"proposing again failed (exit {done.returncode})")
+            # The CLI's own error line (ids and states, never a secret: none is passed to it).
+            why = (done.stderr.strip().splitlines() or ["?"])[-1].removeprefix("error: ")[:300]
+            raise ValidationError(f"the plan was not proposed again: {why}")
         return values["PROPOSAL_HASH"]

@@ -56,8 +56,10 @@ def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
         raise ValidationError(
             f"data dir {data_dir} holds no shop: run `production-orchestrator start --data-dir {data_dir}` first"
         )
+    key = local_mac_key(data_dir)
     try:
-        store = SqliteShopStore(db)
+        store = SqliteShopStore(db, audit_key=key)
+        approvals = SqliteApprovalStore(db)
     except Exception as exc:  # sqlite3.DatabaseError on a file that is not a database
         raise ValidationError(f"data dir {data_dir} does not hold a readable shop ({DB_NAME}: {exc})") from None
     return Runtime(
@@ -65,6 +67,8 @@ def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
         sessions=FileSessionStore(data_dir / SESSIONS_DIR),
         clock=utc_now,
         pid=os.getpid(),
+        approvals=approvals,
+        receipt_key=key,
     )
 
 
@@ -82,7 +86,8 @@ def local_approvals(data_dir: Path) -> SqliteApprovalStore:
 
 
 def local_mac_key(data_dir: Path) -> FileMacKey:
-    """The receipt key of ``data_dir``, created (0600) on first use."""
+    """The receipt key of ``data_dir``, created (0600) on first use: it MACs decision receipts and the links of
+    the audit chain."""
     return FileMacKey(data_dir / KEY_FILE)
 
 

@@ -77,9 +77,10 @@ def _with_dir(where: Path) -> str:
 def _start(args: argparse.Namespace) -> int:
     from ..lifecycle.start import start_run
 
+    plan = cli_approvals.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = _ready(args, create=True)
-    result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window)
-    links = cli_approvals.request_links(args, where, rt, result)
+    result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window, plan)
+    links = cli_approvals.issued_links(args, where, result, plan)
     cp = result.checkpoint
     values: dict[str, Any] = {
         "session_id": cp.session_id,
@@ -114,8 +115,6 @@ def _next_steps(args: argparse.Namespace, where: Path, checkpoint_id: str, appro
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from ..lifecycle.resume import resume_run
-
     if args.decision == "reject" and not args.reason.strip():
         raise ValidationError("a rejection needs a reason: pass --reason TEXT (the approval page asks for one too)")
     where, rt, binding = _ready(args, create=False)
@@ -129,14 +128,12 @@ def _resume(args: argparse.Namespace) -> int:
     )
     approver = args.approver or os.environ.get("USER") or "operator"
     try:
-        cli_approvals.authorize(where, args.checkpoint, approver, request.approved)
-        result = resume_run(
-            rt, request, binding, approver=approver, reason=args.reason, before_claim=lambda: check_provider(binding)
+        # The typed decision is a vote under the run's policy (lifecycle/resume_approval.resume_direct).
+        result = cli_approvals.resume(
+            rt, request, binding, approver, args.reason, before_claim=lambda: check_provider(binding)
         )
     except ResumeRefusedError as refusal:
         return _refused(args, where, refusal)
-    if not result.replayed:
-        cli_approvals.record_cli_receipt(where, rt.store, result.checkpoint, result.decision)
     return _resumed(args, result)
 
 

@@ -1,13 +1,16 @@
-"""Approval records: one approval per notification round, holding the task token and link-secret hashes.
+"""Approval records: one approval per plan, holding its policy, the task token, link-secret hashes and votes.
 
-    pending --vote (valid POST, before expiry)--> pending   (an approve short of the quorum)
-    pending --reject, or the approve that reaches the quorum--> decided
-    pending --window closed / workflow timed out / superseded by a new proposal--> expired
-    decided --task token found closed on SendTaskSuccess--> expired
+    pending --vote (an approve short of the quorum)--> pending
+    pending --the approve reaching the quorum-------> decided     --woken--> (the workflow resumes it)
+    pending --a reject-------------------------------> rejected    --woken--> (the agent is told, nothing changes)
+    pending --window closed / workflow timed out----> expired
+    decided | rejected, never woken --workflow timed out--> expired
+    pending --propose again--------------------------> superseded (its successor opens under the same links)
 
-Only a SHA-256 of each link secret is stored; the raw secret exists in the e-mail and the link only.
-Who may decide is part of the record (the policy at the time of the request): the approver list, the
-requester and whether separation of duties forbids them to approve, and how many approvals it takes.
+Only a SHA-256 of each link secret is stored; the raw secret exists in the e-mail and the link only. Who
+may decide is the stored :class:`~.policy.ApprovalPolicy`; ``required`` is what it asks of this plan.
+Every transition is computed here (pure) and written by the stores with a condition on the record read,
+so racing writers serialize and the loser re-reads.
 """
 
 from __future__ import annotations
@@ -15,18 +18,22 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from .errors import ApprovalExpiredError, DecisionAlreadyClaimedError
+from .policy import ApprovalPolicy, identity
 from .receipts import Receipt
-from .records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, require_id
+from .records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}$")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.
 LINK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
-APPROVAL_SCHEMA_VERSION: Literal[1] = 1
-ApprovalStatus = Literal["pending", "decided", "expired"]
+APPROVAL_SCHEMA_VERSION: Literal[2] = 2
+ApprovalStatus = Literal["pending", "decided", "rejected", "expired", "superseded"]
+CLOSED_STATUSES: frozenset[str] = frozenset({"decided", "rejected"})
 ApprovalId = Annotated[str, AfterValidator(lambda value: require_id(value, APPROVAL_ID_PATTERN, "approval id"))]
 
 
@@ -53,17 +60,36 @@ class Vote(_Frozen):
     receipt: Receipt | None = None
 
 
-def required_approvals(procurement_quantity: int, *, quorum: int, above_quantity: int | None) -> int:
-    """How many approvals a plan needs: ``quorum`` when it procures more than ``above_quantity``, else 1."""
-    if above_quantity is None or procurement_quantity <= above_quantity:
-        return 1
-    return max(1, quorum)
+def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Read a version 1 record: the policy was spread over fields and "decided" meant approved or rejected."""
+    links = data.pop("approvers", ())
+    quorum = int(data.pop("quorum", 1))
+    names = [link["approver"] if isinstance(link, dict) else link.approver for link in links]
+    data["links"] = links
+    data["policy"] = {
+        "approvers": names,
+        "requester": data.pop("requester", ""),
+        "separation_of_duties": data.pop("separation_of_duties", False),
+        "quorum": quorum,
+        # Version 1 kept only the number this plan needed: treat any procurement as above the threshold.
+        "quorum_above": 0 if quorum > 1 else None,
+        "restricted": data.pop("restricted", True),
+    }
+    data["required"] = quorum
+    decision = data.get("decision")
+    if data.get("status") == "decided" and isinstance(decision, dict) and not decision.get("approved"):
+        data["status"] = "rejected"
+    if data.get("status") == "expired" and data.get("superseded_by"):
+        data["status"] = "superseded"
+    data["notified"] = names
+    data["schema_version"] = APPROVAL_SCHEMA_VERSION
+    return data
 
 
 class ApprovalRecord(_Frozen):
-    """An approval request: what it is about, who may decide, and (once decided) what they decided."""
+    """An approval request: what it is about, who may decide (the policy), and the votes and outcome."""
 
-    schema_version: Literal[1] = APPROVAL_SCHEMA_VERSION
+    schema_version: Literal[2] = APPROVAL_SCHEMA_VERSION
     approval_id: ApprovalId
     checkpoint_id: CheckpointId
     proposal_hash: ProposalHash
@@ -72,18 +98,38 @@ class ApprovalRecord(_Frozen):
     expires_at: Timestamp
     # Never printed: repr=False keeps the token out of reprs, tracebacks and log lines.
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
-    approvers: tuple[ApproverLink, ...] = Field(min_length=1, max_length=20)
+    policy: ApprovalPolicy
+    links: tuple[ApproverLink, ...] = Field(min_length=1, max_length=20)
+    required: int = Field(default=1, ge=1, le=20)
+    votes: tuple[Vote, ...] = ()
     decided_by: str = ""
     decision: Decision | None = None
     closed_at: str = ""
-    requester: str = Field(default="", max_length=300)
-    separation_of_duties: bool = False
-    quorum: int = Field(default=1, ge=1, le=20)
-    votes: tuple[Vote, ...] = ()
-    # False only for a local run started without --approvers: the operator's own CLI may then decide.
-    restricted: bool = True
-    # Set when "propose again" replaced this approval: the same links open the new one.
+    # Set once the workflow was told about the decision (SendTaskSuccess answered); until then a voter's
+    # next POST, or the reconciler, wakes it again.
+    woken_at: str = ""
+    # Counted before each SendTaskSuccess: a "token closed" answer when another try exists means that try (its
+    # answer lost, or racing ours) woke the workflow, not that the workflow went away.
+    wake_tries: int = Field(default=0, ge=0)
+    # Approvers whose link was delivered; a retried request sends only to the others.
+    notified: tuple[str, ...] = ()
+    supersedes: str = ""
     superseded_by: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("schema_version", 1) == 1 and "policy" not in data:
+            return _upgrade_v1(dict(data))
+        return data
+
+    @model_validator(mode="after")
+    def _links_match_policy(self) -> ApprovalRecord:
+        if tuple(identity(link.approver) for link in self.links) != self.policy.approvers:
+            raise ValueError("the links must name exactly the policy's approvers, in its order")
+        return self
+
+    # -- reading ---------------------------------------------------------------------------------------
 
     def approver_for(self, secret: str) -> str | None:
         """The approver whose link carries ``secret``, compared in constant time; None when none does."""
@@ -91,45 +137,111 @@ class ApprovalRecord(_Frozen):
             return None
         presented = hash_link_secret(secret)
         found = None
-        for link in self.approvers:
+        for link in self.links:
             if hmac.compare_digest(link.secret_hash, presented):
                 found = link.approver
         return found
 
     def approver_names(self) -> tuple[str, ...]:
         """Everyone asked, in the order they were asked."""
-        return tuple(link.approver for link in self.approvers)
+        return self.policy.approvers
+
+    @property
+    def requester(self) -> str:
+        """Who requested the plan (normalized)."""
+        return self.policy.requester
 
     def has_voted(self, approver: str) -> bool:
-        """True when ``approver`` already decided on this approval."""
-        return any(vote.decision.approver == approver for vote in self.votes)
+        """True when ``approver`` already voted on this approval."""
+        person = identity(approver)
+        return any(identity(vote.decision.approver) == person for vote in self.votes)
 
     def approving_votes(self) -> int:
-        """How many distinct approvers approved."""
-        return len({vote.decision.approver for vote in self.votes if vote.decision.approved})
+        """How many distinct approvers approved exactly this plan."""
+        return len(
+            {
+                identity(v.decision.approver)
+                for v in self.votes
+                if v.decision.approved and v.decision.reviewed_hash == self.proposal_hash
+            }
+        )
 
-    def refusal_for(self, approver: str, approved: bool) -> str | None:
-        """Why ``approver`` may not make this decision, or None when they may."""
-        if approver not in self.approver_names():
-            return f"{approver} is not an approver of approval {self.approval_id}"
-        if approved and self.separation_of_duties and self.requester and approver == self.requester:
-            return f"{approver} started this run and may not approve their own plan (separation of duties)"
-        return None
+    def is_open(self, now: datetime) -> bool:
+        """Pending and inside its window."""
+        return self.status == "pending" and now < parse_utc(self.expires_at)
 
-    def with_vote(self, vote: Vote, closed_at: str) -> ApprovalRecord:
-        """The record after ``vote``: decided on a reject or on reaching the quorum, else still pending."""
+    def state(self, now: datetime) -> str:
+        """The status as a person should read it now: a pending approval past its window is expired."""
+        return "expired" if self.status == "pending" and now >= parse_utc(self.expires_at) else self.status
+
+    def needs_wake(self) -> bool:
+        """Decided or rejected, and the workflow not yet told."""
+        return self.status in CLOSED_STATUSES and not self.woken_at
+
+    # -- transitions (pure; the stores write them conditioned on the record read) -----------------------
+
+    def _require_open(self, now: datetime) -> None:
+        if self.status in CLOSED_STATUSES or self.status == "superseded":
+            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is already {self.status}")
+        if self.status == "expired" or now >= parse_utc(self.expires_at):
+            raise ApprovalExpiredError(f"approval {self.approval_id} expired at {self.expires_at}")
+
+    def with_vote(self, vote: Vote, now: datetime) -> ApprovalRecord:
+        """The record after ``vote``: rejected on a reject, decided on reaching the quorum, else pending."""
+        self._require_open(now)
+        if self.has_voted(vote.decision.approver):
+            raise DecisionAlreadyClaimedError(f"{vote.decision.approver} already voted on approval {self.approval_id}")
         votes = (*self.votes, vote)
         probe = self.model_copy(update={"votes": votes})
-        done = not vote.decision.approved or probe.approving_votes() >= self.quorum
-        if not done:
+        if vote.decision.approved and probe.approving_votes() < self.required:
             return probe
+        status: ApprovalStatus = "decided" if vote.decision.approved else "rejected"
         return probe.model_copy(
             update={
-                "status": "decided",
+                "status": status,
                 "decided_by": ", ".join(
                     v.decision.approver for v in votes if v.decision.approved == vote.decision.approved
                 ),
                 "decision": vote.decision,
-                "closed_at": closed_at,
+                "closed_at": utc_iso(now),
             }
         )
+
+    def expired(self, now: datetime, *, include_closed: bool = False) -> ApprovalRecord:
+        """The record closed by the window (pending) or, with ``include_closed``, by the workflow ending expired
+        (also a decided or rejected approval whose workflow was never woken: nothing will act on it)."""
+        if self.status == "expired":
+            return self
+        if self.status != "pending" and not (include_closed and self.needs_wake()):
+            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}, not pending")
+        return self.model_copy(update={"status": "expired", "closed_at": utc_iso(now)})
+
+    def superseded(self, successor: str, now: datetime) -> ApprovalRecord:
+        """The record closed by "propose again": only a pending approval in its window may be replaced."""
+        self._require_open(now)
+        return self.model_copy(update={"status": "superseded", "superseded_by": successor, "closed_at": utc_iso(now)})
+
+    def woken(self, now: datetime, *, confirmed: bool = True) -> ApprovalRecord:
+        """The record once the workflow was told (``confirmed``), or as a wake-up is about to be tried."""
+        if self.status not in CLOSED_STATUSES:
+            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}: nothing to wake")
+        if self.woken_at:
+            return self
+        if confirmed:
+            return self.model_copy(update={"woken_at": utc_iso(now)})
+        return self.model_copy(update={"wake_tries": self.wake_tries + 1})
+
+    def delivered(self, task_token: str, approver: str = "", secret_hash: str = "") -> ApprovalRecord:
+        """The record bound to the workflow task ``task_token`` and, given ``approver``, with their link (whose
+        secret hashes to ``secret_hash``) recorded as sent."""
+        if self.status != "pending":
+            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}: no link to send")
+        update: dict[str, Any] = {"task_token": task_token}
+        person = identity(approver)
+        if person:
+            update["links"] = tuple(
+                ApproverLink(approver=link.approver, secret_hash=secret_hash) if link.approver == person else link
+                for link in self.links
+            )
+            update["notified"] = self.notified if person in self.notified else (*self.notified, person)
+        return self.model_copy(update=update)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .approvals import ApprovalRecord, ApprovalStatus, Vote
+from .approvals import ApprovalRecord, Vote
+from .audit_chain import Head
 from .outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
 from .shop import Order, ShopState
@@ -52,8 +53,16 @@ class ShopStore(Protocol):
         """The stored proposal bytes (not re-hashed here: callers verify)."""
         ...
 
-    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event."""
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) together with its audit event and, when given, its approval.
+
+        All in one transaction: a run's checkpoint never exists without the approval that governs it. When
+        ``approval.supersedes`` names an approval, that one moves from pending to superseded in the same
+        transaction, conditioned on the record read: if it is no longer open (decided, expired, already
+        superseded by a concurrent "propose again") nothing is written and the domain error is raised.
+        """
         ...
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
@@ -135,8 +144,9 @@ class ShopStore(Protocol):
         """The audit trail, oldest first."""
         ...
 
-    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
-        """Every stored audit event in stored order (None where one cannot be read) and the chain head."""
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], Head | None]:
+        """Every stored audit event in stored order (None where one cannot be read) and the chain head
+        (seq, hash and its MAC)."""
         ...
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
@@ -161,9 +171,12 @@ class SessionStore(Protocol):
 
 
 class ApprovalStore(Protocol):
-    """Approval requests: the stored task token, link-secret hashes, status and the recorded decision.
+    """Approval requests: the stored policy, task token, link-secret hashes, votes and status.
 
-    Status changes are conditional writes; a failed condition raises a typed domain error.
+    Every change is the domain's transition (``ApprovalRecord.with_vote``, ``expired``, ``woken``...)
+    applied to the record as read and written conditioned on it, so racing writers serialize: the loser
+    re-reads and either applies its change to the new record or gets the domain's refusal
+    (``DecisionAlreadyClaimedError``, ``ApprovalExpiredError``). ``NotFoundError`` when it does not exist.
     """
 
     def create_approval(self, record: ApprovalRecord) -> None:
@@ -178,23 +191,32 @@ class ApprovalStore(Protocol):
         """Every approval requested for ``checkpoint_id``."""
         ...
 
-    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to a pending, unexpired approval; a reject or the quorum moves it to ``decided``.
+    def list_approvals(self) -> list[ApprovalRecord]:
+        """Every approval of the shop (the reconciler, the audit check and the local index read them)."""
+        ...
 
-        Conditioned on the votes read, so racing voters serialize. Raises ``DecisionAlreadyClaimedError``
-        when it was decided or this approver already voted, ``ApprovalExpiredError`` when it expired or its
-        window closed, ``NotFoundError`` when it does not exist.
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` to a pending approval in its window; a reject or the quorum closes it.
+
+        Two voters at once both count: a write that lost the race re-reads and adds its vote to the winner's.
         """
         ...
 
-    def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
-    ) -> ApprovalRecord:
-        """Move the approval from ``from_status`` to ``expired`` (recording ``superseded_by`` when a new
-        proposal replaced it); an already expired one is returned as is.
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending -> expired (and, with ``include_closed``, a decided or rejected approval whose workflow was
+        never woken: it ended without it, so that decision never will be acted on). An expired one stays as is."""
+        ...
 
-        Raises ``DecisionAlreadyClaimedError`` when it is ``decided`` and ``from_status`` is ``pending``.
-        """
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record that waking the workflow is about to be tried, or (``confirmed``) that it was told about the
+        decision; idempotent once woken."""
+        ...
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+    ) -> ApprovalRecord:
+        """Bind a pending approval to the workflow task ``task_token`` and, given ``approver``, record that their
+        link, whose secret hashes to ``secret_hash``, went out."""
         ...
 
 

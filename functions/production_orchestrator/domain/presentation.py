@@ -7,11 +7,48 @@ The approval page (approval_web/pages.py) renders the same pieces as HTML, so th
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .drafts import runs
 from .planning import CapacityConflict, InventoryShortage, ProposalContent
-from .records import Checkpoint
+from .records import Checkpoint, parse_utc
 from .shop import ShopState, hours
+
+
+def shop_zone(state: ShopState | None) -> str:
+    """The time zone people at the shop read times in (the shop's own once it records one; UTC until then)."""
+    return str(getattr(state, "timezone", "") or "UTC")
+
+
+def shop_time(timestamp: str, zone: str = "UTC") -> str:
+    """``timestamp`` (ISO 8601) as the shop reads it: ``Wed 19 Aug 2026, 08:00 UTC`` in ``zone``.
+
+    The one conversion every page and message uses; an unknown zone falls back to UTC rather than failing.
+    """
+    try:
+        moment = parse_utc(timestamp)
+    except ValueError:
+        return timestamp
+    try:
+        local = moment.astimezone(ZoneInfo(zone))
+    except (ZoneInfoNotFoundError, ValueError):
+        local, zone = moment.astimezone(ZoneInfo("UTC")), "UTC"
+    label = local.tzname() or zone
+    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {label}"
+
+
+def time_left(expires_at: str, now: datetime) -> str:
+    """``'2 days 3 hours left'``-style wording, or ``'expired'``."""
+    seconds = int((parse_utc(expires_at) - now).total_seconds())
+    if seconds <= 0:
+        return "expired"
+    days, rest = divmod(seconds, 86400)
+    hours_left, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    parts = [(days, "day"), (hours_left, "hour"), (minutes, "minute")]
+    shown = [f"{value} {unit}{'s' if value != 1 else ''}" for value, unit in parts if value][:2]
+    return (" ".join(shown) or "less than a minute") + " left"
 
 
 def fingerprint(proposal_hash: str) -> str:

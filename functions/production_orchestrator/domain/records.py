@@ -213,6 +213,8 @@ class AuditEvent(_Frozen):
     # Stamped by the store inside the appending transaction (domain/audit_chain.py): position and link.
     seq: int = Field(default=0, ge=0)
     prev_hash: str = ""
+    # The link's MAC under the audit key (keyed chain); not part of the event's hash.
+    mac: str = Field(default="", max_length=200)
 
 
 def audit_event(

@@ -96,7 +96,8 @@ def verify_resume(
     """Check every fact a resume depends on, in a fixed order; the first failure is the answer.
 
     A claimed decision is reported before anything else changes the verdict, so a replay is always
-    ALREADY_DECIDED even after the apply moved the domain digest on.
+    ALREADY_DECIDED even after the apply moved the domain digest on. A rejection is not refused for a
+    stale shop: it changes nothing, and it is how a person cancels a plan the shop has moved past.
 
     ``recovering``: finishing a decision claimed in time by a resume that died (see ``claims``). The window
     is not re-checked, the session may show the agent already finished, and when this proposal already
@@ -122,7 +123,8 @@ def verify_resume(
             f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
             f"{checkpoint.proposal_hash[:12]}... of checkpoint {cid}",
         )
-    if current_digest != checkpoint.domain_digest and not (recovering and already_applied):
+    # Only an approve needs the shop as it was: a reject changes nothing, so a stale plan can be cancelled.
+    if request.approved and current_digest != checkpoint.domain_digest and not (recovering and already_applied):
         return Refusal(
             RefusalCode.STALE_DOMAIN_STATE,
             "the shop changed since this plan was proposed; propose again on the current state",

@@ -52,7 +52,7 @@ def root() -> DecisionEndpoint:
     return DecisionEndpoint(
         store=shared.store,
         approvals=shared.approvals,
-        callback=StepFunctionsCallback(shared.client("stepfunctions")),
+        callback=StepFunctionsCallback(shared.task_callback_client()),
         clock=shared.now,
         mac_key=mac_key,
         allowed_approvers=settings.approvers or None,
@@ -93,6 +93,23 @@ def _query(event: Mapping[str, Any]) -> dict[str, str]:
     return {"a": query.a, "s": query.s}
 
 
+def _body(event: Mapping[str, Any]) -> str:
+    """The form body as text; anything that is not small, valid base64 (when so marked) and UTF-8 is refused."""
+    from ..domain.errors import ValidationError
+
+    raw = event.get("body") or ""
+    if not isinstance(raw, str) or len(raw) > _MAX_BODY * 2:
+        raise ValidationError("the form is too large")
+    try:
+        data = base64.b64decode(raw, validate=True) if event.get("isBase64Encoded") else raw.encode("utf-8")
+        body = data.decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise ValidationError("the form is not readable text") from None
+    if len(data) > _MAX_BODY:
+        raise ValidationError("the form is too large")
+    return body
+
+
 def _form(event: Mapping[str, Any]) -> dict[str, str]:
     from ..domain.errors import ValidationError
     from .events import DecisionForm, parse_event
@@ -101,17 +118,11 @@ def _form(event: Mapping[str, Any]) -> dict[str, str]:
     content_type = next((str(v) for k, v in headers.items() if str(k).lower() == "content-type"), "")
     if content_type.split(";")[0].strip().lower() != _FORM_TYPE:
         raise ValidationError("expected a form post")
-    body = event.get("body") or ""
-    if not isinstance(body, str):
-        raise ValidationError("the form is not text")
-    if event.get("isBase64Encoded"):
-        try:
-            body = base64.b64decode(body, validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            raise ValidationError("the form is not valid base64 text") from None
-    if len(body) > _MAX_BODY:
-        raise ValidationError("the form is too large")
-    form = parse_event(DecisionForm, dict(parse_qsl(body, keep_blank_values=True)))
+    try:
+        pairs = parse_qsl(_body(event), keep_blank_values=True, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise ValidationError("the form is not readable text") from None
+    form = parse_event(DecisionForm, dict(pairs))
     return {k: v for k, v in form.model_dump().items() if isinstance(v, str)}
 
 
@@ -121,8 +132,11 @@ def _post(event: Mapping[str, Any]) -> dict[str, Any]:
     try:
         form = _form(event)
     except ValidationError:
+        # Undecodable, oversized, of another type or incomplete: 400 and the neutral page, nothing read.
+        from ..approval_web.pages import render_neutral
+
         logger.info("form not usable")
-        return _invalid(400, "the form is incomplete or malformed")
+        return _response(None, status=400, body=render_neutral())
     page = root().post(_query(event), form)
     logger.info("decision post handled", extra={"outcome": page.label})
     if page.label == "recorded":

@@ -53,15 +53,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         checkpoint_id=request.checkpoint_id,
         proposal_hash=request.proposal_hash,
         task_token=request.task_token,
-        approvers=settings.approvers,
+        policy=settings.policy(request.requested_by),
         link_base_url=str(settings.link_base_url),
         now=r.core.now(),
-        requester=request.requested_by,
-        separation_of_duties=settings.separation_of_duties,
-        quorum=settings.quorum,
-        quorum_above_quantity=settings.quorum_above_quantity,
     )
     logger.append_keys(approval_id=result.approval_id)
+    # A retry of this task finds the approval the first attempt created and sends only what did not go out.
     logger.info("approval links sent", extra={"approvers": result.notified, "expires_at": result.expires_at})
     return RequestApprovalOutput(
         approval_id=result.approval_id,

@@ -12,7 +12,7 @@ from ..domain.errors import ResumeRefusedError
 from ..lifecycle.resume_approval import resume_decided
 from .events import ResumeEvent, ResumeOutput, parse_event
 from .observability import count, count_refusal, logger, metrics
-from .root import agent_root, receipt_key
+from .root import agent_root
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -30,13 +30,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     try:
         result = resume_decided(
             root.runtime,
-            root.core.approvals,
             root.binding,
             checkpoint_id=request.checkpoint_id,
             approval_id=request.approval_id,
             interrupt_id=request.interrupt_id,
             session_id=request.session_id,
-            mac_key=receipt_key(root.core),
+            allowed=root.core.settings.approvers or None,
         )
     except ResumeRefusedError as refusal:
         logger.warning("resume refused", extra={"code": refusal.code.value, "reason": refusal.human_message})

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import boto3  # type: ignore[import-untyped]
 
-from ..adapters.aws.boto_config import BOTO_CONFIG
+from ..adapters.aws.boto_config import BOTO_CONFIG, SEND_TASK_CONFIG
 
 if TYPE_CHECKING:
     from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
@@ -48,6 +48,10 @@ class Core:
         """A boto3 client on the shared session (honours ``AWS_ENDPOINT_URL``)."""
         return self.boto_session.client(service, config=BOTO_CONFIG)  # type: ignore[call-overload]
 
+    def task_callback_client(self) -> Any:
+        """The Step Functions client for ``SendTaskSuccess``: no SDK retry (boto_config.SEND_TASK_CONFIG)."""
+        return self.boto_session.client("stepfunctions", config=SEND_TASK_CONFIG)  # type: ignore[call-overload]
+
     def now(self) -> datetime:
         """The current time, through the module clock (tests replace ``utc_now``)."""
         return utc_now()
@@ -64,16 +68,24 @@ def core() -> Core:
     from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
     from ..adapters.aws.dynamodb_store import DynamoShopStore
     from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
+    from ..adapters.aws.kms_mac import KmsMacKey
     from .settings import load_settings
 
     settings = load_settings(os.environ).require("table_name")
     boto_session = boto3.Session()
     dynamodb = boto_session.client("dynamodb", config=BOTO_CONFIG)
     table = str(settings.table_name)
+    # The audit chain's links are MACed in KMS with their own key, so every function that appends an event may
+    # MAC one without being able to forge a decision receipt (only the decision function signs those).
+    audit_key = (
+        KmsMacKey(boto_session.client("kms", config=BOTO_CONFIG), settings.audit_key_id)
+        if settings.audit_key_id
+        else None
+    )
     return Core(
         settings=settings,
         boto_session=boto_session,
-        store=DynamoShopStore(dynamodb, table),
+        store=DynamoShopStore(dynamodb, table, audit_key=audit_key),
         approvals=DynamoApprovalStore(dynamodb, table),
         submissions=DynamoSubmissionStore(dynamodb, table),
     )
@@ -118,6 +130,12 @@ def agent_root() -> AgentRoot:
     )
     sessions = S3SessionStore(str(settings.session_bucket), settings.session_prefix, shared.boto_session)
     runtime = Runtime(
-        store=shared.store, sessions=sessions, clock=shared.now, pid=os.getpid(), lease=settings.decision_lease
+        store=shared.store,
+        sessions=sessions,
+        clock=shared.now,
+        pid=os.getpid(),
+        lease=settings.decision_lease,
+        approvals=shared.approvals,
+        receipt_key=receipt_key(shared),
     )
     return AgentRoot(core=shared, runtime=runtime, binding=binding)

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..adapters.aws.s3_requests import read_request
 from ..contracts import METRIC_PROPOSAL_CREATED
-from ..lifecycle.start import PlanRequest, on_current_shop, start_run
+from ..lifecycle.plan_request import PlanRequest, on_current_shop
+from ..lifecycle.start import start_run
 from ..lifecycle.submit import requester_of
 from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics
@@ -34,7 +35,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
-    settings = root.core.settings
+    settings = root.core.settings.require("approvers")
     # Before anything runs or is written: who asked, from the submission record of this very execution.
     requested_by, submission = requester_of(
         root.core.submissions,
@@ -43,6 +44,9 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         separation_of_duties=settings.separation_of_duties,
     )
     logger.append_keys(execution_name=request.execution_name, requested_by=requested_by)
+    # Checked before the agent runs: a run nobody may approve (separation of duties without a requester, a
+    # quorum larger than the approver list) costs no model call and leaves nothing behind.
+    settings.policy(requested_by)
     # A submitted run plans the record's text, never what the execution input says.
     planned = plan_request(request, root, submission.request if submission else None)
     result = start_run(root.runtime, planned, root.binding, settings.approval_window)

@@ -18,6 +18,7 @@ from .. import contracts
 from ..domain.claims import DEFAULT_LEASE
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
+from ..domain.policy import ApprovalPolicy, build_policy
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
@@ -26,6 +27,7 @@ ENV_VARS = {
     "quorum": contracts.ENV_QUORUM,
     "quorum_above_quantity": contracts.ENV_QUORUM_ABOVE_QUANTITY,
     "receipt_key_id": contracts.ENV_RECEIPT_KEY_ID,
+    "audit_key_id": contracts.ENV_AUDIT_KEY_ID,
     "session_bucket": contracts.ENV_SESSION_BUCKET,
     "session_prefix": contracts.ENV_SESSION_PREFIX,
     "topic_arn": contracts.ENV_TOPIC_ARN,
@@ -61,6 +63,7 @@ class Settings(BaseModel):
     quorum: int = Field(default=2, ge=1, le=20)
     quorum_above_quantity: int | None = Field(default=None, ge=0)
     receipt_key_id: str | None = Field(default=None, max_length=2048)
+    audit_key_id: str | None = Field(default=None, max_length=2048)
     session_bucket: str | None = None
     session_prefix: str = "sessions/"
     topic_arn: str | None = None
@@ -142,6 +145,17 @@ class Settings(BaseModel):
             if not contracts.is_approver_email(email):
                 raise ValueError(f"{email!r} is not an e-mail address")
         return value
+
+    def policy(self, requested_by: str) -> ApprovalPolicy:
+        """The approval policy of a run started by ``requested_by``; ``ValidationError`` when it can never be
+        satisfied (separation of duties with nobody named as the requester, a quorum above the list)."""
+        return build_policy(
+            approvers=self.approvers,
+            requester=requested_by,
+            separation_of_duties=self.separation_of_duties,
+            quorum=self.quorum,
+            quorum_above=self.quorum_above_quantity,
+        )
 
     def require(self, *fields: str) -> Settings:
         """``self`` if every field in ``fields`` is set; else name the missing environment variables."""

@@ -1,115 +1,132 @@
-"""Authorize: the decision an approval holds, checked against its policy and receipts, as the resume gate
-takes it; and the policy check for a decision typed at the CLI.
+"""Authorize: every path that can decide asks :func:`domain.policy.authorize` through here, with the approval
+record read from the store, the shop's freshness and the clock. Reads only; strands-free.
+
+    page POST ----------> authorize(approval, Ask("link", ...))     -> CastVote | ResumeRecorded | refusal
+    CLI resume ---------> authorize(approval, Ask("cli", ...))      -> CastVote | ResumeRecorded | refusal
+    resume-approval, resume Lambda -> authorize(approval, Ask("workflow", ...)) -> ResumeRecorded | refusal
+                                       + every vote's receipt verifies (RECEIPT_INVALID)
+
+A refusal is raised as ``ResumeRefusedError`` with nothing written.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime
 
-from ..domain.approvals import ApprovalRecord
+from ..domain.approvals import ApprovalRecord, Vote
 from ..domain.errors import RefusalCode, ResumeRefusedError
+from ..domain.policy import Ask, CastVote, ResumeRecorded, authorize, identity
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
-from ..domain.receipts import Receipt, check_receipt
-from ..domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, Checkpoint, audit_event, require_id
-from ..domain.verification import ResumeRequest
-from .evidence import review
+from ..domain.receipts import check_receipt, make_receipt
+from ..domain.records import Checkpoint, Decision, audit_event, utc_iso
+from ..domain.verification import Refusal
+from .evidence import current_state, load_checkpoint
 
 
-@dataclass(frozen=True)
-class RecordedDecision:
-    """The human decision an approval holds, as the resume gate takes it."""
-
-    request: ResumeRequest
-    approver: str
-    reason: str
+def identities(names: Iterable[str] | None) -> frozenset[str] | None:
+    """A configured approver list in the one comparable form (None: no list configured)."""
+    return None if names is None else frozenset(identity(name) for name in names)
 
 
-def decision_for_resume(
-    approvals: ApprovalStore,
-    checkpoint_id: str,
-    approval_id: str,
-    *,
-    interrupt_id: str | None = None,
-    session_id: str | None = None,
-    store: ShopStore | None = None,
-    mac_key: MacKey | None = None,
-) -> RecordedDecision:
-    """The decision recorded on ``approval_id``; refuse unless it is a decided approval of ``checkpoint_id``
-    whose votes are authorized and, with ``mac_key`` (and ``store`` to read the checkpoint), whose every
-    receipt verifies and describes its vote (``RECEIPT_INVALID``)."""
-    approval = approvals.get_approval(approval_id)
-    if approval is None or approval.checkpoint_id != checkpoint_id:
-        raise ResumeRefusedError(
-            RefusalCode.CHECKPOINT_INVALID, f"approval {approval_id} is not an approval of checkpoint {checkpoint_id}"
-        )
-    if approval.status == "expired":
-        raise ResumeRefusedError(RefusalCode.EXPIRED, f"approval {approval_id} expired at {approval.expires_at}")
-    if approval.status != "decided" or approval.decision is None:
-        raise ResumeRefusedError(RefusalCode.CHECKPOINT_INVALID, f"approval {approval_id} holds no decision")
-    decision = approval.decision
-    votes = approval.votes or ()
-    for vote in votes:
-        refusal = approval.refusal_for(vote.decision.approver, vote.decision.approved)
-        if refusal is not None:
-            raise ResumeRefusedError(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
-    if decision.approved and approval.approving_votes() < approval.quorum:
-        raise ResumeRefusedError(
-            RefusalCode.UNAUTHORIZED_APPROVER,
-            f"approval {approval_id} needs {approval.quorum} approvals and holds {approval.approving_votes()}",
-        )
-    if mac_key is not None and store is not None:
-        _check_receipts(approval, review(store, checkpoint_id)[0], mac_key)
-    return RecordedDecision(
-        request=ResumeRequest(
-            checkpoint_id=checkpoint_id,
-            approved=decision.approved,
-            reviewed_hash=decision.reviewed_hash,
-            interrupt_id=interrupt_id,
-            session_id=session_id,
-        ),
-        approver=decision.approver,
-        reason=decision.reason,
-    )
+def governing_approval(approvals: ApprovalStore, checkpoint_id: str) -> ApprovalRecord | None:
+    """The approval that governs ``checkpoint_id``: the one requested for it (the latest, should there be more)."""
+    found = approvals.approvals_for(checkpoint_id)
+    return found[-1] if found else None
 
 
-def _check_receipts(approval: ApprovalRecord, checkpoint: Checkpoint, mac_key: MacKey) -> None:
-    """Every vote's receipt verifies and describes its vote; the last vote is the decision."""
-    votes = approval.votes or ()
-    if not votes or votes[-1].decision != approval.decision:
-        raise ResumeRefusedError(
-            RefusalCode.RECEIPT_INVALID, f"approval {approval.approval_id} holds no receipted vote"
-        )
-    for vote in votes:
+def is_stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
+    """True when the shop moved on since the plan was proposed."""
+    return current_state(store).digest() != checkpoint.domain_digest
+
+
+def authorized(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> CastVote | ResumeRecorded:
+    """The policy's go, or its refusal raised."""
+    verdict = authorize(approval, ask, now)
+    if isinstance(verdict, Refusal):
+        raise verdict.error()
+    return verdict
+
+
+def check_receipts(approval: ApprovalRecord, checkpoint: Checkpoint, mac_key: MacKey | None) -> None:
+    """Every vote's receipt verifies under ``mac_key`` and describes its vote (``RECEIPT_INVALID``)."""
+    if mac_key is None:
+        return
+    for vote in approval.votes:
         problem = check_receipt(vote.receipt, mac_key, checkpoint=checkpoint, decision=vote.decision)
         if problem is not None:
             raise ResumeRefusedError(RefusalCode.RECEIPT_INVALID, problem)
 
 
-def authorize_direct(approvals: ApprovalStore, checkpoint_id: str, approver: str, approved: bool) -> None:
-    """A decision typed at the CLI (``resume --approver``) meets the policy of the checkpoint's approval.
+def recorded_decision(
+    store: ShopStore,
+    approvals: ApprovalStore,
+    checkpoint_id: str,
+    approval_id: str,
+    *,
+    now: datetime,
+    mac_key: MacKey | None = None,
+    allowed: Iterable[str] | None = None,
+) -> Decision:
+    """The decision ``approval_id`` holds for ``checkpoint_id``, if the policy lets it proceed and every
+    receipt verifies; else ``ResumeRefusedError``. The resume-approval and resume Lambda path."""
+    approval = approvals.get_approval(approval_id)
+    if approval is None or approval.checkpoint_id != checkpoint_id:
+        raise ResumeRefusedError(
+            RefusalCode.CHECKPOINT_INVALID, f"approval {approval_id} is not an approval of checkpoint {checkpoint_id}"
+        )
+    checkpoint = load_checkpoint(store, checkpoint_id)
+    decision = approval.decision
+    ask = Ask(
+        "workflow",
+        approved=bool(decision and decision.approved),
+        reviewed_hash=decision.reviewed_hash if decision else "",
+        allowed=identities(allowed),
+    )
+    check_receipts(approval, checkpoint, mac_key)  # a vote altered in storage is named as such, first
+    go = authorized(approval, ask, now)
+    assert isinstance(go, ResumeRecorded)  # a workflow ask never casts a vote
+    return go.decision
 
-    Without an approval record with a closed approver list, the local operator decides unrestricted.
-    Raises ``ResumeRefusedError(UNAUTHORIZED_APPROVER)``.
-    """
-    require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
-    for approval in approvals.approvals_for(checkpoint_id):
-        if not approval.restricted:
-            continue
-        refusal = approval.refusal_for(approver, approved)
-        if refusal is None and approved and approval.quorum > 1:
-            refusal = f"this plan needs {approval.quorum} approvals: each approver decides from their own link"
-        if refusal is not None:
-            raise ResumeRefusedError(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
+
+def cast_vote(
+    store: ShopStore,
+    approvals: ApprovalStore,
+    approval: ApprovalRecord,
+    checkpoint: Checkpoint,
+    decision: Decision,
+    *,
+    now: datetime,
+    mac_key: MacKey | None,
+    via: str,
+) -> ApprovalRecord:
+    """Record an authorized vote with its receipt (the store re-checks the record it writes on) and audit it."""
+    receipt = None if mac_key is None else make_receipt(checkpoint, decision, mac_key, approval_id=approval.approval_id)
+    recorded = approvals.record_approval_vote(approval.approval_id, Vote(decision=decision, receipt=receipt), now=now)
+    store.append_audit(
+        audit_event(
+            "approval_vote",
+            now,
+            session_id=checkpoint.session_id,
+            checkpoint_id=checkpoint.checkpoint_id,
+            proposal_hash=recorded.proposal_hash,
+            approval_id=approval.approval_id,
+            approver=decision.approver,
+            approved=decision.approved,
+            via=via,
+            receipt=None if receipt is None else receipt.model_dump(mode="json"),
+            status=recorded.status,
+        )
+    )
+    return recorded
 
 
-def receipt_event(checkpoint: Checkpoint, receipt: Receipt, *, at: datetime) -> AuditEvent:
-    """The audit event that keeps a receipt (for decisions typed at the CLI)."""
-    return audit_event(
-        "decision_receipt",
-        at,
-        session_id=checkpoint.session_id,
-        checkpoint_id=checkpoint.checkpoint_id,
-        proposal_hash=checkpoint.proposal_hash,
-        receipt=receipt.model_dump(mode="json"),
+def new_decision(approved: bool, reviewed_hash: str, approver: str, reason: str, now: datetime) -> Decision:
+    """The decision object a vote carries (and, once it decides, the interrupt response)."""
+    return Decision(
+        approved=approved,
+        reviewed_hash=reviewed_hash,
+        approver=identity(approver),
+        reason=reason,
+        decided_at=utc_iso(now),
     )

@@ -14,6 +14,7 @@ from ..domain.records import AuditEvent
 # The events a decision's story is told by, and what each is called in the history.
 DECISION_EVENTS = {
     "approval_requested": "requested",
+    "approval_created": "requested",
     "approval_vote": "vote",
     "decision_recorded": "decision",
     "decision_claim_taken_over": "takeover",
@@ -56,12 +57,13 @@ def _vote_reason(approvals: ApprovalStore, approval_id: str, approver: str, cach
 
 def _note(kind: str, detail: dict[str, Any]) -> str:
     if kind == "approval_requested":
-        return f"open until {detail.get('expires_at', '?')}"
+        replaces = f"; replaces approval {detail['supersedes']}" if detail.get("supersedes") else ""
+        return f"open until {detail.get('expires_at', '?')}{replaces}"
     if kind == "approval_vote":
         return f"approval {detail.get('status', '?')}"
     if kind == "decision_claim_taken_over":
         return f"attempt {detail.get('attempt', '?')} after pid {detail.get('previous_pid', '?')}"
-    if kind == "approval_superseded":
+    if kind == "approval_superseded":  # trails written before "propose again" noted it on the new request
         return f"replaced by {detail.get('new_checkpoint_id', '?')}"
     return ""
 

@@ -1,51 +1,47 @@
-"""Propose again: a stale plan is replaced by a new run's plan under the same approval policy and links."""
+"""Propose again: a stale plan is replaced by a new run's plan under the same policy and links.
+
+    pending approval, shop moved on -> the agent plans again on the current shop (a fresh run) -> its
+    checkpoint and its approval are written, and the old approval closed (pending -> superseded), in one
+    transaction conditioned on the old approval still being open
+
+Two "propose again" clicks at once both run the agent, but only one transaction can close the old approval:
+the other writes nothing (no checkpoint, no approval: no orphan that the old links could open) and is told
+the plan was already replaced. What the new plan needs is recomputed under the stored policy: a plan that
+now buys more than the quorum threshold needs the quorum.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import secrets
-from datetime import datetime
+from datetime import timedelta
 
-from ..domain.approvals import ApprovalRecord
-from ..domain.errors import DecisionAlreadyClaimedError
-from ..domain.ports import ApprovalStore, ShopStore
-from ..domain.records import Checkpoint, audit_event, utc_iso
+from ..domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
+from ..domain.records import ProviderBinding, parse_utc
+from .evidence import review
+from .plan_request import PlanRequest
+from .request_approval import LinkPlan
+from .review import current_approval, what_changed
+from .runtime import Runtime
+from .start import StartResult, start_run
 
 
-def supersede(
-    store: ShopStore, approvals: ApprovalStore, old: ApprovalRecord, new_checkpoint: Checkpoint, now: datetime
-) -> ApprovalRecord:
-    """A new approval for ``new_checkpoint`` with ``old``'s policy and links; ``old`` is closed and points at it.
-
-    The approvers keep their links: each opens the new plan. Nothing of the old decision carries over.
-    """
-    record = old.model_copy(
-        update={
-            "approval_id": f"appr-{secrets.token_hex(16)}",
-            "checkpoint_id": new_checkpoint.checkpoint_id,
-            "proposal_hash": new_checkpoint.proposal_hash,
-            "status": "pending",
-            "created_at": utc_iso(now),
-            "expires_at": new_checkpoint.expires_at,
-            "decided_by": "",
-            "decision": None,
-            "closed_at": "",
-            "votes": (),
-            "superseded_by": "",
-        }
-    )
-    approvals.create_approval(ApprovalRecord.model_validate(record.model_dump()))
-    with contextlib.suppress(DecisionAlreadyClaimedError):  # changed meanwhile: the new approval stands alone
-        approvals.expire_approval(old.approval_id, now=now, from_status=old.status, superseded_by=record.approval_id)
-    store.append_audit(
-        audit_event(
-            "approval_superseded",
-            now,
-            checkpoint_id=old.checkpoint_id,
-            proposal_hash=old.proposal_hash,
-            approval_id=old.approval_id,
-            new_approval_id=record.approval_id,
-            new_checkpoint_id=new_checkpoint.checkpoint_id,
+def propose_again(rt: Runtime, binding: ProviderBinding, approval_id: str) -> StartResult:
+    """Plan again on the current shop for the open, stale approval ``approval_id`` (or the one replacing it)."""
+    if rt.approvals is None:
+        raise ValidationError("no approval store is configured")
+    old = current_approval(rt.approvals, approval_id)
+    if old is None:
+        raise ValidationError(f"approval {approval_id} does not exist")
+    checkpoint, proposal = review(rt.store, old.checkpoint_id)
+    if not old.is_open(rt.clock()):
+        raise ValidationError(
+            f"approval {old.approval_id} is {old.status}, not open: only an open plan is proposed again"
         )
-    )
-    return record
+    if what_changed(rt.store, checkpoint) is None:
+        raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
+    window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
+    try:
+        return start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window, LinkPlan.successor(old))
+    except (DecisionAlreadyClaimedError, ApprovalExpiredError) as exc:
+        raise ValidationError(
+            f"approval {old.approval_id} was closed meanwhile ({exc}); nothing was written: open the link again"
+        ) from None

@@ -1,8 +1,11 @@
-"""Request approval: the checkpoint's proposal (re-hashed) becomes an approval record holding the task token
-and the policy, then each approver gets their own link.
+"""Request approval: the run's approval record (policy, task token, link-secret hashes), then one link per
+approver.
 
-    checkpoint + proposal -> approval record (task token, secret hashes, approvers, requester, separation of
-    duties, quorum) -> one message per approver with the link ?a=<approval id>&s=<secret>
+    locally: policy checked before the agent runs -> the approval is written in the checkpoint's transaction
+             -> ``start`` prints each approver's link (stdout is the local e-mail)
+    in AWS:  policy checked before the agent runs -> checkpoint -> WaitForHumanDecision: request_approval
+             creates the approval with the task token (once per task: a retry finds it and sends nothing
+             new) -> one e-mail per approver with the link ?a=<approval id>&s=<secret>
 
 A link secret is 32 random bytes; only its SHA-256 is stored, and the raw task token never leaves the
 approval record except in the ``SendTaskSuccess`` call.
@@ -11,22 +14,105 @@ approval record except in the ``SendTaskSuccess`` call.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlencode
 
-from ..domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret, required_approvals
+from ..domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from ..domain.errors import IntegrityError, ValidationError
+from ..domain.planning import ProposalContent
+from ..domain.policy import ApprovalPolicy, checked_policy
 from ..domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
 from ..domain.presentation import fingerprint, render_review
-from ..domain.records import utc_iso
+from ..domain.records import Checkpoint, audit_event, utc_iso
 from .evidence import review
+
+DEFAULT_APPROVER = "shop-owner"
+LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
 
 
 def approval_link(base_url: str, approval_id: str, secret: str) -> str:
     """The link an approver opens: approval id and link secret, never the task token."""
     return f"{base_url}?{urlencode({'a': approval_id, 's': secret})}"
+
+
+@dataclass(frozen=True)
+class LinkPlan:
+    """The approval a run will get: its policy, the task token, and either a fresh secret per approver or the
+    links of the approval it replaces ("propose again": the same links open the new plan)."""
+
+    policy: ApprovalPolicy
+    task_token: str
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+    supersedes: ApprovalRecord | None = None
+    # True when the links reach the approvers as the record is written (``start`` prints them).
+    delivered: bool = True
+    approval_id: str = field(default_factory=lambda: f"appr-{secrets.token_hex(16)}")
+
+    @classmethod
+    def fresh(cls, policy: ApprovalPolicy, task_token: str, *, delivered: bool = True) -> LinkPlan:
+        """New links for every approver of a policy that can be satisfied."""
+        checked = checked_policy(policy)
+        return cls(checked, task_token, {a: secrets.token_urlsafe(32) for a in checked.approvers}, delivered=delivered)
+
+    @classmethod
+    def successor(cls, old: ApprovalRecord) -> LinkPlan:
+        """The plan of the approval that replaces ``old``: the same policy, token and links."""
+        return cls(old.policy, old.task_token, supersedes=old)
+
+    def record(self, checkpoint: Checkpoint, proposal: ProposalContent, now: datetime) -> ApprovalRecord:
+        """The approval record for ``checkpoint``; what this plan needs is computed from its procurement."""
+        procured = sum(action.quantity for action in proposal.procurement_actions)
+        required = self.policy.required_for(procured)
+        if required > len(self.policy.eligible()) and self.policy.restricted:
+            raise ValidationError(f"the plan needs {required} approvals but only {len(self.policy.eligible())} may")
+        old = self.supersedes
+        links = (
+            old.links
+            if old is not None
+            else tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(s)) for a, s in self.secrets.items())
+        )
+        return ApprovalRecord(
+            approval_id=self.approval_id,
+            checkpoint_id=checkpoint.checkpoint_id,
+            proposal_hash=checkpoint.proposal_hash,
+            created_at=utc_iso(now),
+            expires_at=checkpoint.expires_at,
+            task_token=self.task_token,
+            policy=self.policy,
+            links=links,
+            required=required,
+            notified=old.notified if old is not None else (self.policy.approvers if self.delivered else ()),
+            supersedes="" if old is None else old.approval_id,
+        )
+
+
+def message_for(
+    checkpoint: Checkpoint, proposal: ProposalContent, approval_id: str, approver: str, link: str
+) -> ApprovalMessage:
+    """One approver's notification: the plan in words and their own link."""
+    body = "\n".join(
+        [
+            "A production plan is waiting for your decision.",
+            "",
+            render_review(checkpoint, proposal),
+            "",
+            "Open this link to review the plan and decide. Opening it changes nothing;",
+            "only the Approve or Reject button on the page records a decision:",
+            link,
+            "",
+            "The link is yours alone: do not forward it.",
+        ]
+    )
+    subject = f"Approve plan for order {proposal.target_order.id}? [{fingerprint(checkpoint.proposal_hash)}]"
+    return ApprovalMessage(approval_id=approval_id, approver=approver, subject=subject, body=body, link=link)
+
+
+def operator_plan(requester: str = "operator") -> LinkPlan:
+    """The local default: one link, for ``shop-owner``, and the local operator may decide at the CLI."""
+    return LinkPlan.fresh(
+        ApprovalPolicy(approvers=(DEFAULT_APPROVER,), requester=requester, restricted=False), LOCAL_TASK_TOKEN
+    )
 
 
 @dataclass(frozen=True)
@@ -48,76 +134,54 @@ def request_approval(
     checkpoint_id: str,
     proposal_hash: str,
     task_token: str,
-    approvers: Sequence[str],
+    policy: ApprovalPolicy,
     link_base_url: str,
     now: datetime,
-    requester: str = "",
-    separation_of_duties: bool = False,
-    quorum: int = 1,
-    quorum_above_quantity: int | None = None,
-    restricted: bool = True,
 ) -> ApprovalRequested:
-    """Store the task token behind a new approval and send each approver their own link.
+    """The approval of ``checkpoint_id`` for the task ``task_token``, and a link to every approver not yet sent one.
 
-    The policy (approvers, requester, separation of duties, how many approvals) is fixed in the record.
+    Once per task: a retry (a Lambda redelivery, a retried wait state) finds the approval the first attempt
+    created and sends only the links that did not go out (with a new secret: the lost one was never stored).
     """
     checkpoint, proposal = review(store, checkpoint_id)
     if proposal_hash != checkpoint.proposal_hash:
         raise IntegrityError(f"the workflow names another proposal than checkpoint {checkpoint_id}")
-    if not approvers:
-        raise ValidationError("no approvers are configured")
-    links = {approver: secrets.token_urlsafe(32) for approver in dict.fromkeys(approvers)}
-    procured = sum(action.quantity for action in proposal.procurement_actions)
-    needed = required_approvals(procured, quorum=quorum, above_quantity=quorum_above_quantity)
-    eligible = [a for a in links if not (separation_of_duties and a == requester)]
-    if needed > len(eligible):
-        raise ValidationError(
-            f"the plan needs {needed} approvals but only {len(eligible)} approver(s) may approve it"
-            + (" (the requester may not)" if separation_of_duties and requester in links else "")
-        )
-    record = ApprovalRecord(
-        approval_id=f"appr-{secrets.token_hex(16)}",
-        checkpoint_id=checkpoint.checkpoint_id,
-        proposal_hash=checkpoint.proposal_hash,
-        created_at=utc_iso(now),
-        expires_at=checkpoint.expires_at,
-        task_token=task_token,
-        approvers=tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(s)) for a, s in links.items()),
-        requester=requester,
-        separation_of_duties=separation_of_duties,
-        quorum=needed,
-        restricted=restricted,
-    )
-    # Stored before anything is sent: a link that reaches someone always points at a record.
-    approvals.create_approval(record)
-    order = proposal.target_order
-    for approver, secret in links.items():
-        body = "\n".join(
-            [
-                "A production plan is waiting for your decision.",
-                "",
-                render_review(checkpoint, proposal),
-                "",
-                "Open this link to review the plan and decide. Opening it changes nothing;",
-                "only the Approve or Reject button on the page records a decision:",
-                approval_link(link_base_url, record.approval_id, secret),
-                "",
-                "The link is yours alone: do not forward it.",
-            ]
-        )
-        notifier.notify(
-            ApprovalMessage(
+    existing = approvals.approvals_for(checkpoint_id)
+    fresh: dict[str, str] = {}
+    if existing:
+        record = existing[-1]
+    else:
+        plan = LinkPlan.fresh(policy, task_token, delivered=False)
+        record, fresh = plan.record(checkpoint, proposal, now), plan.secrets
+        approvals.create_approval(record)  # stored before anything is sent: a link always points at a record
+        store.append_audit(
+            audit_event(
+                "approval_created",
+                now,
+                session_id=checkpoint.session_id,
+                checkpoint_id=checkpoint.checkpoint_id,
+                proposal_hash=checkpoint.proposal_hash,
                 approval_id=record.approval_id,
-                approver=approver,
-                subject=f"Approve plan for order {order.id}? [{fingerprint(checkpoint.proposal_hash)}]",
-                body=body,
-                link=approval_link(link_base_url, record.approval_id, secret),
+                approvers=list(record.policy.approvers),
+                required=record.required,
             )
         )
+    if record.status == "pending" and record.task_token != task_token:
+        record = approvals.record_delivery(record.approval_id, task_token)  # a retried wait state: a new token
+    sent = 0
+    for approver in record.policy.approvers:
+        if record.status != "pending" or approver in record.notified:
+            continue
+        # A link that did not go out before a retry is lost (only its hash was kept): it gets a new secret.
+        secret = fresh.get(approver) or secrets.token_urlsafe(32)
+        link = approval_link(link_base_url, record.approval_id, secret)
+        notifier.notify(message_for(checkpoint, proposal, record.approval_id, approver, link))
+        record = approvals.record_delivery(record.approval_id, task_token, approver, hash_link_secret(secret))
+        sent += 1
     return ApprovalRequested(
         approval_id=record.approval_id,
         checkpoint_id=checkpoint.checkpoint_id,
         proposal_hash=checkpoint.proposal_hash,
         expires_at=record.expires_at,
-        notified=len(links),
+        notified=sent,
     )

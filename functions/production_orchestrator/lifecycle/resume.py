@@ -1,7 +1,11 @@
 """Resume: verify every fact against persisted evidence (no write path exists yet), claim the decision
 once, rebuild the agent (same id, tools, hooks) and answer its interrupt: apply once, or cancel.
 
-    load checkpoint -> verify_resume -> claim -> build_agent -> interruptResponse -> record the outcome
+    (authorized decision) -> load checkpoint -> verify_resume -> claim -> build_agent -> interruptResponse
+    -> record the outcome
+
+The decision comes from the approval record, through lifecycle/authorize.py (resume_approval.py is the
+only caller): this module never decides whether a decision may proceed, only whether the evidence holds.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ from collections.abc import Callable
 from .. import faults
 from ..agent.factory import build_agent
 from ..domain.claims import ClaimState, completed_refusal, judge_claim
-from ..domain.errors import ValidationError
 from ..domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
 from ..domain.verification import Go, Refusal, ResumeRequest, verify_resume
 from .claim import ResumeResult, hold, replayed, same_ids
@@ -61,27 +64,16 @@ def resume_run(
     request: ResumeRequest,
     runtime_binding: ProviderBinding,
     *,
-    approver: str,
-    reason: str,
+    decision: Decision,
     replay_completed: bool = False,
     before_claim: Callable[[], None] | None = None,
 ) -> ResumeResult:
-    """Verify, claim the decision exactly once, then resume the agent with the decision object.
+    """Verify, claim ``decision`` (the one the approval holds) exactly once, then resume the agent with it.
 
     A re-run of the same decision whose resume died (its lease ran out) takes the claim over and finishes
     with the recorded decision. A re-run of a finished resume is ALREADY_DECIDED, or with
     ``replay_completed`` (a workflow retry) returns the recorded outcome; neither writes anything.
     """
-    try:
-        decision = Decision(
-            approved=request.approved,
-            reviewed_hash=request.reviewed_hash,
-            approver=approver,
-            reason=reason,
-            decided_at=utc_iso(rt.clock()),
-        )
-    except ValueError as exc:
-        raise ValidationError(f"invalid decision: {exc}") from None
     checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
     previous = rt.store.get_decision(checkpoint.checkpoint_id)
     claim = judge_claim(previous, approved=request.approved, reviewed_hash=request.reviewed_hash, now=rt.clock())

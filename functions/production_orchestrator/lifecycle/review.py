@@ -1,5 +1,7 @@
-"""Review: what a link holder sees. A valid, open link shows the verified plan (and what changed in the shop
-since it was proposed); any other link gets nothing. Reads only.
+"""Review: what a link holder sees. A valid link (its secret matches one of the approval's approvers) shows the
+approval in whatever state it is: open (the verified plan, and what changed in the shop since it was
+proposed), or closed (who decided what, when, on which plan, and how it ended). Only an invalid link gets
+nothing. Reads only.
 """
 
 from __future__ import annotations
@@ -12,19 +14,24 @@ from ..domain.canonical import sha256_hex
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.planning import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
-from ..domain.records import Checkpoint, parse_utc
+from ..domain.records import Checkpoint, DecisionRecord
 from ..domain.shop import ShopState
 from ..domain.statediff import describe_changes
 from .evidence import review
 
+_MAX_CHAIN = 50
+
 
 def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalRecord | None:
-    """The approval ``approval_id`` names, or the one that superseded it ("propose again" keeps links)."""
+    """The approval ``approval_id`` names, or the newest one that replaced it ("propose again" keeps links)."""
     approval = approvals.get_approval(approval_id)
-    for _ in range(20):
+    for _ in range(_MAX_CHAIN):
         if approval is None or not approval.superseded_by:
             return approval
-        approval = approvals.get_approval(approval.superseded_by)
+        successor = approvals.get_approval(approval.superseded_by)
+        if successor is None:
+            return approval  # the successor was never written: the closed approval is what there is
+        approval = successor
     return None
 
 
@@ -41,31 +48,36 @@ def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
 
 @dataclass(frozen=True)
 class LinkView:
-    """An open link: who holds it, the verified plan it is about, and what changed since (if anything)."""
+    """A valid link: who holds it, the approval as it stands, the verified plan it is about, what changed in
+    the shop since (for an open approval) and the resume's record (once a decision was claimed)."""
 
     approval: ApprovalRecord
     approver: str
     checkpoint: Checkpoint
     proposal: ProposalContent
     changes: list[str] | None = None
+    outcome: DecisionRecord | None = None
+    timezone: str = "UTC"
 
     @property
     def may_approve(self) -> bool:
         """False for the requester under separation of duties: they may only reject."""
-        return self.approval.refusal_for(self.approver, True) is None
+        return self.approval.policy.refusal_for(self.approver, True) is None
+
+    def is_open(self, now: datetime) -> bool:
+        """The approval still takes votes."""
+        return self.approval.is_open(now)
 
 
 def open_link(
     store: ShopStore, approvals: ApprovalStore, approval_id: str, secret: str, now: datetime
 ) -> LinkView | None:
-    """The plan behind a valid, pending, unexpired link not yet used; None for any other link. Reads only."""
+    """The approval behind a valid link, whatever its state, with its verified plan; None for any other link."""
     approval = current_approval(approvals, approval_id)
     if approval is None:
         return None
     approver = approval.approver_for(secret)
-    if approver is None or approval.status != "pending" or now >= parse_utc(approval.expires_at):
-        return None
-    if approval.has_voted(approver) or store.get_decision(approval.checkpoint_id) is not None:
+    if approver is None:
         return None
     try:
         checkpoint, proposal = review(store, approval.checkpoint_id)
@@ -73,30 +85,14 @@ def open_link(
         return None
     if checkpoint.proposal_hash != approval.proposal_hash:
         return None
+    state = store.load_state()
     return LinkView(
         approval=approval,
         approver=approver,
         checkpoint=checkpoint,
         proposal=proposal,
-        changes=what_changed(store, checkpoint),
+        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        outcome=store.get_decision(approval.checkpoint_id),
+        # The shop's time zone, once the shop model carries one; UTC until then.
+        timezone=str(getattr(state, "timezone", "") or "UTC"),
     )
-
-
-def open_stale(
-    store: ShopStore, approvals: ApprovalStore, approval_id: str, secret: str, now: datetime
-) -> LinkView | None:
-    """A valid link whose plan was refused as stale (or is stale now): what may be proposed again. Reads only."""
-    approval = current_approval(approvals, approval_id)
-    if approval is None or approval.status == "expired" or now >= parse_utc(approval.expires_at):
-        return None
-    approver = approval.approver_for(secret)
-    if approver is None or store.get_decision(approval.checkpoint_id) is not None:
-        return None
-    try:
-        checkpoint, proposal = review(store, approval.checkpoint_id)
-    except (ResumeRefusedError, IntegrityError):
-        return None
-    changes = what_changed(store, checkpoint)
-    if changes is None:
-        return None
-    return LinkView(approval=approval, approver=approver, checkpoint=checkpoint, proposal=proposal, changes=changes)

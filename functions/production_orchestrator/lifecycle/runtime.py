@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from ..agent.model_settings import ModelSettings
 from ..domain.claims import DEFAULT_LEASE
-from ..domain.ports import SessionStore, ShopStore
+from ..domain.ports import ApprovalStore, MacKey, SessionStore, ShopStore
 
 
 @dataclass(frozen=True)
@@ -23,3 +23,7 @@ class Runtime:
     # How long a claimed decision belongs to the resume that claimed it; past it a re-run may finish it.
     # Longer than the resume Lambda's timeout, so a live resume is never taken over.
     lease: timedelta = DEFAULT_LEASE
+    # Where the approval records live (the authorization reads them; a run without one is never approvable)
+    # and the key decision receipts are MACed (and verified) with.
+    approvals: ApprovalStore | None = None
+    receipt_key: MacKey | None = None

@@ -1,15 +1,20 @@
 """Start: read the request, run the agent until it asks for approval, make everything durable, return.
 
-read the e-mail and resolve it against the shop (fail-closed: nothing written yet) -> seed a reference
-shop if one was named -> agent runs its tools -> hook interrupts before apply_production_plan -> session
-durable -> proposal durable (written by propose_schedule) -> checkpoint sealed and stored -> return (exit)
+read the e-mail and resolve it against the shop (fail-closed: nothing written yet) -> approval policy
+checked -> seed a reference shop if one was named -> agent runs its tools -> hook interrupts before
+apply_production_plan -> session durable -> proposal durable (written by propose_schedule) -> checkpoint
+sealed and stored with its approval (one transaction) -> return (exit)
+
+A policy that can never be satisfied is refused before anything is seeded or any model is called. In AWS
+the approval is created later, by request_approval, once the workflow has a task token; until then the
+checkpoint is not approvable by any path.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from .. import faults
@@ -17,65 +22,19 @@ from ..agent.context import RunContext
 from ..agent.extraction import read_request
 from ..agent.factory import build_agent
 from ..agent.prompts import first_message
+from ..domain.approvals import ApprovalRecord
 from ..domain.canonical import canonical_bytes
 from ..domain.customer_message import read_message
-from ..domain.errors import ShopError, StartError
+from ..domain.errors import StartError
 from ..domain.planning import ProposalContent, load_proposal
-from ..domain.ports import ShopStore
+from ..domain.policy import checked_policy
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
-from ..domain.scenarios import SCENARIOS
 from ..domain.scenarios import scenario as find_scenario
-from ..domain.shop import ShopState, parse_day
+from ..domain.shop import parse_day
 from .evidence import current_state
+from .plan_request import REQUEST_RUN, PlanRequest, shop_for
+from .request_approval import LinkPlan
 from .runtime import Runtime
-
-REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
-
-
-@dataclass(frozen=True)
-class PlanRequest:
-    """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
-
-    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it).
-    """
-
-    text: str
-    planning_day: str
-    scenario: str = ""
-
-    @classmethod
-    def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
-        """A reference scenario: its shop and e-mail on its day, unless another text or day is given."""
-        chosen = find_scenario(name)
-        return cls(text=text or chosen.customer_email, planning_day=planning_day or chosen.planning_day, scenario=name)
-
-    @classmethod
-    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
-        """The same request on the same planning day, for proposing again on the current shop."""
-        scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
-        return cls(text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario)
-
-
-def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
-    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
-    shop = store.load_state()
-    if shop is None:
-        raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
-    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
-
-
-def _shop_for(rt: Runtime, request: PlanRequest) -> ShopState:
-    """The shop the request is planned on, read without writing anything."""
-    existing = rt.store.load_state()
-    if not request.scenario:
-        if existing is None:
-            raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")
-        return existing
-    seeded = find_scenario(request.scenario).state
-    if existing is not None and existing.name != seeded.name:
-        raise ShopError(f"this data dir holds the {existing.name!r} shop; use another --data-dir for {seeded.name!r}")
-    return existing or seeded
-
 
 @dataclass(frozen=True)
 class StartResult:
@@ -86,6 +45,7 @@ class StartResult:
     stop_reason: str
     revision: int
     usage: dict[str, int] = field(default_factory=dict)
+    approval: ApprovalRecord | None = None
 
 
 def usage_of(result: Any) -> dict[str, int]:
@@ -105,17 +65,27 @@ def _add(*usages: dict[str, int]) -> dict[str, int]:
     return {key: sum(u.get(key, 0) for u in usages) for key in {k for u in usages for k in u}}
 
 
-def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding, window: timedelta) -> StartResult:
+def start_run(
+    rt: Runtime,
+    request: PlanRequest | str,
+    binding: ProviderBinding,
+    window: timedelta,
+    approval: LinkPlan | None = None,
+) -> StartResult:
     """Read the request, run the agent until it asks for approval, persist everything, return the checkpoint.
 
     ``request`` may name a reference scenario. A request that does not resolve to a known product, a
-    quantity and a due date raises ``IntakeError`` before anything is written or planned.
+    quantity and a due date raises ``IntakeError`` before anything is written or planned. With ``approval``
+    the run's approval record is written in the checkpoint's transaction (and, for "propose again", the
+    approval it replaces is closed in it, if it is still open); its policy is checked before anything else.
     """
+    if approval is not None:
+        checked_policy(approval.policy)  # ValidationError: nothing seeded, no model called
     if isinstance(request, str):
         request = PlanRequest.of_scenario(request)
     parse_day(request.planning_day)
     message = read_message(request.text)
-    shop = _shop_for(rt, request)
+    shop = shop_for(rt.store, request)
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
@@ -165,6 +135,7 @@ def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding,
         created_at=utc_iso(now),
         expires_at=utc_iso(now + window),
     ).sealed()
+    record = None if approval is None else approval.record(checkpoint, proposal, now)
     rt.store.put_checkpoint(
         checkpoint_id,
         checkpoint.model_dump_json(),
@@ -174,7 +145,11 @@ def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding,
             interrupt_id=interrupt.id,
             expires_at=checkpoint.expires_at,
             provider=binding.describe(),
+            approval_id="" if record is None else record.approval_id,
+            supersedes="" if record is None else record.supersedes,
+            required=0 if record is None else record.required,
         ),
+        record,
     )
     faults.point("after_checkpoint_write")
     return StartResult(
@@ -183,4 +158,5 @@ def start_run(rt: Runtime, request: PlanRequest | str, binding: ProviderBinding,
         stop_reason=str(result.stop_reason),
         revision=state.revision,
         usage=_add(read_usage, usage_of(result)),
+        approval=record,
     )

@@ -19,7 +19,7 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | resuming | approved | rejected | expired | superseded | invalid
+    status: str  # pending | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -42,17 +42,23 @@ def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal
 def checkpoint_status(
     store: ShopStore, checkpoint: Checkpoint, now: datetime, approvals: ApprovalStore | None = None
 ) -> tuple[str, str]:
-    """The approval's status (pending, resuming, approved, rejected, expired, superseded) and who decided.
+    """The approval's status (pending, decided, resuming, approved, rejected, expired, superseded) and who
+    decided.
 
-    ``superseded``: every approval of the checkpoint was replaced by "propose again" (needs ``approvals``).
+    Until a resume claims it, the approval record says what happened (with ``approvals``): ``decided`` (the
+    quorum approved, the resume has not run yet), ``rejected``, ``superseded`` (replaced by "propose again"),
+    ``expired``, or ``no_approval`` for a checkpoint no approval governs (never approvable).
     """
     record = store.get_decision(checkpoint.checkpoint_id)
     if record is None:
-        if approvals is not None:
-            found = approvals.approvals_for(checkpoint.checkpoint_id)
-            if found and all(a.superseded_by for a in found):
-                return "superseded", ""
-        return ("expired" if now >= parse_utc(checkpoint.expires_at) else "pending"), ""
+        window = "expired" if now >= parse_utc(checkpoint.expires_at) else "pending"
+        if approvals is None:
+            return window, ""
+        found = approvals.approvals_for(checkpoint.checkpoint_id)
+        if not found:
+            return "no_approval", ""
+        governing = found[-1]
+        return (window if governing.status == "pending" else governing.status), governing.decided_by
     label = "approved" if record.decision.approved else "rejected"
     if not record.is_complete():
         label = "resuming"  # claimed, outcome not yet recorded (in progress, or died: re-run it)

@@ -1,5 +1,6 @@
-"""authorize: the decision an approval holds, checked against its policy and receipts before a resume; and
-the policy check of a decision typed at the CLI. Both refuse with a code and write nothing."""
+"""authorize: every path asks the one policy with the approval record read from the store; the decision an
+approval holds is given to a resume only if its votes make it and every receipt verifies. Refusals write
+nothing."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ import pytest
 
 from production_orchestrator.domain.approvals import Vote
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.policy import Ask, CastVote, ResumeRecorded
 from production_orchestrator.domain.receipts import make_receipt
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.lifecycle.authorize import authorize_direct, decision_for_resume, receipt_event
+from production_orchestrator.lifecycle.authorize import (
+    authorized,
+    cast_vote,
+    governing_approval,
+    identities,
+    is_stale,
+    new_decision,
+    recorded_decision,
+)
 from production_orchestrator.lifecycle.start import StartResult
 from tests.support.fakes import InMemoryMacKey
 from tests.support.memory_world import MemoryWorld, Requested
@@ -20,15 +30,9 @@ ANA, BEN = "ana@example.com", "ben@example.com"
 
 
 def _decided(world: MemoryWorld, approve: bool = True, **policy: Any) -> tuple[StartResult, Requested]:
-    started = world.start()
+    started = world.start(approval=None)
     made = world.request(started, (ANA, BEN), **policy)
-    decision = Decision(
-        approved=approve,
-        reviewed_hash=started.checkpoint.proposal_hash,
-        approver=BEN,
-        reason="" if approve else "not now",
-        decided_at=utc_iso(world.clock()),
-    )
+    decision = new_decision(approve, started.checkpoint.proposal_hash, BEN, "" if approve else "not now", world.clock())
     receipt = make_receipt(started.checkpoint, decision, world.mac_key, approval_id=made.approval_id)
     world.approvals.record_approval_vote(made.approval_id, Vote(decision=decision, receipt=receipt), now=world.clock())
     return started, made
@@ -43,38 +47,29 @@ def _refusal(call: Any) -> RefusalCode:
 def test_a_decided_approval_gives_the_decision_to_resume_with(world: MemoryWorld) -> None:
     started, made = _decided(world, approve=False)
     cp = started.checkpoint
-    found = decision_for_resume(
-        world.approvals, cp.checkpoint_id, made.approval_id, store=world.store, mac_key=world.mac_key
+    found = recorded_decision(
+        world.store, world.approvals, cp.checkpoint_id, made.approval_id, now=world.clock(), mac_key=world.mac_key
     )
-    assert (found.approver, found.reason) == (BEN, "not now")
-    assert found.request.checkpoint_id == cp.checkpoint_id and not found.request.approved
-    assert found.request.reviewed_hash == cp.proposal_hash
+    assert (found.approver, found.reason, found.approved) == (BEN, "not now", False)
+    assert found.reviewed_hash == cp.proposal_hash
 
 
 def test_approvals_that_hold_no_usable_decision_are_refused(world: MemoryWorld) -> None:
     started, made = _decided(world)
     cp = started.checkpoint
-    other = world.start()
+    other = world.start(approval=None)
     pending = world.request(other, (ANA,))
-    ids = world.approvals
-    assert _refusal(lambda: decision_for_resume(ids, other.checkpoint.checkpoint_id, made.approval_id)) is (
-        RefusalCode.CHECKPOINT_INVALID
-    )
-    assert _refusal(lambda: decision_for_resume(ids, other.checkpoint.checkpoint_id, pending.approval_id)) is (
-        RefusalCode.CHECKPOINT_INVALID
-    )
-    world.approvals.expire_approval(pending.approval_id, now=world.clock())
-    assert _refusal(lambda: decision_for_resume(ids, other.checkpoint.checkpoint_id, pending.approval_id)) is (
-        RefusalCode.EXPIRED
-    )
-    assert (
-        _refusal(
-            lambda: decision_for_resume(
-                ids, cp.checkpoint_id, made.approval_id, store=world.store, mac_key=InMemoryMacKey()
-            )
-        )
-        is RefusalCode.RECEIPT_INVALID
-    )
+    now, key = world.clock(), world.mac_key
+
+    def ask(checkpoint_id: str, approval_id: str, mac_key: Any = key) -> Any:
+        return recorded_decision(world.store, world.approvals, checkpoint_id, approval_id, now=now, mac_key=mac_key)
+
+    oid = other.checkpoint.checkpoint_id
+    assert _refusal(lambda: ask(oid, made.approval_id)) is RefusalCode.CHECKPOINT_INVALID  # another's approval
+    assert _refusal(lambda: ask(oid, pending.approval_id)) is RefusalCode.UNAUTHORIZED_APPROVER  # no decision yet
+    world.approvals.expire_approval(pending.approval_id, now=now)
+    assert _refusal(lambda: ask(oid, pending.approval_id)) is RefusalCode.EXPIRED
+    assert _refusal(lambda: ask(cp.checkpoint_id, made.approval_id, InMemoryMacKey())) is RefusalCode.RECEIPT_INVALID
 
 
 def test_a_vote_altered_in_storage_fails_its_receipt(world: MemoryWorld) -> None:
@@ -84,53 +79,101 @@ def test_a_vote_altered_in_storage_fails_its_receipt(world: MemoryWorld) -> None
     altered = record.model_copy(update={"votes": (record.votes[0].model_copy(update={"decision": flipped}),)})
     world.approvals._records[made.approval_id] = altered.model_copy(update={"decision": flipped}).model_dump_json()
     code = _refusal(
-        lambda: decision_for_resume(
+        lambda: recorded_decision(
+            world.store,
             world.approvals,
             started.checkpoint.checkpoint_id,
             made.approval_id,
-            store=world.store,
+            now=world.clock(),
             mac_key=world.mac_key,
         )
     )
     assert code is RefusalCode.RECEIPT_INVALID
 
 
-def test_a_cli_decision_meets_the_policy_of_the_approval(world: MemoryWorld) -> None:
-    started = world.start()
-    cid = started.checkpoint.checkpoint_id
-    authorize_direct(world.approvals, cid, "anyone", True)  # no approval record yet: the local operator decides
-    world.request(started, (ANA, BEN), requester=ANA, separation_of_duties=True)
-    assert _refusal(lambda: authorize_direct(world.approvals, cid, "mallory", False)) is (
+def test_a_cli_ask_meets_the_policy_of_the_approval(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    cid, plan = started.checkpoint.checkpoint_id, started.checkpoint.proposal_hash
+    now = world.clock()
+    # No approval record: nobody may decide, whoever asks.
+    assert governing_approval(world.approvals, cid) is None
+    assert _refusal(lambda: authorized(None, Ask("cli", True, plan, "anyone"), now)) is (
         RefusalCode.UNAUTHORIZED_APPROVER
     )
-    assert _refusal(lambda: authorize_direct(world.approvals, cid, ANA, True)) is RefusalCode.UNAUTHORIZED_APPROVER
-    authorize_direct(world.approvals, cid, ANA, False)
-    authorize_direct(world.approvals, cid, BEN, True)
+    world.request(started, (ANA, BEN), requester=" ANA@Example.com", separation_of_duties=True)
+    approval = governing_approval(world.approvals, cid)
+    for who, approve in (("mallory@example.com", False), (ANA, True), ("Ana@example.COM", True)):
+        assert _refusal(lambda w=who, a=approve: authorized(approval, Ask("cli", a, plan, w), now)) is (
+            RefusalCode.UNAUTHORIZED_APPROVER
+        )
+    assert authorized(approval, Ask("cli", False, plan, ANA), now) == CastVote(ANA, decides=True)
+    assert authorized(approval, Ask("cli", True, plan, " BEN@example.com"), now) == CastVote(BEN, decides=True)
 
 
 def test_a_quorum_cannot_be_met_by_one_cli_approval(world: MemoryWorld) -> None:
-    started = world.start()
+    started = world.start(approval=None)
     world.request(started, (ANA, BEN), quorum=2, quorum_above_quantity=0)
-    cid = started.checkpoint.checkpoint_id
-    assert _refusal(lambda: authorize_direct(world.approvals, cid, ANA, True)) is RefusalCode.UNAUTHORIZED_APPROVER
-    authorize_direct(world.approvals, cid, ANA, False)
+    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    plan, now = started.checkpoint.proposal_hash, world.clock()
+    assert _refusal(lambda: authorized(approval, Ask("cli", True, plan, ANA), now)) is RefusalCode.UNAUTHORIZED_APPROVER
+    assert isinstance(authorized(approval, Ask("cli", False, plan, ANA), now), CastVote)
 
 
-def test_an_unrestricted_approval_leaves_the_cli_open(world: MemoryWorld) -> None:
+def test_the_local_default_leaves_the_cli_open_to_the_operator(world: MemoryWorld) -> None:
+    started = world.start()  # the operator plan: one link (shop-owner), the CLI open
+    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    plan, now = started.checkpoint.proposal_hash, world.clock()
+    assert isinstance(authorized(approval, Ask("cli", True, plan, "operator"), now), CastVote)
+
+
+def test_an_approve_needs_an_unchanged_shop_a_reject_does_not(world: MemoryWorld) -> None:
     started = world.start()
-    world.request(started, ("shop-owner",), restricted=False)
-    authorize_direct(world.approvals, started.checkpoint.checkpoint_id, "operator", True)
-
-
-def test_the_receipt_event_keeps_the_receipt(world: MemoryWorld) -> None:
-    started = world.start()
-    decision = Decision(
-        approved=True,
-        reviewed_hash=started.checkpoint.proposal_hash,
-        approver=ANA,
-        decided_at=utc_iso(world.clock()),
+    cp = started.checkpoint
+    world.store.set_inventory("THREAD-RED-40", 1500, _event(world))
+    assert is_stale(world.store, cp)
+    approval = governing_approval(world.approvals, cp.checkpoint_id)
+    ask = Ask("cli", True, cp.proposal_hash, "operator", stale=True)
+    assert _refusal(lambda: authorized(approval, ask, world.clock())) is RefusalCode.STALE_DOMAIN_STATE
+    assert isinstance(
+        authorized(approval, Ask("cli", False, cp.proposal_hash, "op", stale=True), world.clock()), CastVote
     )
-    receipt = make_receipt(started.checkpoint, decision, world.mac_key)
-    event = receipt_event(started.checkpoint, receipt, at=world.clock())
-    assert event.event_type == "decision_receipt" and event.checkpoint_id == started.checkpoint.checkpoint_id
-    assert event.detail["receipt"]["mac"] == receipt.mac
+
+
+def test_a_cast_vote_is_receipted_audited_and_closes_the_approval(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    made = world.request(started, (ANA, BEN))
+    approval = world.approval(made.approval_id)
+    decision = new_decision(True, started.checkpoint.proposal_hash, " Ben@Example.com ", "", world.clock())
+    assert decision.approver == BEN  # identities are stored in their one comparable form
+    recorded = cast_vote(
+        world.store,
+        world.approvals,
+        approval,
+        started.checkpoint,
+        decision,
+        now=world.clock(),
+        mac_key=world.mac_key,
+        via="cli",
+    )
+    assert recorded.status == "decided" and recorded.votes[0].receipt is not None
+    event = world.store.audit_events()[-1]
+    assert event.event_type == "approval_vote" and event.detail["receipt"]["mac"] == recorded.votes[0].receipt.mac
+    assert isinstance(
+        authorized(recorded, Ask("workflow", True, started.checkpoint.proposal_hash), world.clock()), ResumeRecorded
+    )
+
+
+def test_a_configured_list_is_compared_in_one_form() -> None:
+    assert identities([" ANA@Example.com", "ben@example.com"]) == frozenset({ANA, BEN})
+    assert identities(None) is None
+
+
+def _event(world: MemoryWorld) -> Any:
+    from production_orchestrator.domain.records import audit_event
+
+    return audit_event("inventory_set", world.clock())
+
+
+def test_decisions_are_objects_with_a_timestamp(world: MemoryWorld) -> None:
+    made = new_decision(False, "a" * 64, "x@y.z", "no", world.clock())
+    assert isinstance(made, Decision) and made.decided_at == utc_iso(world.clock())

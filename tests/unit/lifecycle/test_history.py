@@ -10,8 +10,8 @@ ANA, BEN = "ana@example.com", "ben@example.com"
 
 
 def test_requests_votes_decision_and_outcome_in_order(world: MemoryWorld) -> None:
-    started = world.start()
-    other = world.start()
+    started = world.start(approval=None)
+    other = world.start(approval=None)
     made = world.request(started, (ANA, BEN), quorum=2, quorum_above_quantity=0)
     for who, approve, reason in ((ANA, True, "fine by me"), (BEN, False, "too much red thread")):
         world.clock.advance(minutes=1)
@@ -25,19 +25,21 @@ def test_requests_votes_decision_and_outcome_in_order(world: MemoryWorld) -> Non
             reviewed_hash=started.checkpoint.proposal_hash,
             reason=reason,
             now=world.clock(),
+            mac_key=world.mac_key,
         )
         assert done.status in ("vote_recorded", "recorded")
     world.resume(started, False, approver=BEN, reason="too much red thread")
     entries = history(world.store, world.approvals, started.checkpoint.checkpoint_id)
     assert [(e.event, e.approver, e.decision, e.reason) for e in entries] == [
-        ("requested", "", "", ""),
+        ("requested", "", "", ""),  # the checkpoint
+        ("requested", "", "", ""),  # its approval, with the task token (the AWS order)
         ("vote", ANA, "approve", "fine by me"),
         ("vote", BEN, "reject", "too much red thread"),
         ("decision", BEN, "reject", "too much red thread"),
         ("rejected", "", "", "too much red thread"),
     ]
-    assert entries[1].at < entries[2].at and entries[1].approval_id == made.approval_id
-    assert entries[2].note == "approval decided"
+    assert entries[2].at < entries[3].at and entries[2].approval_id == made.approval_id
+    assert entries[3].note == "approval rejected"
     every = history(world.store, world.approvals)
     assert len(every) == len(entries) + 1  # the other run's request
     assert {e.checkpoint_id for e in every} == {started.checkpoint.checkpoint_id, other.checkpoint.checkpoint_id}

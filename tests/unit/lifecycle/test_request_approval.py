@@ -1,5 +1,6 @@
 """request_approval: an approval record holding the task token, the policy and hashes of the link secrets;
-one message with its own link per approver; nothing is sent unless the record is stored."""
+one message with its own link per approver; nothing is sent unless the record is stored; once per task (a
+retry finds the approval and sends nothing new); a policy nobody can satisfy is refused."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from tests.support.memory_world import TOKEN, MemoryWorld
 
 
 def test_each_approver_gets_their_own_link_and_only_hashes_are_stored(world: MemoryWorld) -> None:
-    started = world.start()
-    made = world.request(started, ("ana@example.com", "ben@example.com", "ana@example.com"))
+    started = world.start(approval=None)
+    made = world.request(started, ("ana@example.com", "ben@example.com", " ANA@example.com"))
     record = world.approval(made.approval_id)
     assert made.result.notified == 2 and set(made.secrets) == {"ana@example.com", "ben@example.com"}
     assert record.approver_names() == ("ana@example.com", "ben@example.com")
     assert record.task_token == TOKEN and record.status == "pending"
+    assert record.notified == ("ana@example.com", "ben@example.com")
     assert record.expires_at == started.checkpoint.expires_at
     stored = record.model_dump_json()
     for approver, secret in made.secrets.items():
@@ -31,32 +33,45 @@ def test_each_approver_gets_their_own_link_and_only_hashes_are_stored(world: Mem
     assert made.secrets["ana@example.com"] != made.secrets["ben@example.com"]
 
 
-def test_the_quorum_applies_above_the_procurement_threshold(world: MemoryWorld) -> None:
-    started = world.start()  # rush-order procures 600 THREAD-RED-40
-    above = world.request(started, quorum=2, quorum_above_quantity=500)
-    assert world.approval(above.approval_id).quorum == 2
-    below = world.request(started, quorum=2, quorum_above_quantity=600)
-    assert world.approval(below.approval_id).quorum == 1
+def test_the_policy_is_stored_and_what_this_plan_needs_computed_from_it(world: MemoryWorld) -> None:
+    above = world.start(approval=None)  # rush-order procures 600 THREAD-RED-40
+    made = world.request(above, quorum=2, quorum_above_quantity=500)
+    record = world.approval(made.approval_id)
+    assert record.required == 2 and (record.policy.quorum, record.policy.quorum_above) == (2, 500)
+    below = world.start(approval=None)
+    assert world.approval(world.request(below, quorum=2, quorum_above_quantity=600).approval_id).required == 1
+
+
+def test_a_retry_of_the_same_task_finds_its_approval_and_sends_nothing(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    first = world.request(started)
+    before = world.snapshot()
+    again = world.request(started)
+    assert again.approval_id == first.approval_id and again.result.notified == 0 and again.secrets == {}
+    assert world.snapshot() == before
+    retried = world.request(started, task_token="a-new-token-for-a-retried-state")
+    assert retried.approval_id == first.approval_id and retried.result.notified == 0
+    record = world.approval(first.approval_id)
+    assert record.task_token == "a-new-token-for-a-retried-state"
+    assert record.approver_for(first.secrets["ana@example.com"]) == "ana@example.com"  # the links still work
 
 
 def test_a_policy_no_one_can_satisfy_is_refused_and_nothing_is_sent(world: MemoryWorld) -> None:
-    started = world.start()
+    started = world.start(approval=None)
     before = world.snapshot()
     with pytest.raises(ValidationError, match="the requester may not"):
         world.request(
-            started,
-            requester="ana@example.com",
-            separation_of_duties=True,
-            quorum=2,
-            quorum_above_quantity=0,
+            started, requester="ana@example.com", separation_of_duties=True, quorum=2, quorum_above_quantity=0
         )
-    with pytest.raises(ValidationError, match="no approvers"):
+    with pytest.raises(ValidationError, match="nobody is named as the requester"):
+        world.request(started, separation_of_duties=True)
+    with pytest.raises(ValidationError, match="invalid approval policy"):
         world.request(started, ())
     assert world.snapshot() == before and world.notifier.messages == []
 
 
 def test_a_request_for_another_proposal_is_an_integrity_error(world: MemoryWorld) -> None:
-    started = world.start()
+    started = world.start(approval=None)
     before = world.snapshot()
     other = started.checkpoint.model_copy(update={"proposal_hash": "f" * 64})
     with pytest.raises(IntegrityError):

@@ -1,5 +1,6 @@
 """resume: verify against persisted evidence (nothing written on any mismatch), claim once, answer the
-interrupt: approve applies once, reject cancels with the reason; a re-run converges, never applies twice."""
+interrupt: approve applies once, reject cancels with the reason; a re-run converges, never applies twice.
+Decisions reach it through the approval (a CLI vote here: resume_approval.resume_direct)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ from datetime import timedelta
 
 import pytest
 
+from production_orchestrator.domain.approvals import Vote
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, ValidationError
+from production_orchestrator.domain.receipts import make_receipt
 from production_orchestrator.domain.records import AuditEvent, Decision, audit_event, utc_iso
 from production_orchestrator.domain.verification import ResumeRequest
+from production_orchestrator.lifecycle.authorize import governing_approval
 from production_orchestrator.lifecycle.claim import hold
-from production_orchestrator.lifecycle.resume import resume_run, verify
+from production_orchestrator.lifecycle.resume import verify
+from production_orchestrator.lifecycle.resume_approval import resume_decided, resume_direct
 from production_orchestrator.lifecycle.start import StartResult, run_context
 from tests.support.memory_world import MemoryWorld
 
@@ -53,7 +58,12 @@ def test_a_replay_is_already_decided_or_read_back_and_writes_nothing(world: Memo
     assert refused.value.code is RefusalCode.ALREADY_DECIDED
     with pytest.raises(ResumeRefusedError):
         world.resume(started, False, reason="changed my mind")
-    back = world.resume(started, True, replay_completed=True)
+    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    assert approval is not None
+    # The workflow's retry of the step reads the recorded outcome back.
+    back = resume_decided(
+        world.runtime(), world.binding, checkpoint_id=started.checkpoint.checkpoint_id, approval_id=approval.approval_id
+    )
     assert back.replayed and back.outcome == "applied" and back.plan_applied_count == 1
     assert world.snapshot() == before
 
@@ -109,7 +119,7 @@ def test_every_mismatch_is_refused_before_anything_is_written(case: str, world: 
     before = world.snapshot()
     checked: list[bool] = []
     with pytest.raises(ResumeRefusedError) as refused:
-        resume_run(
+        resume_direct(
             world.runtime(),
             ResumeRequest(**fields),  # type: ignore[arg-type]
             binding,  # type: ignore[arg-type]
@@ -144,6 +154,12 @@ def test_a_dead_resumes_claim_is_finished_by_a_rerun_after_its_lease(world: Memo
     rt = world.runtime(lease=timedelta(minutes=1))
     decision = Decision(
         approved=True, reviewed_hash=cp.proposal_hash, approver="ana", decided_at=utc_iso(world.clock())
+    )
+    approval = governing_approval(world.approvals, cp.checkpoint_id)
+    assert approval is not None
+    receipt = make_receipt(cp, decision, world.mac_key, approval_id=approval.approval_id)
+    world.approvals.record_approval_vote(
+        approval.approval_id, Vote(decision=decision, receipt=receipt), now=world.clock()
     )
     hold(rt, run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision, None)  # then the process "died"
     with pytest.raises(ResumeRefusedError) as live:

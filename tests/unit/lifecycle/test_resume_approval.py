@@ -1,5 +1,5 @@
-"""resume_approval: resume with the decision an approval records (page votes, receipts verified); a retry
-after it finished reads the outcome back."""
+"""resume_approval: resume with the decision an approval records (page votes, receipts verified, the policy
+asked again); a retry after it finished reads the outcome back."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ ANA, BEN = "ana@example.com", "ben@example.com"
 
 
 def _page_decision(world: MemoryWorld, approve: bool) -> tuple[StartResult, Requested]:
-    started = world.start()
+    started = world.start(approval=None)
     made = world.request(started, (ANA, BEN))
     result = decide(
         world.store,
@@ -38,12 +38,10 @@ def _page_decision(world: MemoryWorld, approve: bool) -> tuple[StartResult, Requ
 
 def _resume(world: MemoryWorld, started: StartResult, made: Requested, **kw: Any) -> Any:
     return resume_decided(
-        world.runtime(),
-        world.approvals,
+        world.runtime(receipt_key=kw.pop("mac_key", world.mac_key)),
         world.binding,
         checkpoint_id=started.checkpoint.checkpoint_id,
         approval_id=made.approval_id,
-        mac_key=kw.pop("mac_key", world.mac_key),
         **kw,
     )
 
@@ -67,12 +65,12 @@ def test_a_page_rejection_resumes_with_its_reason(world: MemoryWorld) -> None:
 
 
 def test_an_undecided_or_wrongly_keyed_approval_writes_nothing(world: MemoryWorld) -> None:
-    started = world.start()
+    started = world.start(approval=None)
     made = world.request(started, (ANA, BEN))
     before = world.snapshot()
     with pytest.raises(ResumeRefusedError) as undecided:
         _resume(world, started, made)
-    assert undecided.value.code is RefusalCode.CHECKPOINT_INVALID
+    assert undecided.value.code is RefusalCode.UNAUTHORIZED_APPROVER and "no decision yet" in str(undecided.value)
     assert world.snapshot() == before
     decided_world = world
     started2, made2 = _page_decision(decided_world, approve=True)
@@ -81,6 +79,14 @@ def test_an_undecided_or_wrongly_keyed_approval_writes_nothing(world: MemoryWorl
         _resume(world, started2, made2, mac_key=InMemoryMacKey())
     assert keyed.value.code is RefusalCode.RECEIPT_INVALID
     assert world.snapshot() == before
+
+
+def test_a_removed_approver_s_decision_no_longer_resumes(world: MemoryWorld) -> None:
+    started, made = _page_decision(world, approve=True)  # BEN decided
+    before = world.snapshot()
+    with pytest.raises(ResumeRefusedError) as removed:
+        _resume(world, started, made, allowed=[ANA])
+    assert removed.value.code is RefusalCode.UNAUTHORIZED_APPROVER and world.snapshot() == before
 
 
 def test_before_claim_is_passed_through(world: MemoryWorld) -> None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
 from production_orchestrator.lifecycle.claim import hold
-from production_orchestrator.lifecycle.repropose import supersede
+from production_orchestrator.lifecycle.repropose import propose_again
 from production_orchestrator.lifecycle.start import run_context
 from production_orchestrator.lifecycle.status import checkpoint_status, pending_approval_ages, status
 from tests.support.memory_world import MemoryWorld
@@ -54,14 +54,37 @@ def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
 
 
 def test_a_superseded_plan_says_so(world: MemoryWorld) -> None:
-    started = world.start()
+    started = world.start(approval=None)
     made = world.request(started)
     world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
-    again = world.start()
-    supersede(world.store, world.approvals, world.approval(made.approval_id), again.checkpoint, world.clock())
+    again = propose_again(world.runtime(), world.binding, made.approval_id)
     assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == ("superseded", "")
     assert checkpoint_status(world.store, started.checkpoint, world.clock()) == ("pending", "")  # without records
     assert _labels(world)[again.checkpoint.checkpoint_id] == "pending"
+
+
+def test_the_approval_says_what_happened_before_a_resume_claims_it(world: MemoryWorld) -> None:
+    from production_orchestrator.lifecycle.decide import decide
+
+    bare = world.start(approval=None)  # a checkpoint no approval governs: never approvable
+    assert checkpoint_status(world.store, bare.checkpoint, world.clock(), world.approvals) == ("no_approval", "")
+    started = world.start(approval=None)
+    made = world.request(started)
+    decide(
+        world.store,
+        world.approvals,
+        world.callback,
+        approval_id=made.approval_id,
+        secret=made.secrets["ben@example.com"],
+        approve=False,
+        reviewed_hash=started.checkpoint.proposal_hash,
+        reason="not now",
+        now=world.clock(),
+    )
+    assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == (
+        "rejected",
+        "ben@example.com",
+    )
 
 
 def test_status_writes_nothing(world: MemoryWorld) -> None:
@@ -72,12 +95,12 @@ def test_status_writes_nothing(world: MemoryWorld) -> None:
 
 
 def test_pending_ages_count_only_approvals_still_waiting(world: MemoryWorld) -> None:
-    old = world.start()
+    old = world.start(approval=None)
     world.request(old)
     world.clock.advance(minutes=30)
-    newer = world.start()
+    newer = world.start(approval=None)
     world.request(newer)
-    decided = world.start()
+    decided = world.start(approval=None)
     made = world.request(decided)
     world.approvals.expire_approval(made.approval_id, now=world.clock())
     world.clock.advance(minutes=10)

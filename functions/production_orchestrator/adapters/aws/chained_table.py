@@ -1,6 +1,6 @@
 """The table with every transaction that carries audit events linked into the audit hash chain.
 
-The chain head (``SHOP / AUDIT_HEAD``: seq and hash of the last event) is kept in memory after each write
+The chain head (``SHOP / AUDIT_HEAD``: seq and hash of the last event, and its MAC with an audit key) is kept in memory after each write
 this process makes, so appending does not read it first (a new process guesses "no head yet"). A head that
 moved meanwhile fails the head's condition; the failure returns the stored head (``ALL_OLD``), and the events
 are linked again on it:
@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...domain.audit_chain import chained, event_hash
+from ...domain.audit_chain import head_of as chain_head
 from ...domain.errors import BackendError
+from ...domain.ports import MacKey
 from ...domain.records import AuditEvent
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
 from .table_schema import AUDIT_HEAD_SK, AUDIT_SK_PREFIX, PARTITION_KEY, SHOP_PK
@@ -43,11 +45,19 @@ def head_of(item: Item | None) -> Head:
     return None if item is None else (int(item["seq"]["N"]), str(item["hash"]["S"]))
 
 
-class ChainedTable(DynamoTable):
-    """The table, with every transaction that carries audit events linked to the chain head."""
+def stored_head(item: Item | None) -> tuple[int, str, str] | None:
+    """(seq, hash, MAC) of a stored head item (MAC "" when written without a key), or None."""
+    found = head_of(item)
+    return None if found is None or item is None else (*found, str(item.get("mac", {}).get("S", "")))
 
-    def __init__(self, client: Any, table_name: str) -> None:
+
+class ChainedTable(DynamoTable):
+    """The table, with every transaction that carries audit events linked to the chain head (each link and
+    the head MACed with ``audit_key`` when one is given)."""
+
+    def __init__(self, client: Any, table_name: str, audit_key: MacKey | None = None) -> None:
         super().__init__(client, table_name)
+        self.audit_key = audit_key
         # A first guess that costs nothing: right on a new table; on another the head's condition fails and
         # returns the stored head, which is what reading it first would have cost.
         self._head: Head = None
@@ -103,8 +113,9 @@ class ChainedTable(DynamoTable):
         """
         audits = []
         link = head
+        stamped = None
         for event in events:
-            stamped = chained(event, link)
+            stamped = chained(event, link, self.audit_key)
             audits.append(
                 self.put_op(
                     {**key(SHOP_PK, f"{AUDIT_SK_PREFIX}{stamped.seq:012d}"), "raw": s(stamped.model_dump_json())},
@@ -112,8 +123,9 @@ class ChainedTable(DynamoTable):
                 )
             )
             link = (stamped.seq, event_hash(stamped))
-        assert link is not None
-        head_item = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(link[0]), "hash": s(link[1])}
+        assert link is not None and stamped is not None
+        seq, digest, mac = chain_head(stamped, self.audit_key)
+        head_item = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(seq), "hash": s(digest), "mac": s(mac)}
         if head is None:
             head_op = self.put_op(head_item, condition=_ABSENT)
         else:

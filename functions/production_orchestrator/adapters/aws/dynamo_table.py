@@ -185,7 +185,9 @@ class DynamoTable:
             self._check_size(write.get("Put", {}).get("Item", {}))
         self._call("TransactWriteItems", lambda: self.client.transact_write_items(TransactItems=list(writes)))
 
-    def put_op(self, item: Item, *, condition: str | None = None, values: Item | None = None) -> Item:
+    def put_op(
+        self, item: Item, *, condition: str | None = None, values: Item | None = None, names: Item | None = None
+    ) -> Item:
         """One ``Put`` of a transaction."""
         put: Item = {"TableName": self.name, "Item": item}
         if condition:
@@ -193,6 +195,8 @@ class DynamoTable:
             put["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
             if values:
                 put["ExpressionAttributeValues"] = values
+            if names:
+                put["ExpressionAttributeNames"] = names
         return {"Put": put}
 
     def _check_size(self, item: Mapping[str, Any]) -> None:

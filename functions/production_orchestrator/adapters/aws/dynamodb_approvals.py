@@ -1,21 +1,27 @@
 """DynamoDB implementation of :class:`ApprovalStore` on the one table.
 
-An approval lives at ``APPROVAL#<id>`` with its record as JSON plus the attributes its conditions
-read (``status``, ``expires_epoch``) and a TTL; a pointer ``SHOP / APPROVAL_OF#<checkpoint>#<id>`` (no
-secrets) lets the expiry step find every approval of a checkpoint without a secondary index.
+An approval lives at ``APPROVAL#<id>`` with its record as JSON plus ``status``, ``checkpoint_id`` and
+``expires_epoch`` and a TTL; a pointer ``SHOP / APPROVAL_OF#<checkpoint>#<id>`` (no secrets) lets the
+expiry step find every approval of a checkpoint, and the reconciler every approval, without an index.
 
-    pending --UpdateItem if status = pending, votes = <read> and expires_epoch > now--> pending | decided
-    pending|decided --UpdateItem if status = <from>-------------------> expired
+Every change is the domain's transition applied to the record read, written with the condition that the
+stored record is still exactly that one (``#record = :before``):
+
+    read -> change (domain; may refuse) -> UpdateItem if record = <read> --lost the race--> read again
+
+so two approvers voting at once both count (the loser adds its vote to the winner's record), and a vote
+racing an expiry or a "propose again" gets the domain's refusal for what it finds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus, Vote
-from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, IntegrityError, NotFoundError
-from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id, utc_iso
+from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from ...domain.errors import BackendError, IntegrityError, NotFoundError
+from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
 from .table_schema import (
     APPROVAL_OF_SK_PREFIX,
@@ -27,11 +33,55 @@ from .table_schema import (
     TTL_ATTRIBUTE,
 )
 
-_NAMES = {"#status": "status"}
+_ABSENT = f"attribute_not_exists({PARTITION_KEY})"
+_UNCHANGED = "#record = :before"
+_RACE_ATTEMPTS = 8
 
 
 def _epoch(moment: str) -> int:
     return int(parse_utc(moment).timestamp())
+
+
+def approval_item(record: ApprovalRecord) -> Item:
+    """The approval's item: the record and the attributes operators and TTL read."""
+    expires = _epoch(record.expires_at)
+    return {
+        **key(APPROVAL_PK_PREFIX + record.approval_id, APPROVAL_SK),
+        "record": s(record.model_dump_json()),
+        "status": s(record.status),
+        "votes": n(len(record.votes)),
+        "checkpoint_id": s(record.checkpoint_id),
+        "expires_epoch": n(expires),
+        TTL_ATTRIBUTE: n(expires + APPROVAL_RETENTION_SECONDS),
+    }
+
+
+def approval_writes(table: DynamoTable, record: ApprovalRecord) -> list[Item]:
+    """The transaction items that create ``record`` and its checkpoint pointer (both only if absent)."""
+    pointer = {
+        **key(SHOP_PK, f"{APPROVAL_OF_SK_PREFIX}{record.checkpoint_id}#{record.approval_id}"),
+        "approval_id": s(record.approval_id),
+        TTL_ATTRIBUTE: n(_epoch(record.expires_at) + APPROVAL_RETENTION_SECONDS),
+    }
+    return [table.put_op(approval_item(record), condition=_ABSENT), table.put_op(pointer, condition=_ABSENT)]
+
+
+def replace_write(table: DynamoTable, stored: str, after: ApprovalRecord) -> Item:
+    """A transaction item that writes ``after`` only if the stored record text is still ``stored``."""
+    return table.put_op(
+        approval_item(after), condition=_UNCHANGED, values={":before": s(stored)}, names={"#record": "record"}
+    )
+
+
+def read_stored(table: DynamoTable, approval_id: str) -> tuple[str, ApprovalRecord] | None:
+    """The stored record text (what a replacement is conditioned on) and the record it holds."""
+    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
+        return None
+    item = table.get(APPROVAL_PK_PREFIX + approval_id, APPROVAL_SK)
+    if item is None:
+        return None
+    raw = str(item["record"]["S"])
+    return raw, ApprovalRecord.model_validate_json(raw)
 
 
 class DynamoApprovalStore:
@@ -40,121 +90,63 @@ class DynamoApprovalStore:
     def __init__(self, client: Any, table_name: str) -> None:
         self._table = DynamoTable(client, table_name)
 
-    @staticmethod
-    def _item(record: ApprovalRecord) -> Item:
-        expires = _epoch(record.expires_at)
-        return {
-            **key(APPROVAL_PK_PREFIX + record.approval_id, APPROVAL_SK),
-            "record": s(record.model_dump_json()),
-            "status": s(record.status),
-            "votes": n(len(record.votes)),
-            "checkpoint_id": s(record.checkpoint_id),
-            "expires_epoch": n(expires),
-            TTL_ATTRIBUTE: n(expires + APPROVAL_RETENTION_SECONDS),
-        }
-
-    @staticmethod
-    def _record(item: Item | None) -> ApprovalRecord | None:
-        return None if item is None else ApprovalRecord.model_validate_json(item["record"]["S"])
-
     def create_approval(self, record: ApprovalRecord) -> None:
         """Create the approval and its checkpoint pointer together; an existing id is ``IntegrityError``."""
-        pointer = {
-            **key(SHOP_PK, f"{APPROVAL_OF_SK_PREFIX}{record.checkpoint_id}#{record.approval_id}"),
-            "approval_id": s(record.approval_id),
-            TTL_ATTRIBUTE: n(_epoch(record.expires_at) + APPROVAL_RETENTION_SECONDS),
-        }
-        absent = f"attribute_not_exists({PARTITION_KEY})"
         try:
-            self._table.transact(
-                [
-                    self._table.put_op(self._item(record), condition=absent),
-                    self._table.put_op(pointer, condition=absent),
-                ]
-            )
+            self._table.transact(approval_writes(self._table, record))
         except ConditionFailed:
             raise IntegrityError(f"approval {record.approval_id} already exists") from None
 
     def get_approval(self, approval_id: str) -> ApprovalRecord | None:
         """The approval, read consistently, or None (also for an id that could never exist)."""
-        if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
-            return None
-        return self._record(self._table.get(APPROVAL_PK_PREFIX + approval_id, APPROVAL_SK))
+        stored = read_stored(self._table, approval_id)
+        return None if stored is None else stored[1]
 
-    def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
-        """Every approval requested for ``checkpoint_id`` (in approval-id order)."""
-        require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
-        pointers, _ = self._table.query(SHOP_PK, f"{APPROVAL_OF_SK_PREFIX}{checkpoint_id}#")
+    def _pointed(self, prefix: str) -> list[ApprovalRecord]:
+        pointers, _ = self._table.query(SHOP_PK, prefix)
         found = (self.get_approval(str(p["approval_id"]["S"])) for p in pointers)
         return [record for record in found if record is not None]
 
-    def _existing(self, approval_id: str) -> ApprovalRecord:
-        record = self.get_approval(approval_id)
-        if record is None:
-            raise NotFoundError(f"approval {approval_id} does not exist")
-        return record
+    def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
+        """Every approval requested for ``checkpoint_id``, oldest first."""
+        require_id(checkpoint_id, CHECKPOINT_ID_PATTERN, "checkpoint id")
+        return sorted(self._pointed(f"{APPROVAL_OF_SK_PREFIX}{checkpoint_id}#"), key=lambda a: a.created_at)
 
-    def _transition(self, before: ApprovalRecord, after: ApprovalRecord, *, condition: str, values: Item) -> None:
-        self._table.update(
-            APPROVAL_PK_PREFIX + before.approval_id,
-            APPROVAL_SK,
-            update="SET #status = :to, #record = :record, #votes = :votes",
-            condition=condition,
-            names={**_NAMES, "#record": "record", "#votes": "votes"},
-            values={
-                ":to": s(after.status),
-                ":record": s(after.model_dump_json()),
-                ":votes": n(len(after.votes)),
-                **values,
-            },
-        )
+    def list_approvals(self) -> list[ApprovalRecord]:
+        """Every approval of the shop, oldest first."""
+        return sorted(self._pointed(APPROVAL_OF_SK_PREFIX), key=lambda a: a.created_at)
 
-    @staticmethod
-    def _refuse(record: ApprovalRecord, now: datetime) -> None:
-        if record.status == "decided":
-            raise DecisionAlreadyClaimedError(f"approval {record.approval_id} was already decided")
-        if record.status == "expired" or now >= parse_utc(record.expires_at):
-            raise ApprovalExpiredError(f"approval {record.approval_id} expired at {record.expires_at}")
+    def _change(self, approval_id: str, change: Callable[[ApprovalRecord], ApprovalRecord]) -> ApprovalRecord:
+        """Read, transform (the domain refuses what is not allowed), write if unchanged since the read."""
+        for _ in range(_RACE_ATTEMPTS):
+            stored = read_stored(self._table, approval_id)
+            if stored is None:
+                raise NotFoundError(f"approval {approval_id} does not exist")
+            raw, before = stored
+            after = change(before)
+            if after == before:
+                return after
+            try:
+                self._table.transact([replace_write(self._table, raw, after)])
+            except ConditionFailed:
+                continue  # another writer changed it between our read and our write: apply ours to theirs
+            return after
+        raise BackendError(f"approval {approval_id} kept changing under concurrent writers; nothing was written")
 
     def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` if the approval is still pending with the votes read; a reject or the quorum decides."""
-        before = self._existing(approval_id)
-        self._refuse(before, now)
-        if before.has_voted(vote.decision.approver):
-            raise DecisionAlreadyClaimedError(f"{vote.decision.approver} already decided on approval {approval_id}")
-        after = before.with_vote(vote, utc_iso(now))
-        try:
-            self._transition(
-                before,
-                after,
-                condition="#status = :pending AND #votes = :seen AND expires_epoch > :now",
-                values={":pending": s("pending"), ":seen": n(len(before.votes)), ":now": n(int(now.timestamp()))},
-            )
-        except ConditionFailed:
-            # Lost a race (double click, two approvers): report what the winner left behind.
-            self._refuse(self._existing(approval_id), now)
-            raise DecisionAlreadyClaimedError(f"approval {approval_id} changed while this vote was recorded") from None
-        return after
+        """Add ``vote`` to the pending approval in its window; racing voters both count."""
+        return self._change(approval_id, lambda before: before.with_vote(vote, now))
 
-    def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
+
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
+        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
     ) -> ApprovalRecord:
-        """``from_status`` -> expired; an already expired approval is returned unchanged."""
-        before = self._existing(approval_id)
-        if before.status == "expired":
-            return before
-        if before.status != from_status:
-            raise DecisionAlreadyClaimedError(f"approval {approval_id} is {before.status}, not {from_status}")
-        after = before.model_copy(
-            update={"status": "expired", "closed_at": utc_iso(now), "superseded_by": superseded_by}
-        )
-        try:
-            self._transition(before, after, condition="#status = :from", values={":from": s(from_status)})
-        except ConditionFailed:
-            current = self._existing(approval_id)
-            if current.status == "expired":
-                return current
-            raise DecisionAlreadyClaimedError(
-                f"approval {approval_id} is {current.status}, not {from_status}"
-            ) from None
-        return after
+        """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))

@@ -17,18 +17,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import faults
+from ...domain.approvals import ApprovalRecord
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
+    NotFoundError,
     ShopError,
     StaleStateError,
 )
 from ...domain.outbox import OutboxMessage
-from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
+from ...domain.ports import MacKey
+from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord, parse_utc
 from ...domain.shop import Order, ShopState
-from .chained_table import AUDIT_EVENT, ChainedTable, head_of
+from .chained_table import AUDIT_EVENT, ChainedTable, head_of, stored_head
 from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
+from .dynamodb_approvals import approval_writes, read_stored, replace_write
 from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
@@ -52,12 +56,12 @@ _OPTIMISTIC_ATTEMPTS = 5
 
 
 class DynamoShopStore(DynamoOutbox):
-    """One shop in one DynamoDB table."""
+    """One shop in one DynamoDB table. With ``audit_key`` every audit link and the chain head are MACed."""
 
     _table: ChainedTable
 
-    def __init__(self, client: Any, table_name: str) -> None:
-        self._table = ChainedTable(client, table_name)
+    def __init__(self, client: Any, table_name: str, audit_key: MacKey | None = None) -> None:
+        self._table = ChainedTable(client, table_name, audit_key)
         self._proposals, self._checkpoints = Immutable(), Immutable()
         self._content = StateContent(self._table)
         self._applied = Immutable()  # proposal hashes seen applied (an application record is never removed)
@@ -210,14 +214,35 @@ class DynamoShopStore(DynamoOutbox):
         item = self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK)
         return None if item is None else self._proposals.keep(proposal_hash, bytes(item["data"]["B"]))
 
-    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event."""
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
+        approval it supersedes, conditioned on the record read) in one transaction."""
         item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
-        try:
-            self._table.transact([self._table.put_op(item, condition=_ABSENT), self._audit_put(event)])
-        except ConditionFailed:
-            raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
-        self._checkpoints.keep(checkpoint_id, raw)
+        for _ in range(_OPTIMISTIC_ATTEMPTS):
+            writes = [self._table.put_op(item, condition=_ABSENT)]
+            if approval is not None:
+                writes += approval_writes(self._table, approval)
+                if approval.supersedes:
+                    writes.append(self._supersede_write(approval))
+            try:
+                self._table.transact([*writes, self._audit_put(event)])
+            except ConditionFailed as failed:
+                if approval is not None and approval.supersedes and failed.failed(len(writes) - 1):
+                    continue  # the old approval changed since it was read (a vote): judge it again
+                raise IntegrityError(f"checkpoint {checkpoint_id} or its approval already exists") from None
+            self._checkpoints.keep(checkpoint_id, raw)
+            return
+        raise StaleStateError(f"approval {approval.supersedes if approval else ''} kept changing; nothing was written")
+
+    def _supersede_write(self, approval: ApprovalRecord) -> Item:
+        stored = read_stored(self._table, approval.supersedes)
+        if stored is None:
+            raise NotFoundError(f"approval {approval.supersedes} does not exist")
+        raw, old = stored
+        # The domain refuses when the old approval is no longer open (decided, expired, superseded already).
+        return replace_write(self._table, raw, old.superseded(approval.approval_id, parse_utc(approval.created_at)))
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text (never overwritten, so read once per process)."""
@@ -372,12 +397,12 @@ class DynamoShopStore(DynamoOutbox):
         items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
         return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]
 
-    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in sort-key order (None where unreadable) and the chain head.
 
         The head is read first: events appended after it only extend the trail past the head.
         """
-        head = head_of(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
+        head = stored_head(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
         items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
         events: list[AuditEvent | None] = []
         for item in items:

@@ -15,11 +15,21 @@ _KEY_BYTES = 32
 
 
 class FileMacKey:
-    """HMAC-SHA256 with a key file that only its owner can read. The key is never printed or logged."""
+    """HMAC-SHA256 with a key file that only its owner can read. The key is never printed or logged.
+
+    The file is read (or created) on first use, so a command that only reads, or fails before it signs or
+    verifies anything, leaves the data dir as it found it.
+    """
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._key = self._load_or_create(path)
+        self._loaded: bytes | None = None
+
+    @property
+    def _key(self) -> bytes:
+        if self._loaded is None:
+            self._loaded = self._load_or_create(self._path)
+        return self._loaded
 
     def __repr__(self) -> str:
         return f"FileMacKey(key_id={self.key_id!r})"

@@ -1,22 +1,25 @@
 """SQLite implementation of :class:`ApprovalStore`, in the data dir's database.
 
-Each status change is one ``BEGIN IMMEDIATE`` transaction that re-reads the record and checks the
-condition (pending, unexpired, the votes seen), so a double click or two approvers racing on one data dir
-serialize on the database lock exactly as the DynamoDB conditional updates do.
+Each status change is one ``BEGIN IMMEDIATE`` transaction that re-reads the record and applies the
+domain's transition to what it read (pending, unexpired, the votes seen), so a double click or two
+approvers racing on one data dir serialize on the database lock exactly as the DynamoDB conditional
+updates do. The shop store writes a run's approval in the transaction that writes its checkpoint, with
+:func:`insert_approval` and :func:`supersede_in`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalStatus, Vote
-from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, IntegrityError, NotFoundError
-from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id, utc_iso
+from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from ...domain.errors import IntegrityError, NotFoundError
+from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
 
-_SCHEMA = """
+APPROVALS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS approvals (
     approval_id TEXT PRIMARY KEY,
     checkpoint_id TEXT NOT NULL,
@@ -27,30 +30,53 @@ CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, 
 """
 
 
+def read_approval(conn: sqlite3.Connection, approval_id: str) -> ApprovalRecord | None:
+    """The approval ``approval_id`` as stored (None for an id that could never exist)."""
+    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
+        return None
+    row = conn.execute("SELECT raw FROM approvals WHERE approval_id = ?", (approval_id,)).fetchone()
+    return None if row is None else ApprovalRecord.model_validate_json(row[0])
+
+
+def insert_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+    """Insert ``record`` inside the caller's transaction; an existing id is ``IntegrityError``."""
+    try:
+        conn.execute(
+            "INSERT INTO approvals (approval_id, checkpoint_id, seq, raw) "
+            "VALUES (?, ?, (SELECT COUNT(*) FROM approvals), ?)",
+            (record.approval_id, record.checkpoint_id, record.model_dump_json()),
+        )
+    except sqlite3.IntegrityError:
+        raise IntegrityError(f"approval {record.approval_id} already exists") from None
+
+
+def _save(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+    conn.execute("UPDATE approvals SET raw = ? WHERE approval_id = ?", (record.model_dump_json(), record.approval_id))
+
+
+def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+    """Inside the caller's transaction: the approval ``record`` replaces (``record.supersedes``) moves from
+    pending to superseded. Raises the domain's refusal when it is no longer open: the caller rolls back."""
+    old = read_approval(conn, record.supersedes)
+    if old is None:
+        raise NotFoundError(f"approval {record.supersedes} does not exist")
+    _save(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
+
+
 class SqliteApprovalStore(SqliteDatabase):
     """Approval records of one data dir."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path, _SCHEMA)
+        super().__init__(path, APPROVALS_SCHEMA)
 
     def create_approval(self, record: ApprovalRecord) -> None:
         """Create the approval; an existing id is ``IntegrityError``."""
         with self._write() as conn:
-            try:
-                conn.execute(
-                    "INSERT INTO approvals (approval_id, checkpoint_id, seq, raw) "
-                    "VALUES (?, ?, (SELECT COUNT(*) FROM approvals), ?)",
-                    (record.approval_id, record.checkpoint_id, record.model_dump_json()),
-                )
-            except sqlite3.IntegrityError:
-                raise IntegrityError(f"approval {record.approval_id} already exists") from None
+            insert_approval(conn, record)
 
     def get_approval(self, approval_id: str) -> ApprovalRecord | None:
         """The approval, or None (also for an id that could never exist)."""
-        if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
-            return None
-        row = self._conn.execute("SELECT raw FROM approvals WHERE approval_id = ?", (approval_id,)).fetchone()
-        return None if row is None else ApprovalRecord.model_validate_json(row[0])
+        return read_approval(self._conn, approval_id)
 
     def approvals_for(self, checkpoint_id: str) -> list[ApprovalRecord]:
         """Every approval requested for ``checkpoint_id``, oldest first."""
@@ -61,49 +87,37 @@ class SqliteApprovalStore(SqliteDatabase):
         return [ApprovalRecord.model_validate_json(r[0]) for r in rows]
 
     def list_approvals(self) -> list[ApprovalRecord]:
-        """Every approval, oldest first (the local server lists the pending ones)."""
+        """Every approval, oldest first."""
         return [
             ApprovalRecord.model_validate_json(r[0])
             for r in self._conn.execute("SELECT raw FROM approvals ORDER BY seq")
         ]
 
-    def _existing(self, approval_id: str) -> ApprovalRecord:
-        record = self.get_approval(approval_id)
-        if record is None:
-            raise NotFoundError(f"approval {approval_id} does not exist")
-        return record
-
-    def _save(self, record: ApprovalRecord) -> None:
-        self._conn.execute(
-            "UPDATE approvals SET raw = ? WHERE approval_id = ?", (record.model_dump_json(), record.approval_id)
-        )
+    def _change(self, approval_id: str, change: Callable[[ApprovalRecord], ApprovalRecord]) -> ApprovalRecord:
+        """Read, transform (the domain raises when the transition is not allowed), write: one transaction."""
+        with self._write() as conn:
+            before = read_approval(conn, approval_id)
+            if before is None:
+                raise NotFoundError(f"approval {approval_id} does not exist")
+            after = change(before)
+            if after != before:
+                _save(conn, after)
+            return after
 
     def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to the pending, unexpired approval; a reject or the quorum decides it."""
-        with self._write():
-            before = self._existing(approval_id)
-            if before.status == "decided":
-                raise DecisionAlreadyClaimedError(f"approval {approval_id} was already decided")
-            if before.status == "expired" or now >= parse_utc(before.expires_at):
-                raise ApprovalExpiredError(f"approval {approval_id} expired at {before.expires_at}")
-            if before.has_voted(vote.decision.approver):
-                raise DecisionAlreadyClaimedError(f"{vote.decision.approver} already decided on approval {approval_id}")
-            after = before.with_vote(vote, utc_iso(now))
-            self._save(after)
-            return after
+        """Add ``vote`` to the pending, unexpired approval; a reject or the quorum closes it."""
+        return self._change(approval_id, lambda before: before.with_vote(vote, now))
 
-    def expire_approval(
-        self, approval_id: str, *, now: datetime, from_status: ApprovalStatus = "pending", superseded_by: str = ""
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
+
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
+        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
     ) -> ApprovalRecord:
-        """``from_status`` -> expired; an already expired approval is returned unchanged."""
-        with self._write():
-            before = self._existing(approval_id)
-            if before.status == "expired":
-                return before
-            if before.status != from_status:
-                raise DecisionAlreadyClaimedError(f"approval {approval_id} is {before.status}, not {from_status}")
-            after = before.model_copy(
-                update={"status": "expired", "closed_at": utc_iso(now), "superseded_by": superseded_by}
-            )
-            self._save(after)
-            return after
+        """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))

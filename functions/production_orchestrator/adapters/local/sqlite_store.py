@@ -8,12 +8,14 @@ proposal hash and index) in the same transaction.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 from ... import faults
-from ...domain.audit_chain import chained, event_hash
+from ...domain.approvals import ApprovalRecord
+from ...domain.audit_chain import chained, head_of
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
@@ -22,11 +24,14 @@ from ...domain.errors import (
     StaleStateError,
 )
 from ...domain.outbox import OutboxMessage
+from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
+from .sqlite_approvals import APPROVALS_SCHEMA, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS shop (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     revision INTEGER NOT NULL,
@@ -49,7 +54,8 @@ CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, raw TEX
 CREATE TABLE IF NOT EXISTS audit_head (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     seq INTEGER NOT NULL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    mac TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (
@@ -59,21 +65,29 @@ CREATE TABLE IF NOT EXISTS outbox (
     raw TEXT NOT NULL
 );
 """
+    + APPROVALS_SCHEMA
+)
 
 
 class SqliteShopStore(SqliteDatabase):
-    """One shop in one SQLite file."""
+    """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:
         super().__init__(path, _SCHEMA)
+        self._audit_key = audit_key
+        columns = {str(r[1]) for r in self._conn.execute("PRAGMA table_info(audit_head)")}
+        if "mac" not in columns:  # a data dir from before the chain was keyed
+            with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
+                self._conn.execute("ALTER TABLE audit_head ADD COLUMN mac TEXT NOT NULL DEFAULT ''")
 
     def _insert_audit(self, event: AuditEvent) -> None:
         # Inside the caller's BEGIN IMMEDIATE: the head read here cannot move before this commits.
         row = self._conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
-        linked = chained(event, None if row is None else (int(row[0]), str(row[1])))
+        linked = chained(event, None if row is None else (int(row[0]), str(row[1])), self._audit_key)
         self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (linked.model_dump_json(),))
         self._conn.execute(
-            "INSERT OR REPLACE INTO audit_head (id, seq, hash) VALUES (1, ?, ?)", (linked.seq, event_hash(linked))
+            "INSERT OR REPLACE INTO audit_head (id, seq, hash, mac) VALUES (1, ?, ?, ?)",
+            head_of(linked, self._audit_key),
         )
 
     def _state_row(self) -> tuple[int, str, str] | None:
@@ -164,13 +178,20 @@ class SqliteShopStore(SqliteDatabase):
         # A hand-edited row can come back as TEXT: hand it over as bytes so the re-hash refuses it.
         return row[0].encode() if isinstance(row[0], str) else bytes(row[0])
 
-    def put_checkpoint(self, checkpoint_id: str, raw: str, event: AuditEvent) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event."""
+    def put_checkpoint(
+        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+    ) -> None:
+        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
+        approval it supersedes) in one transaction: all of it, or nothing."""
         with self._write() as conn:
             try:
                 conn.execute("INSERT INTO checkpoints (checkpoint_id, raw) VALUES (?, ?)", (checkpoint_id, raw))
             except sqlite3.IntegrityError:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+            if approval is not None:
+                if approval.supersedes:
+                    supersede_in(conn, approval)
+                insert_approval(conn, approval)
             self._insert_audit(event)
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
@@ -323,15 +344,15 @@ class SqliteShopStore(SqliteDatabase):
         """The audit trail, oldest first."""
         return [AuditEvent.model_validate_json(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]
 
-    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str] | None]:
+    def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in stored order (None where unreadable) and the chain head, read together."""
         self._conn.execute("BEGIN")
         try:
             rows = [str(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]
-            head = self._conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+            head = self._conn.execute("SELECT seq, hash, mac FROM audit_head WHERE id = 1").fetchone()
         finally:
             self._conn.execute("COMMIT")
-        return [_readable(raw) for raw in rows], None if head is None else (int(head[0]), str(head[1]))
+        return [_readable(raw) for raw in rows], None if head is None else (int(head[0]), str(head[1]), str(head[2]))
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
         """Keep the canonical state whose hash is ``digest``; a second put is a no-op."""

@@ -1,0 +1,336 @@
+"""Who may decide what, when: the one rule every path asks before a decision may proceed.
+
+    page POST (vote) ----\
+    CLI resume ----------+--> authorize(approval, ask, now) --> CastVote | ResumeRecorded | Refusal
+    resume-approval -----|
+    resume Lambda -------/
+
+The answer depends only on the approval record (its status, the policy stored in it, its votes), on who
+asks for which decision on which hash, on whether the shop moved on since the plan was proposed, and on
+the clock. Nothing else decides: no path reaches a claim, a vote or an apply without a go from here.
+
+    pending --approve (short of the quorum)--> pending
+    pending --approve reaching the quorum-----> decided     (only on a fresh shop)
+    pending --reject (fresh or stale)---------> rejected    (changes nothing in the shop)
+    pending --window closed, workflow timed out-> expired
+    pending --propose again-------------------> superseded  (the successor opens under the same links)
+    decided | rejected: the same decision resumes (retry, replay, takeover); any other is ALREADY_DECIDED
+
+Identities (approver names, e-mails, the requester, who voted) are compared in one form: :func:`identity`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+from .errors import RefusalCode, ValidationError
+from .identity import normalize_identity
+from .records import Decision, parse_utc
+from .verification import Refusal
+
+if TYPE_CHECKING:
+    from .approvals import ApprovalRecord
+
+MAX_APPROVERS = 20
+IDENTITY_MIN, IDENTITY_MAX = 3, 120
+REQUESTER_MAX = 600  # an authenticated AWS caller is named by its ARN
+Via = Literal["link", "cli", "workflow"]
+
+
+def identity(value: str) -> str:
+    """The one comparable form of a person: surrounding space stripped, case-folded (``ANA@X.com`` is ana)."""
+    return normalize_identity(value) if isinstance(value, str) else ""
+
+
+class ApprovalPolicy(BaseModel):
+    """Who may decide on a run, fixed when the approval is requested and stored in the approval record.
+
+    ``quorum`` approvals (distinct, eligible) are needed when the plan procures more than ``quorum_above``
+    units in total; otherwise one. ``restricted`` is False only for a local run started without an approver
+    list: its operator may then decide at the CLI under any name (still never approving their own plan
+    under separation of duties).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    approvers: tuple[str, ...] = Field(min_length=1, max_length=MAX_APPROVERS)
+    requester: str = Field(default="", max_length=REQUESTER_MAX)
+    separation_of_duties: bool = False
+    quorum: int = Field(default=1, ge=1, le=MAX_APPROVERS)
+    quorum_above: int | None = Field(default=None, ge=0)
+    restricted: bool = True
+
+    @field_validator("approvers", mode="before")
+    @classmethod
+    def _approvers(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.split(",")
+        if not isinstance(value, Iterable):
+            return value
+        names = [identity(str(name)) for name in value]
+        for name in names:
+            if not IDENTITY_MIN <= len(name) <= IDENTITY_MAX or any(c.isspace() or c == "," for c in name):
+                raise ValueError(
+                    f"approver {name!r} is not a name or e-mail of {IDENTITY_MIN} to {IDENTITY_MAX} characters "
+                    "without spaces"
+                )
+        return tuple(dict.fromkeys(name for name in names if name))
+
+    @field_validator("requester", mode="before")
+    @classmethod
+    def _requester(cls, value: object) -> object:
+        return identity(value) if isinstance(value, str) else value
+
+    def eligible(self) -> tuple[str, ...]:
+        """The listed approvers who may approve (the requester is not one under separation of duties)."""
+        return tuple(a for a in self.approvers if not (self.separation_of_duties and a == self.requester))
+
+    def problems(self) -> list[str]:
+        """Why this policy can never be satisfied (empty when it can). Checked before the agent runs."""
+        found: list[str] = []
+        if self.separation_of_duties and not self.requester:
+            found.append("separation of duties is on but nobody is named as the requester")
+        eligible = self.eligible()
+        if not eligible and self.restricted:
+            found.append(f"nobody may approve: the only approver, {self.requester}, is the requester")
+        if self.quorum_above is not None and self.quorum > 1:
+            if not self.restricted:
+                found.append("a quorum needs a named approver list")
+            elif self.quorum > len(eligible):
+                found.append(
+                    f"a plan above {self.quorum_above} units needs {self.quorum} approvals but only "
+                    f"{len(eligible)} approver(s) may approve"
+                    + (
+                        " (the requester may not)"
+                        if self.separation_of_duties and self.requester in self.approvers
+                        else ""
+                    )
+                )
+        return found
+
+    def required_for(self, procured: int) -> int:
+        """How many distinct approvals a plan procuring ``procured`` units needs."""
+        if self.quorum_above is None or procured <= self.quorum_above:
+            return 1
+        return self.quorum
+
+    def refusal_for(self, who: str, approved: bool, allowed: frozenset[str] | None = None) -> str | None:
+        """Why ``who`` may not make this decision (None when they may). ``allowed``: the deployment's list now."""
+        person = identity(who)
+        if self.restricted and person not in self.approvers:
+            return f"{person or 'nobody'} is not an approver of this plan"
+        if allowed is not None and person not in allowed:
+            return f"{person} is no longer on the configured approver list"
+        if approved and self.separation_of_duties and person == self.requester:
+            return f"{person} requested this plan and may not approve it (separation of duties); they may reject it"
+        return None
+
+
+def build_policy(
+    *,
+    approvers: Sequence[str],
+    requester: str,
+    separation_of_duties: bool,
+    quorum: int,
+    quorum_above: int | None,
+    restricted: bool = True,
+) -> ApprovalPolicy:
+    """The policy these settings describe, if it is well formed and can be satisfied; else ``ValidationError``."""
+    try:
+        policy = ApprovalPolicy(
+            approvers=tuple(approvers),
+            requester=requester,
+            separation_of_duties=separation_of_duties,
+            quorum=quorum,
+            quorum_above=quorum_above,
+            restricted=restricted,
+        )
+    except PydanticValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'policy'}: {e['msg']}" for e in exc.errors())
+        raise ValidationError(f"invalid approval policy: {problems}") from None
+    return checked_policy(policy)
+
+
+def checked_policy(policy: ApprovalPolicy) -> ApprovalPolicy:
+    """``policy`` if it can ever be satisfied; else ``ValidationError`` naming why (checked before any agent
+    runs, so a run nobody may approve costs no model call and leaves nothing behind)."""
+    problems = policy.problems()
+    if problems:
+        raise ValidationError("the approval policy cannot be satisfied: " + "; ".join(problems))
+    return policy
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A request to decide, as any path makes it.
+
+    ``via``: ``link`` (a page POST), ``cli`` (``resume --approver``: the vote and the resume at once) or
+    ``workflow`` (resume-approval / the resume Lambda: only the decision the approval holds may proceed).
+    ``stale``: the shop changed since the plan was proposed (only an approve needs a fresh shop).
+    """
+
+    via: Via
+    approved: bool
+    reviewed_hash: str
+    actor: str = ""
+    stale: bool = False
+    allowed: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class CastVote:
+    """Go: record ``actor``'s vote (a conditional write that re-checks the status it was read in)."""
+
+    actor: str
+    decides: bool  # this vote closes the approval (a reject, or the approve that reaches the quorum)
+
+
+@dataclass(frozen=True)
+class ResumeRecorded:
+    """Go: resume with the decision the approval holds (a retry, a replay, the workflow)."""
+
+    decision: Decision
+
+
+Verdict = CastVote | ResumeRecorded | Refusal
+
+
+def _refuse(code: RefusalCode, message: str) -> Refusal:
+    return Refusal(code, message)
+
+
+def authorize(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> Verdict:
+    """The one answer to "may this decision proceed?" for every path. Pure: reads only its arguments."""
+    if approval is None:
+        return _refuse(
+            RefusalCode.UNAUTHORIZED_APPROVER,
+            "no approval was requested for this plan, so nobody may decide on it",
+        )
+    if approval.status in ("decided", "rejected"):
+        return _closed(approval, ask)
+    if approval.status == "superseded":
+        return _refuse(
+            RefusalCode.ALREADY_DECIDED,
+            f"approval {approval.approval_id} was closed when a new plan was proposed "
+            f"(approval {approval.superseded_by or '?'}); decide on the new plan",
+        )
+    if approval.status == "expired" or now >= parse_utc(approval.expires_at):
+        return _refuse(RefusalCode.EXPIRED, f"approval {approval.approval_id} expired at {approval.expires_at}")
+    if ask.via == "workflow":
+        return _refuse(
+            RefusalCode.UNAUTHORIZED_APPROVER,
+            f"approval {approval.approval_id} holds no decision yet ({approval.approving_votes()} of "
+            f"{approval.required} approvals)",
+        )
+    return _open(approval, ask)
+
+
+def _closed(approval: ApprovalRecord, ask: Ask) -> Verdict:
+    """A decided or rejected approval: only the decision it holds may proceed, and only if it holds up."""
+    decision = approval.decision
+    recorded = "an approval" if approval.status == "decided" else "a rejection"
+    if decision is None:
+        return _refuse(RefusalCode.CHECKPOINT_INVALID, f"approval {approval.approval_id} is closed without a decision")
+    if decision.approved != ask.approved or decision.reviewed_hash != ask.reviewed_hash:
+        who = decision.approver
+        return _refuse(
+            RefusalCode.ALREADY_DECIDED,
+            f"{recorded} by {who} was already recorded on approval {approval.approval_id} at "
+            f"{decision.decided_at}; a different decision cannot replace it",
+        )
+    if decision.reviewed_hash != approval.proposal_hash:
+        return _refuse(
+            RefusalCode.REVIEWED_HASH_MISMATCH,
+            f"the decision recorded on approval {approval.approval_id} names another plan than the one it is about",
+        )
+    if ask.via == "cli":
+        refusal = approval.policy.refusal_for(ask.actor, ask.approved, ask.allowed)
+        if refusal is not None:
+            return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
+    problem = holds_up(approval, ask.allowed)
+    if problem is not None:
+        return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, problem)
+    return ResumeRecorded(decision)
+
+
+def holds_up(approval: ApprovalRecord, allowed: frozenset[str] | None = None) -> str | None:
+    """None when the recorded votes justify the recorded decision under the stored policy; else why not.
+
+    Read on every resume, so a record edited in storage (a status flipped, a vote added or renamed) cannot
+    carry a decision its votes do not make.
+    """
+    decision = approval.decision
+    if decision is None:
+        return f"approval {approval.approval_id} holds no decision"
+    problem = _votes_problem(approval, allowed)
+    if problem is not None:
+        return problem
+    rejects = [v for v in approval.votes if not v.decision.approved]
+    if decision.approved:
+        if rejects:
+            return f"approval {approval.approval_id} holds a rejection by {rejects[0].decision.approver}"
+        if approval.approving_votes() < approval.required:
+            return (
+                f"approval {approval.approval_id} needs {approval.required} approvals and holds "
+                f"{approval.approving_votes()}"
+            )
+    elif not rejects:
+        return f"approval {approval.approval_id} says rejected but holds no rejection"
+    if approval.votes[-1].decision != decision:
+        return f"the decision of approval {approval.approval_id} is not its last vote"
+    return None
+
+
+def _votes_problem(approval: ApprovalRecord, allowed: frozenset[str] | None) -> str | None:
+    """Each vote by a distinct person who may cast it, on exactly the approval's plan."""
+    if not approval.votes:
+        return f"approval {approval.approval_id} holds no votes"
+    seen: set[str] = set()
+    for vote in approval.votes:
+        voter = identity(vote.decision.approver)
+        if voter in seen:
+            return f"{voter} voted twice on approval {approval.approval_id}"
+        seen.add(voter)
+        refusal = approval.policy.refusal_for(voter, vote.decision.approved, allowed)
+        if refusal is not None:
+            return refusal
+        if vote.decision.reviewed_hash != approval.proposal_hash:
+            return f"{voter} voted on another plan than approval {approval.approval_id} is about"
+    return None
+
+
+def _open(approval: ApprovalRecord, ask: Ask) -> Verdict:
+    """A pending approval in its window: may this person cast this vote now?"""
+    actor = identity(ask.actor)
+    if ask.reviewed_hash != approval.proposal_hash:
+        return _refuse(
+            RefusalCode.REVIEWED_HASH_MISMATCH,
+            f"the reviewed hash {ask.reviewed_hash[:12]}... is not the plan {approval.proposal_hash[:12]}... "
+            f"approval {approval.approval_id} is about",
+        )
+    refusal = approval.policy.refusal_for(actor, ask.approved, ask.allowed)
+    if refusal is not None:
+        return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, refusal)
+    if approval.has_voted(actor):
+        return _refuse(RefusalCode.ALREADY_DECIDED, f"{actor} already voted on approval {approval.approval_id}")
+    if not ask.approved:
+        return CastVote(actor, decides=True)  # a reject is always possible while open, stale or not
+    if ask.stale:
+        return _refuse(
+            RefusalCode.STALE_DOMAIN_STATE,
+            "the shop changed since this plan was proposed: it can be rejected or proposed again, not approved",
+        )
+    given = approval.approving_votes() + 1
+    if ask.via == "cli" and given < approval.required:
+        return _refuse(
+            RefusalCode.UNAUTHORIZED_APPROVER,
+            f"this plan needs {approval.required} approvals and would hold {given}: the other approvers "
+            "approve from their own links first",
+        )
+    return CastVote(actor, decides=given >= approval.required)

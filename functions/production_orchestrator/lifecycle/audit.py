@@ -1,0 +1,80 @@
+"""Audit verification: the keyed chain holds, and every vote it records is the vote the approval holds, with a
+receipt that verifies. Reads only; strands-free (the local CLI and the AWS operator command share it).
+
+    chain: seq, prev_hash, each link's MAC, the head's MAC       -> first bad position and seq
+    votes: each approval_vote event <-> its approval's vote       -> the event's seq when they disagree
+           (approver, decision, receipt; the receipt MAC under the receipt key)
+"""
+
+from __future__ import annotations
+
+from ..domain.approvals import ApprovalRecord, Vote
+from ..domain.audit_chain import ChainReport, verify_chain
+from ..domain.errors import ResumeRefusedError
+from ..domain.policy import identity
+from ..domain.ports import ApprovalStore, MacKey, ShopStore
+from ..domain.receipts import Receipt, check_receipt
+from ..domain.records import AuditEvent
+from .evidence import load_checkpoint
+
+
+def verify_audit(
+    store: ShopStore, approvals: ApprovalStore, *, audit_key: MacKey | None, receipt_key: MacKey | None
+) -> ChainReport:
+    """The first link or vote that does not hold (by position and seq), or an intact report."""
+    events, head = store.raw_audit_trail()
+    report = verify_chain(events, head, audit_key)
+    if not report.intact:
+        return report
+    records = {a.approval_id: a for a in approvals.list_approvals()}
+    seen: set[tuple[str, str]] = set()
+    for position, event in enumerate(events, start=1):
+        if event is None or event.event_type != "approval_vote":
+            continue
+        problem = _vote_problem(store, event, records, receipt_key)
+        if problem is not None:
+            return ChainReport(len(events), position, problem, event.seq)
+        seen.add((str(event.detail.get("approval_id")), identity(str(event.detail.get("approver", "")))))
+    for record in records.values():
+        for vote in record.votes:
+            if (record.approval_id, identity(vote.decision.approver)) not in seen:
+                return ChainReport(
+                    len(events),
+                    len(events),
+                    f"approval {record.approval_id} holds a vote of {vote.decision.approver} that no audit event "
+                    "records (added in storage)",
+                )
+    return report
+
+
+def _vote_of(record: ApprovalRecord, approver: str) -> Vote | None:
+    return next((v for v in record.votes if identity(v.decision.approver) == identity(approver)), None)
+
+
+def _vote_problem(
+    store: ShopStore, event: AuditEvent, records: dict[str, ApprovalRecord], key: MacKey | None
+) -> str | None:
+    detail = event.detail
+    label = f"the vote recorded at seq {event.seq}"
+    record = records.get(str(detail.get("approval_id", "")))
+    if record is None:
+        return f"{label} names approval {detail.get('approval_id')!r}, which does not exist"
+    vote = _vote_of(record, str(detail.get("approver", "")))
+    if vote is None:
+        return f"{label} ({detail.get('approver')}) is not among the votes approval {record.approval_id} holds"
+    if bool(detail.get("approved")) != vote.decision.approved:
+        return f"{label} says {'approve' if detail.get('approved') else 'reject'}; the approval holds the opposite"
+    stored = vote.receipt
+    told = detail.get("receipt")
+    if told is not None and (stored is None or Receipt.model_validate(told) != stored):
+        return f"{label}: its receipt differs from the one approval {record.approval_id} holds"
+    if told is None and detail.get("receipt_mac", "") != (stored.mac if stored else ""):
+        return f"{label}: its receipt MAC differs from the one approval {record.approval_id} holds"
+    if key is None:
+        return None
+    try:
+        checkpoint = load_checkpoint(store, record.checkpoint_id)
+    except ResumeRefusedError as exc:
+        return f"{label}: its checkpoint cannot be read ({exc.human_message})"
+    problem = check_receipt(stored, key, checkpoint=checkpoint, decision=vote.decision)
+    return None if problem is None else f"{label}: {problem}"

@@ -1,0 +1,62 @@
+"""What one start plans: a customer's e-mail on a shop (the data dir's own, or a reference scenario's) from
+a planning day, and which shop that is, read without writing anything."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..domain.errors import ShopError
+from ..domain.planning import ProposalContent
+from ..domain.ports import ShopStore
+from ..domain.records import Checkpoint
+from ..domain.scenarios import SCENARIOS
+from ..domain.scenarios import scenario as find_scenario
+from ..domain.shop import ShopState
+
+REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
+
+    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it).
+    """
+
+    text: str
+    planning_day: str
+    scenario: str = ""
+
+    @classmethod
+    def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
+        """A reference scenario: its shop and e-mail on its day, unless another text or day is given."""
+        chosen = find_scenario(name)
+        return cls(text=text or chosen.customer_email, planning_day=planning_day or chosen.planning_day, scenario=name)
+
+    @classmethod
+    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
+        """The same request on the same planning day, for proposing again on the current shop."""
+        scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
+        return cls(text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario)
+
+
+def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
+    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
+    shop = store.load_state()
+    if shop is None:
+        raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
+    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
+
+
+def shop_for(store: ShopStore, request: PlanRequest) -> ShopState:
+    """The shop the request is planned on, read without writing anything."""
+    existing = store.load_state()
+    if not request.scenario:
+        if existing is None:
+            raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")
+        return existing
+    seeded = find_scenario(request.scenario).state
+    if existing is not None and existing.name != seeded.name:
+        raise ShopError(f"this data dir holds the {existing.name!r} shop; use another --data-dir for {seeded.name!r}")
+    return existing or seeded
