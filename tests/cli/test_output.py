@@ -52,7 +52,7 @@ def test_show_states_the_status_first_then_the_plan(pending: Callable[..., Pendi
     document = _json(run.cli("show", "--checkpoint", run.checkpoint_id, "--json"))
     assert next(iter(document)) == "status" and document["status"] == "pending"
     assert document["proposal_hash"] == run.proposal_hash
-    assert document["proposal"]["target_order"]["order_id"] == "RUSH-200"
+    assert document["proposal"]["target_order"]["id"] == "RUSH-200"
     assert document["checkpoint"]["checkpoint_id"] == run.checkpoint_id
     assert run.resume("reject", "--reason", "wait for the delivery").returncode == 0
     after = run.cli("show", "--checkpoint", run.checkpoint_id)
