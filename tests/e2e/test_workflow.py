@@ -29,9 +29,7 @@ from infra.constants import (
 )
 from production_orchestrator.domain.errors import (
     DeliveryFailedError,
-    RefusalCode,
     RequesterUnverifiedError,
-    ResumeRefusedError,
 )
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied

@@ -23,11 +23,11 @@ from production_orchestrator.domain.shop import ShopState
 from production_orchestrator.domain.shop_file import read_shop
 from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
+from production_orchestrator.lifecycle.plan_request import PlanRequest
 from production_orchestrator.lifecycle.request_approval import operator_plan
 from production_orchestrator.lifecycle.resume_approval import resume_direct
 from production_orchestrator.lifecycle.runtime import Runtime
 from production_orchestrator.lifecycle.shop_import import import_shop
-from production_orchestrator.lifecycle.plan_request import PlanRequest
 from production_orchestrator.lifecycle.start import StartResult, start_run
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama

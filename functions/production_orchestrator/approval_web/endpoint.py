@@ -116,9 +116,7 @@ class DecisionEndpoint:
             resumed = self.report_outcome and result.status == "recorded"
             return PageResponse(200, self._state(view, now, notice=notice, resumed=resumed), result.status)
         if result.status == "already_recorded":
-            return PageResponse(
-                200, self._state(view, now, notice="This decision was already recorded."), "closed"
-            )
+            return PageResponse(200, self._state(view, now, notice="This decision was already recorded."), "closed")
         if result.status == "invalid" or (result.code in _FORM_AGAIN and view.is_open(now)):
             status, label = (400, "invalid") if result.status == "invalid" else _FORM_AGAIN[result.code]  # type: ignore[index]
             body = page.render_confirmation(

@@ -293,7 +293,10 @@ def _next(view: LinkView, resumed: bool, now: datetime) -> tuple[str, str]:
 def _queued(queued: list[str]) -> str:
     if not queued:
         return ""
-    return f"<section><h2>Queued to send</h2>{_items(queued)}<p>Each is delivered once, by the outbox sender.</p></section>"
+    return (
+        f"<section><h2>Queued to send</h2>{_items(queued)}"
+        "<p>Each is delivered once, by the outbox sender.</p></section>"
+    )
 
 
 def render_state(

@@ -27,8 +27,8 @@ from ..domain.scenarios import SCENARIOS
 from ..domain.shop import ShopState, parse_day
 from ..domain.shop_file import Problem, json_path, read_shop, write_shop
 from ..lifecycle.evidence import current_state
-from ..lifecycle.shop_import import ImportResult, import_shop
 from ..lifecycle.plan_request import PlanRequest, on_current_shop
+from ..lifecycle.shop_import import ImportResult, import_shop
 from . import inputs
 from .output import EXIT_OK, PROG
 from .parser import actions, command, data_dir

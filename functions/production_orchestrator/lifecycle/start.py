@@ -36,6 +36,7 @@ from .plan_request import REQUEST_RUN, PlanRequest, shop_for
 from .request_approval import LinkPlan
 from .runtime import Runtime
 
+
 @dataclass(frozen=True)
 class StartResult:
     """What a start leaves for the human and for the resume."""
