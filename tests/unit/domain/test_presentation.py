@@ -9,10 +9,12 @@ from typing import Any
 from production_orchestrator.approval_web.pages import render_confirmation
 from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from production_orchestrator.domain.planning import ProposalContent, build_proposal
+from production_orchestrator.domain.policy import ApprovalPolicy
 from production_orchestrator.domain.presentation import render_review
 from production_orchestrator.domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
 from production_orchestrator.domain.shop_file import read_shop
+from production_orchestrator.lifecycle.review import LinkView
 
 NOW = datetime(2026, 12, 21, 8, 0, tzinfo=UTC)
 BINDING = ProviderBinding(provider="deterministic", model_id="scripted-planner-v1")
@@ -45,9 +47,11 @@ def page(proposal: ProposalContent) -> str:
         created_at=utc_iso(NOW),
         expires_at=checkpoint.expires_at,
         task_token="token",
-        approvers=(ApproverLink(approver="ana@example.com", secret_hash=hash_link_secret("s" * 40)),),
+        policy=ApprovalPolicy(approvers=("ana@example.com",)),
+        links=(ApproverLink(approver="ana@example.com", secret_hash=hash_link_secret("s" * 40)),),
     )
-    return render_confirmation(checkpoint, proposal, approval=approval, approver="ana@example.com", now=NOW)
+    view = LinkView(approval=approval, approver="ana@example.com", checkpoint=checkpoint, proposal=proposal)
+    return render_confirmation(view, now=NOW)
 
 
 def at_risk_plan() -> ProposalContent:

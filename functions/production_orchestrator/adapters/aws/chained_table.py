@@ -63,6 +63,19 @@ class ChainedTable(DynamoTable):
         self._head: Head = None
         self._deferred: list[AuditEvent] = []
 
+    def audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
+        """Every stored event in sort-key order (None where unreadable) and the stored head, read first:
+        events appended after it only extend the trail past the head."""
+        head = stored_head(self.get(SHOP_PK, AUDIT_HEAD_SK))
+        items, _ = self.query(SHOP_PK, AUDIT_SK_PREFIX)
+        events: list[AuditEvent | None] = []
+        for item in items:
+            try:
+                events.append(AuditEvent.model_validate_json(item["raw"]["S"]))
+            except (KeyError, ValueError):
+                events.append(None)
+        return events, head
+
     def know_head(self, head: Head) -> None:
         """The head as just read along with other items (a guess the next append starts from)."""
         self._head = head

@@ -150,3 +150,13 @@ class DynamoApprovalStore:
     ) -> ApprovalRecord:
         """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
         return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
+
+
+def supersede_write(table: DynamoTable, successor: ApprovalRecord) -> Item:
+    """The conditional write that closes the approval ``successor`` replaces ("propose again"), conditioned on
+    the record as read; the domain refuses when it is no longer open (decided, expired, superseded already)."""
+    stored = read_stored(table, successor.supersedes)
+    if stored is None:
+        raise NotFoundError(f"approval {successor.supersedes} does not exist")
+    raw, old = stored
+    return replace_write(table, raw, old.superseded(successor.approval_id, parse_utc(successor.created_at)))

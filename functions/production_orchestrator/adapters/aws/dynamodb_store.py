@@ -18,21 +18,14 @@ from typing import Any
 
 from ... import faults
 from ...domain.approvals import ApprovalRecord
-from ...domain.errors import (
-    DecisionAlreadyClaimedError,
-    IntakeError,
-    IntegrityError,
-    NotFoundError,
-    ShopError,
-    StaleStateError,
-)
+from ...domain.errors import DecisionAlreadyClaimedError, IntakeError, IntegrityError, ShopError, StaleStateError
 from ...domain.outbox import OutboxMessage
 from ...domain.ports import MacKey
-from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord, parse_utc
+from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
 from ...domain.shop import Order, ShopState
-from .chained_table import AUDIT_EVENT, ChainedTable, head_of, stored_head
+from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
-from .dynamodb_approvals import approval_writes, read_stored, replace_write
+from .dynamodb_approvals import approval_writes, supersede_write
 from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
@@ -225,7 +218,7 @@ class DynamoShopStore(DynamoOutbox):
             if approval is not None:
                 writes += approval_writes(self._table, approval)
                 if approval.supersedes:
-                    writes.append(self._supersede_write(approval))
+                    writes.append(supersede_write(self._table, approval))
             try:
                 self._table.transact([*writes, self._audit_put(event)])
             except ConditionFailed as failed:
@@ -235,14 +228,6 @@ class DynamoShopStore(DynamoOutbox):
             self._checkpoints.keep(checkpoint_id, raw)
             return
         raise StaleStateError(f"approval {approval.supersedes if approval else ''} kept changing; nothing was written")
-
-    def _supersede_write(self, approval: ApprovalRecord) -> Item:
-        stored = read_stored(self._table, approval.supersedes)
-        if stored is None:
-            raise NotFoundError(f"approval {approval.supersedes} does not exist")
-        raw, old = stored
-        # The domain refuses when the old approval is no longer open (decided, expired, superseded already).
-        return replace_write(self._table, raw, old.superseded(approval.approval_id, parse_utc(approval.created_at)))
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text (never overwritten, so read once per process)."""
@@ -398,19 +383,8 @@ class DynamoShopStore(DynamoOutbox):
         return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
-        """Every stored event in sort-key order (None where unreadable) and the chain head.
-
-        The head is read first: events appended after it only extend the trail past the head.
-        """
-        head = stored_head(self._table.get(SHOP_PK, AUDIT_HEAD_SK))
-        items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
-        events: list[AuditEvent | None] = []
-        for item in items:
-            try:
-                events.append(AuditEvent.model_validate_json(item["raw"]["S"]))
-            except (KeyError, ValueError):
-                events.append(None)
-        return events, head
+        """Every stored event in sort-key order (None where unreadable) and the chain head."""
+        return self._table.audit_trail()
 
     def put_state_snapshot(self, digest: str, data: bytes) -> None:
         """Keep the canonical state ``data`` under ``digest`` (content-addressed: a second put is a no-op)."""
