@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 from urllib.request import Request, urlopen
 
-from production_orchestrator.cli.root import local_approvals, local_runtime, utc_now
-from production_orchestrator.domain.ports import ApprovalMessage
+from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.presentation import MESSAGES_ON_APPROVAL
-from production_orchestrator.lifecycle.request_approval import request_approval
+from production_orchestrator.lifecycle.evidence import review
+from production_orchestrator.lifecycle.request_approval import message_for
 from tests.approvals.test_policy import endpoint, link
 from tests.support.local_serve import Served
 from tests.support.net import APPROVERS, free_port
@@ -37,29 +36,10 @@ def test_the_page_says_what_is_sent_to_whom_when_approved(started: Any) -> None:
     assert "not sent yet" not in page.body
 
 
-@dataclass
-class _Inbox:
-    messages: list[ApprovalMessage] = field(default_factory=list)
-
-    def notify(self, message: ApprovalMessage) -> None:
-        self.messages.append(message)
-
-
 def test_the_approval_email_says_what_is_sent_to_whom_when_approved(started: Any) -> None:
     data_dir, run = started("--approvers", APPROVERS)
-    inbox = _Inbox()
-    request_approval(
-        local_runtime(data_dir, create=False).store,
-        local_approvals(data_dir),
-        inbox,
-        checkpoint_id=run["CHECKPOINT_ID"],
-        proposal_hash=run["PROPOSAL_HASH"],
-        task_token="local",
-        approvers=["ana@example.com"],
-        link_base_url="http://127.0.0.1:8765/approve",
-        now=utc_now(),
-    )
-    (mail,) = inbox.messages
+    checkpoint, proposal = review(local_runtime(data_dir, create=False).store, run["CHECKPOINT_ID"])
+    mail = message_for(checkpoint, proposal, "appr-" + "0" * 32, "ana@example.com", "http://127.0.0.1:8765/approve")
     assert "Messages this plan sends:" in mail.body and MESSAGES_ON_APPROVAL in mail.body
     drafts = _drafts(data_dir, run["PROPOSAL_HASH"])
     for draft in drafts:
