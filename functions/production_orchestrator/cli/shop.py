@@ -96,7 +96,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
         "--scenario",
         default=None,
         choices=sorted(SCENARIOS),
-        help=f"seed and plan a reference scenario; without --request (default: {DEFAULT_SCENARIO})",
+        help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request)",
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
     start.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)")
