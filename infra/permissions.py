@@ -40,12 +40,15 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
     },
-    # reads the checkpoint (one BatchGetItem with the items read next) and proposal; creates the approval
-    # and its pointer
+    # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
+    # retry already created (its pointers in SHOP, the record itself), else creates the approval and its
+    # pointer; records each link as sent on the approval
     "request_approval": {
         "dynamodb:BatchGetItem": (SHOP,),
-        "dynamodb:GetItem": (PROPOSALS,),
+        "dynamodb:GetItem": (PROPOSALS, APPROVALS),
+        "dynamodb:Query": (SHOP,),
         "dynamodb:PutItem": (SHOP, APPROVALS),
+        "dynamodb:UpdateItem": (APPROVALS,),
     },
     # the public endpoint: reads what the page shows; records a vote on the approval item and its audit
     # event (the chain lives in SHOP); cannot create approvals, proposals or snapshots

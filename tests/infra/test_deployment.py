@@ -34,23 +34,31 @@ CONTEXT = {"approvalWindow": "2h", "approverEmails": "a@example.com,b@example.co
 LOGS = {"logs:CreateLogStream", "logs:PutLogEvents"}
 XRAY = {"xray:PutTelemetryRecords", "xray:PutTraceSegments"}
 BASE = LOGS | XRAY
+AUDIT_MAC = {"kms:GenerateMac"}  # every function that appends an audit event MACs its link (the audit key)
 # Every action each function's role holds (handler module -> actions). Update with infra/permissions.py.
 EXPECTED_ACTIONS = {
     "run_agent": BASE
+    | AUDIT_MAC
     | {"dynamodb:GetItem", "dynamodb:PutItem", "s3:GetObject", "s3:PutObject"}
     | {"bedrock:InvokeModelWithResponseStream"},
-    "request_approval": BASE | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "sns:Publish"},
+    "request_approval": BASE
+    | AUDIT_MAC
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+    | {"sns:Publish"},
     "decide": BASE
     | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"}
     | {"kms:GenerateMac", "states:SendTaskSuccess"},
     "resume_agent": BASE
+    | AUDIT_MAC
     | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "kms:VerifyMac"}
     | {"s3:GetObject", "s3:PutObject", "s3:ListBucket"}
     | {"bedrock:InvokeModelWithResponseStream"},
-    "record_expiry": BASE | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem"},
+    "record_expiry": BASE
+    | AUDIT_MAC
+    | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem"},
     "report_pending_age": BASE | {"dynamodb:GetItem", "dynamodb:Query"},
     # no senderEmail in CONTEXT: no SES grant (tests/infra/test_outbox_sender.py checks the one with a sender)
-    "send_outbox": BASE | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},
+    "send_outbox": BASE | AUDIT_MAC | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},
     "submit": BASE | {"dynamodb:PutItem", "states:StartExecution"},
 }
 TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}

@@ -343,7 +343,7 @@ def test_the_audit_chain_is_maced_by_its_own_key_that_every_appender_may_sign_wi
     keys = _hmac_keys(template_json)
     (key_id,) = [k for k, key in keys.items() if "audit chain" in key["Properties"]["Description"]]
     assert keys[key_id]["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
-    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry")
+    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox")
     for handler in appenders:
         env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
         assert env["Variables"]["PO_AUDIT_KEY_ID"] == {"Ref": key_id}

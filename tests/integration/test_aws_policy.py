@@ -20,11 +20,25 @@ from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprov
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.approval_web.pages import NEUTRAL_MESSAGE
 from production_orchestrator.cli import aws_ops as ops
-from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, ValidationError
+from production_orchestrator.domain.errors import (
+    RefusalCode,
+    RequesterUnverifiedError,
+    ResumeRefusedError,
+    ValidationError,
+)
 from production_orchestrator.domain.records import AuditEvent
 from production_orchestrator.handlers import decide
 from tests.support.aws_flow import Flow, _invoke, fake_task_token, start
-from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, LambdaContext, cold_start, function_url_event, load_event
+from tests.support.moto_aws import (
+    APPROVERS,
+    AwsWorld,
+    Clock,
+    LambdaContext,
+    cold_start,
+    function_url_event,
+    iam_caller,
+    load_event,
+)
 
 
 def _approvals(aws: AwsWorld) -> DynamoApprovalStore:
@@ -162,12 +176,13 @@ def test_expiry_of_a_decision_the_workflow_never_heard_agrees_with_the_page(aws:
 # -- 6. separation of duties compares who, normalized; nobody named is a refusal -----------------------------
 
 
-@pytest.mark.parametrize("requested_by", ["", "   "])
-def test_a_run_with_nobody_named_as_requester_is_refused_before_the_agent_runs(
+@pytest.mark.parametrize("requested_by", ["", "   ", "ops@example.com"])
+def test_a_run_without_a_verified_requester_is_refused_before_the_agent_runs(
     aws: AwsWorld, clock: Clock, requested_by: str
 ) -> None:
+    """A hand-typed execution (no submission record): nobody named, or a name typed into the input."""
     before = aws.snapshot()
-    with pytest.raises(ValidationError, match="requester"):
+    with pytest.raises(RequesterUnverifiedError, match="no verified requester"):
         _invoke("run_agent", {**load_event("run_agent"), "requested_by": requested_by})
     assert aws.snapshot() == before  # no shop seeded, no session, no checkpoint
 
@@ -182,7 +197,9 @@ def test_request_approval_refuses_a_run_without_a_requester(aws: AwsWorld, clock
 
 
 def test_the_requester_in_another_case_still_may_not_approve(aws: AwsWorld, clock: Clock) -> None:
-    flow = Flow(aws=aws, run=_invoke("run_agent", {**load_event("run_agent"), "requested_by": " ANA@Example.COM"}))
+    # The signed caller's session is ANA@Example.COM: the run records ana@example.com, an approver.
+    flow = start(aws, caller=iam_caller("ANA@Example.COM"))
+    assert flow.run["requested_by"] == APPROVERS[0]
     flow.request_approval()
     before = aws.snapshot()
     refused = flow.post("approve", link=flow.link(APPROVERS[0]))

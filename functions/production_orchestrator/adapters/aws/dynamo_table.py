@@ -199,6 +199,20 @@ class DynamoTable:
                 put["ExpressionAttributeNames"] = names
         return {"Put": put}
 
+    def update_op(self, pk: str, sk: str, *, update: str, condition: str, names: Item, values: Item) -> Item:
+        """One conditional ``Update`` of a transaction (authorized as ``UpdateItem``)."""
+        return {
+            "Update": {
+                "TableName": self.name,
+                "Key": key(pk, sk),
+                "UpdateExpression": update,
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+
     def _check_size(self, item: Mapping[str, Any]) -> None:
         size = item_size(item)
         if size > MAX_ITEM_BYTES:

@@ -67,9 +67,20 @@ def approval_writes(table: DynamoTable, record: ApprovalRecord) -> list[Item]:
 
 
 def replace_write(table: DynamoTable, stored: str, after: ApprovalRecord) -> Item:
-    """A transaction item that writes ``after`` only if the stored record text is still ``stored``."""
-    return table.put_op(
-        approval_item(after), condition=_UNCHANGED, values={":before": s(stored)}, names={"#record": "record"}
+    """A transaction item that writes ``after`` only if the stored record text is still ``stored``.
+
+    An update of the existing item, never a put: a role that moves approvals (the public decision function)
+    needs no right to create one.
+    """
+    item = approval_item(after)
+    changed = ("record", "status", "votes", "expires_epoch", TTL_ATTRIBUTE)
+    return table.update_op(
+        APPROVAL_PK_PREFIX + after.approval_id,
+        APPROVAL_SK,
+        update="SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(changed))),
+        condition=f"attribute_exists({PARTITION_KEY}) AND {_UNCHANGED}",
+        names={"#record": "record", **{f"#a{i}": name for i, name in enumerate(changed)}},
+        values={":before": s(stored), **{f":a{i}": item[name] for i, name in enumerate(changed)}},
     )
 
 
