@@ -21,7 +21,6 @@ import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from strands.session.repository_session_manager import RepositorySessionManager
@@ -30,7 +29,7 @@ from strands.types.exceptions import SessionException
 from strands.types.session import Session, SessionAgent, SessionMessage
 
 from production_orchestrator.adapters.session_facts import facts_from
-from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from production_orchestrator.domain.audit_chain import chained, head_of
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
@@ -326,7 +325,7 @@ class InMemoryShopStore:
             self._proposals[proposal_hash] = data
 
 
-class InMemoryApprovalStore:
+class InMemoryApprovalStore(ApprovalTransitions):
     """An :class:`ApprovalStore` in memory, with the conditional status changes of the SQLite store."""
 
     def __init__(self) -> None:
@@ -384,24 +383,6 @@ class InMemoryApprovalStore:
             if closed is not None:
                 self._records[closed.approval_id] = closed.model_dump_json()
             self._records[record.approval_id] = record.model_dump_json()
-
-    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to the pending approval in its window; a reject or the quorum closes it."""
-        return self._change(approval_id, lambda before: before.with_vote(vote, now))
-
-    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
-        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
-        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
-
-    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
-        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
-        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
-
-    def record_delivery(
-        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
-    ) -> ApprovalRecord:
-        """Bind the approval to ``task_token`` and, given ``approver``, record their link as sent."""
-        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
 
 
 @dataclass

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -245,3 +246,34 @@ class ApprovalRecord(_Frozen):
             )
             update["notified"] = self.notified if person in self.notified else (*self.notified, person)
         return self.model_copy(update=update)
+
+
+class ApprovalTransitions:
+    """The transitions an :class:`ApprovalStore` offers, each the record's own pure change, applied by the
+    store's ``_change`` (read, change, write conditioned on the record read; retried when another writer won).
+
+    Every store (SQLite, DynamoDB, the in-memory fake) inherits these, so an approval moves the same way
+    whichever store holds it; a store implements only ``_change``.
+    """
+
+    def _change(self, approval_id: str, change: Callable[[ApprovalRecord], ApprovalRecord]) -> ApprovalRecord:
+        raise NotImplementedError
+
+    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
+        """Add ``vote`` to the pending approval in its window; a reject or the quorum closes it. Racing voters
+        both count: the write that lost re-reads and adds its vote to the winner's record."""
+        return self._change(approval_id, lambda before: before.with_vote(vote, now))
+
+    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
+        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
+
+    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
+        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
+        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_delivery(
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+    ) -> ApprovalRecord:
+        """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))

@@ -16,10 +16,9 @@ racing an expiry or a "propose again" gets the domain's refusal for what it find
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import BackendError, IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
@@ -95,7 +94,7 @@ def read_stored(table: DynamoTable, approval_id: str) -> tuple[str, ApprovalReco
     return raw, ApprovalRecord.model_validate_json(raw)
 
 
-class DynamoApprovalStore:
+class DynamoApprovalStore(ApprovalTransitions):
     """Approval records in the shop's table."""
 
     def __init__(self, client: Any, table_name: str) -> None:
@@ -143,24 +142,6 @@ class DynamoApprovalStore:
                 continue  # another writer changed it between our read and our write: apply ours to theirs
             return after
         raise BackendError(f"approval {approval_id} kept changing under concurrent writers; nothing was written")
-
-    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to the pending approval in its window; racing voters both count."""
-        return self._change(approval_id, lambda before: before.with_vote(vote, now))
-
-    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
-        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
-        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
-
-    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
-        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
-        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
-
-    def record_delivery(
-        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
-    ) -> ApprovalRecord:
-        """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
-        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
 
 
 def supersede_write(table: DynamoTable, successor: ApprovalRecord) -> Item:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, Vote
+from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
@@ -63,7 +62,7 @@ def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     _save(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
 
 
-class SqliteApprovalStore(SqliteDatabase):
+class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
     """Approval records of one data dir."""
 
     def __init__(self, path: Path) -> None:
@@ -103,21 +102,3 @@ class SqliteApprovalStore(SqliteDatabase):
             if after != before:
                 _save(conn, after)
             return after
-
-    def record_approval_vote(self, approval_id: str, vote: Vote, *, now: datetime) -> ApprovalRecord:
-        """Add ``vote`` to the pending, unexpired approval; a reject or the quorum closes it."""
-        return self._change(approval_id, lambda before: before.with_vote(vote, now))
-
-    def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
-        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
-        return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
-
-    def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
-        """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
-        return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
-
-    def record_delivery(
-        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
-    ) -> ApprovalRecord:
-        """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
-        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
