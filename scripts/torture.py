@@ -38,7 +38,7 @@ from production_orchestrator import faults  # noqa: E402
 from production_orchestrator.agent.providers import build_binding  # noqa: E402
 from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
-from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso  # noqa: E402
+from production_orchestrator.domain.records import AuditEvent, DecisionRecord, utc_iso  # noqa: E402
 from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
 from production_orchestrator.lifecycle.request_approval import operator_plan  # noqa: E402
 from production_orchestrator.lifecycle.resume_approval import resume_direct  # noqa: E402
@@ -332,17 +332,32 @@ def races(worlds: Worlds, size: dict[str, int]) -> Family:
 
 
 def _plant_dead_claim(world: World, ids: dict[str, Any]) -> None:
+    """What a resume that died leaves: the approver's vote (the approval decided and woken) and its claim of
+    the decision, whose lease is over."""
+    from production_orchestrator.lifecycle.authorize import cast_vote, governing_approval, new_decision
+    from production_orchestrator.lifecycle.evidence import load_checkpoint
+
+    rt = world.runtime()
+    assert rt.approvals is not None
     past = datetime.now(UTC) - timedelta(minutes=1)
-    decision = Decision(approved=True, reviewed_hash=ids["proposal_hash"], approver="torture", decided_at=utc_iso(past))
+    checkpoint = load_checkpoint(rt.store, ids["checkpoint_id"])
+    approval = governing_approval(rt.approvals, checkpoint.checkpoint_id)
+    assert approval is not None
+    vote = new_decision(True, ids["proposal_hash"], "torture", "", past)
+    approval = cast_vote(
+        rt.store, rt.approvals, approval, checkpoint, vote, now=past, mac_key=rt.receipt_key, via="cli"
+    )
+    rt.approvals.record_wake(approval.approval_id, now=past, confirmed=True)
+    assert approval.decision is not None
     record = DecisionRecord(
         checkpoint_id=ids["checkpoint_id"],
-        decision=decision,
+        decision=approval.decision,
         resume_pid=999999,
         claimed_at=utc_iso(past),
         claim_token="dead" * 8,
         lease_expires_at=utc_iso(past + LEASE),
     )
-    world.runtime().store.claim_decision(record, AuditEvent(event_type="decision_recorded", at=utc_iso(past)))
+    rt.store.claim_decision(record, AuditEvent(event_type="decision_recorded", at=utc_iso(past)))
 
 
 # -- crashes ------------------------------------------------------------------------------------------
