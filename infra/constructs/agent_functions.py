@@ -129,35 +129,19 @@ class AgentFunctions(Construct):
         binding = settings.binding
         # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision
         # function may create a MAC, so a receipt cannot be forged by any other role.
-        self.receipt_key = kms.Key(
-            self,
+        self.receipt_key = self._hmac_key(
             "ReceiptKey",
-            description="production orchestrator: MACs decision receipts (HMAC_SHA_256)",
-            key_spec=kms.KeySpec.HMAC_256,
-            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
-            removal_policy=RemovalPolicy.RETAIN,
-        )
-        acknowledge(
-            self.receipt_key,
-            "AwsSolutions-KMS5",
-            "HMAC keys cannot have automatic rotation in KMS; receipts name the key id they were MACed with, "
-            "so a manually rotated key still verifies old receipts while it is kept.",
+            "MACs decision receipts",
+            "receipts name the key id they were MACed with, so a manually rotated key still verifies old "
+            "receipts while it is kept.",
         )
         # The audit chain's links are MACed with a key of their own: every function that appends an audit event
         # may MAC with it, none of them but the decision function with the receipt key.
-        self.audit_key = kms.Key(
-            self,
+        self.audit_key = self._hmac_key(
             "AuditKey",
-            description="production orchestrator: MACs the links of the audit chain (HMAC_SHA_256)",
-            key_spec=kms.KeySpec.HMAC_256,
-            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
-            removal_policy=RemovalPolicy.RETAIN,
-        )
-        acknowledge(
-            self.audit_key,
-            "AwsSolutions-KMS5",
-            "HMAC keys cannot have automatic rotation in KMS; a rotated key would leave the chain unverifiable "
-            "before the rotation point, so it is kept for the life of the table.",
+            "MACs the links of the audit chain",
+            "a rotated key would leave the chain unverifiable before the rotation point, so it is kept for the "
+            "life of the table.",
         )
         self.environment = {
             ENV_TABLE_NAME: store.table.table_name,
@@ -269,6 +253,19 @@ class AgentFunctions(Construct):
             self.record_expiry,
             self.report_pending_age,
         )
+
+    def _hmac_key(self, construct_id: str, purpose: str, rotation: str) -> kms.Key:
+        """An HMAC_SHA_256 KMS key (kept when the stack is deleted: what it MACed must stay verifiable)."""
+        key = kms.Key(
+            self,
+            construct_id,
+            description=f"production orchestrator: {purpose} (HMAC_SHA_256)",
+            key_spec=kms.KeySpec.HMAC_256,
+            key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        acknowledge(key, "AwsSolutions-KMS5", f"HMAC keys cannot have automatic rotation in KMS; {rotation}")
+        return key
 
     def add_strands_free(
         self, construct_id: str, handler: str, description: str, timeout: Duration

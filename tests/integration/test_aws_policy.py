@@ -9,8 +9,6 @@ from __future__ import annotations
 import base64
 import sys
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -39,24 +37,11 @@ from tests.support.moto_aws import (
     iam_caller,
     load_event,
 )
+from tests.support.together import together
 
 
 def _approvals(aws: AwsWorld) -> DynamoApprovalStore:
     return DynamoApprovalStore(aws.dynamodb, aws.table)
-
-
-def _together(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-
-    def run(call: Callable[[], Any]) -> Any:
-        barrier.wait()
-        try:
-            return call()
-        except Exception as exc:  # collected: the test asserts on how each racer ended
-            return exc
-
-    with ThreadPoolExecutor(len(calls)) as pool:
-        return list(pool.map(run, calls))
 
 
 def _post_with(flow: Flow, stub_error: str | None, *, link: int = 0, decision: str = "approve") -> dict[str, Any]:
@@ -306,7 +291,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(aws: AwsWor
     DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 1500, event)
     cold_start()
     root = agent_root()
-    results = _together([lambda: propose_again(root.runtime, root.binding, flow.approval_id)] * 2)
+    results = together([lambda: propose_again(root.runtime, root.binding, flow.approval_id)] * 2)
     won = [r for r in results if not isinstance(r, BaseException)]
     lost = [r for r in results if isinstance(r, BaseException)]
     assert len(won) == 1 and len(lost) == 1 and isinstance(lost[0], OrchestratorError), results

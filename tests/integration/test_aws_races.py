@@ -5,9 +5,6 @@ Threads start together at a barrier; whatever interleaving the server sees, exac
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -23,23 +20,10 @@ from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.handlers import decide
 from tests.support.aws_flow import approved_flow, start
 from tests.support.moto_aws import AwsWorld, Clock, LambdaContext, cold_start, function_url_event
+from tests.support.together import together
 
 T = TypeVar("T")
 RACERS = 6
-
-
-def _together(calls: list[Callable[[], T]]) -> list[T | BaseException]:
-    barrier = threading.Barrier(len(calls))
-
-    def run(call: Callable[[], T]) -> T | BaseException:
-        barrier.wait()
-        try:
-            return call()
-        except Exception as exc:  # collected: the test asserts on how each racer ended
-            return exc
-
-    with ThreadPoolExecutor(len(calls)) as pool:
-        return list(pool.map(run, calls))
 
 
 def _event(kind: str) -> AuditEvent:
@@ -65,7 +49,7 @@ def test_simultaneous_posts_record_one_decision(aws: AwsWorld, clock: Clock) -> 
         response = decide.handler(function_url_event("POST", form=form), LambdaContext())
         return response["statusCode"], ") was recorded" in response["body"]
 
-    results = _together([lambda i=i: post(i) for i in range(RACERS)])
+    results = together([lambda i=i: post(i) for i in range(RACERS)])
     # One decision is recorded; every other POST is told it was already recorded (the same decision) or refused
     # (a different one); no POST is lost to a 5xx.
     assert sum(1 for status, recorded in results if recorded) == 1  # type: ignore[misc]
@@ -85,13 +69,13 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
     decision = Decision(approved=True, reviewed_hash=proposal_hash, approver="ana", decided_at="2026-08-12T09:00:00Z")
     record = DecisionRecord(checkpoint_id="ckpt-" + "4" * 32, decision=decision, resume_pid=1, claimed_at="x")
 
-    claims = _together([lambda: store.claim_decision(record, _event("decision_recorded")) for _ in range(RACERS)])
+    claims = together([lambda: store.claim_decision(record, _event("decision_recorded")) for _ in range(RACERS)])
     assert sum(result is None for result in claims) == 1
     assert all(isinstance(r, DecisionAlreadyClaimedError) for r in claims if r is not None)
 
     new_state = apply_proposal(state, proposal)
     messages = queue_messages(proposal, proposal_hash, record.checkpoint_id, datetime.now(UTC))
-    applies = _together(
+    applies = together(
         [
             lambda: store.apply_plan(
                 proposal_hash=proposal_hash,
@@ -123,7 +107,7 @@ def test_two_resumes_of_one_decision_apply_once(trial: int, aws: AwsWorld, clock
 
     event = {**flow.run, "approval_id": flow.approval_id}
     cold_start()
-    results = _together([lambda: resume_agent.handler(dict(event), LambdaContext()) for _ in range(2)])
+    results = together([lambda: resume_agent.handler(dict(event), LambdaContext()) for _ in range(2)])
     finished = [r for r in results if isinstance(r, dict)]
     refused = [r for r in results if isinstance(r, ResumeRefusedError)]
     # The loser either saw the claim in progress (refused) or, arriving after the winner finished, got the
