@@ -45,6 +45,7 @@ PRICES = {
     "s3_gb_month": 0.023,
     "sns_per_publish": 0.50 / 1_000_000,
     "sns_per_email": 2.00 / 100_000,
+    "ses_per_email": 0.10 / 1000,
     "bedrock_nova_pro_per_1k_input": 0.0008,
     "bedrock_nova_pro_per_1k_output": 0.0032,
 }
@@ -57,8 +58,18 @@ ASSUMED = {
         "resume_agent": 8.0,
         "record_expiry": 0.5,
         "report_pending_age": 0.5,
+        "send_outbox": 1.0,  # one SES call per message
+        "submit": 0.3,
     },
-    "invocations_per_run": {"run_agent": 1, "request_approval": 1, "decide": 2, "resume_agent": 1},
+    "invocations_per_run": {
+        "submit": 1,
+        "run_agent": 1,
+        "request_approval": 1,
+        "decide": 2,
+        "resume_agent": 1,
+        "send_outbox": 1,
+    },
+    "messages_per_run": 3,  # the approved plan's drafts: customer, floor lead, supplier (SES)
     "report_runs_per_month": 12 * 24 * DAYS_PER_MONTH,  # every 5 minutes, whatever the load
     "item_kb": 2,  # average item written (state ~1-2 KB, proposal ~1.7 KB, audit events < 1 KB)
     "items_per_transaction": 4,
@@ -68,7 +79,10 @@ ASSUMED = {
     "s3_puts_per_run": 14,
     "s3_gets_per_run": 24,
     "log_kb_per_run": 40,  # JSON Lambda logs at INFO + the state machine at level ALL without data
-    "kms_requests_per_run": 3,  # GenerateMac, VerifyMac, one SNS data key
+    # receipt GenerateMac + VerifyMac and one SNS data key, plus the audit key's GenerateMac for each chained
+    # link and each new head: about two per audited transaction (counted from the workflow, see per_run)
+    "kms_requests_fixed_per_run": 3,
+    "kms_requests_per_audited_write": 2,
     "emf_metrics": 7,  # ProposalCreated, DecisionRecorded, PlanApplied, ResumeRefused(+code), ...
     "model_tokens_per_run": {"input": 25_000, "output": 1_500},  # both agent runs together
     "dynamodb_calls_per_run": {  # used when evidence/bench.json has no workflow count
@@ -168,6 +182,10 @@ def per_run(template: dict[str, Any], bench: Path) -> dict[str, Any]:
         "dynamodb_calls": calls,
         "dynamodb_calls_source": source,
         "dynamodb_wru": wru,
+        # every transaction of the run carries audit events in this design (the outbox marks included)
+        "kms_requests": ASSUMED["kms_requests_fixed_per_run"]
+        + ASSUMED["kms_requests_per_audited_write"]  # type: ignore[operator]
+        * sum(ops.get("TransactWriteItems", 0) for ops in calls.values()),
         "dynamodb_rru": rru,
         "functions": functions,
         "kms_keys": len(_of_type(template, "AWS::KMS::Key")),
@@ -199,7 +217,7 @@ def monthly(usage: dict[str, Any], runs_per_day: int) -> dict[str, float]:
         * ASSUMED["table_gb_per_run"]  # a year of runs kept
         * (p["dynamodb_storage_gb_month"] + p["dynamodb_pitr_gb_month"]),
         "kms_keys": usage["kms_keys"] * p["kms_key_month"],
-        "kms_requests": runs * ASSUMED["kms_requests_per_run"] * p["kms_per_request"],
+        "kms_requests": runs * usage["kms_requests"] * p["kms_per_request"],
         "cloudwatch_alarms": usage["alarm_metrics"] * p["alarm_per_metric_month"],
         "cloudwatch_custom_metrics": (usage["metric_filters"] + ASSUMED["emf_metrics"]) * p["custom_metric_month"],
         "cloudwatch_dashboard": usage["dashboards"] * p["dashboard_month"],
@@ -211,6 +229,7 @@ def monthly(usage: dict[str, Any], runs_per_day: int) -> dict[str, float]:
             + 12 * ASSUMED["session_kb_per_run"] / 1e6 * p["s3_gb_month"]
         ),
         "sns_approval_mail": runs * (p["sns_per_publish"] + p["sns_per_email"]),
+        "ses_plan_messages": runs * ASSUMED["messages_per_run"] * p["ses_per_email"],
         "bedrock_model_tokens": runs
         * (
             tokens["input"] / 1000 * p["bedrock_nova_pro_per_1k_input"]
