@@ -78,6 +78,8 @@ def test_a_bad_shop_file_lists_every_problem_by_path_and_changes_nothing(tmp_pat
     doc["orders"][2]["schedule"][0]["machine"] = "EMB-01"  # a machine the product cannot use
     doc["orders"][3]["schedule"][0]["machine"] = "GHOST"  # unknown machine
     doc["products"][2]["materials"][0]["id"] = "FELT"  # unknown material
+    doc["timezone"] = "Mars/Olympus"  # not a time zone (the model finds it, beside the schema's findings)
+    doc["orders"][4]["due"] = "2026-02-30"  # shaped like a day, but none
     run = cli("shop", "--data-dir", str(data_dir), "import", str(write(tmp_path / "bad.json", doc)))
     assert run.returncode == 2 and "Traceback" not in run.stderr
     for path in (
@@ -87,8 +89,14 @@ def test_a_bad_shop_file_lists_every_problem_by_path_and_changes_nothing(tmp_pat
         "$.orders[2].schedule[0].machine",
         "$.orders[3].schedule[0].machine",
         "$.products[2].materials[0].id",
+        "$.timezone",
+        "$.orders[4].due",
     ):
         assert path in run.stderr, (path, run.stderr)
+    # each field once, however many checks found it (the negative quantity: schema and references)
+    listed = [line.split(":")[0].strip() for line in run.stderr.splitlines()[1:]]
+    assert len(listed) == len(set(listed)), run.stderr
+    assert f"the shop file has {len(listed)} problem(s)" in run.stderr.splitlines()[0]
     assert fingerprint(data_dir) == before
 
 

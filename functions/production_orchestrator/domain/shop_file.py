@@ -182,26 +182,42 @@ def shop_problems(doc: Any) -> list[Problem]:
 
 def _pydantic_problems(exc: PydanticValidationError) -> list[Problem]:
     return [
-        (json_path(*(p for p in err["loc"] if isinstance(p, (str, int)))), err["msg"])
+        (json_path(*(p for p in err["loc"] if isinstance(p, (str, int)))), err["msg"].removeprefix("Value error, "))
         for err in exc.errors(include_url=False, include_context=False, include_input=False)
     ]
 
 
+def _covered(path: str, reported: list[Problem]) -> bool:
+    """True when a problem at ``path``, or inside it, or around it (except the whole document), is reported."""
+    for seen, _ in reported:
+        if seen == "$":
+            continue
+        if path == seen or path.startswith((seen + ".", seen + "[")) or seen.startswith((path + ".", path + "[")):
+            return True
+    return False
+
+
+def _added(found: list[Problem], reported: list[Problem]) -> list[Problem]:
+    """``reported`` and each problem of ``found`` at a place nothing reported yet names (one message per field)."""
+    out = list(reported)
+    for problem in found:
+        if not _covered(problem[0], out):
+            out.append(problem)
+    return out
+
+
 def read_shop(doc: Any, *, schema_problems: list[Problem] | None = None) -> ShopState:
     """The shop ``doc`` describes, or ``ShopFileError`` listing every problem found, so nothing partial is
-    ever returned. ``schema_problems`` (the JSON Schema's findings) come first; types and ranges are then
-    left to them, and otherwise checked here."""
-    problems = list(schema_problems or [])
-    problems += [p for p in shop_problems(doc) if p not in problems]
+    ever returned. ``schema_problems`` (the JSON Schema's findings) come first, then the references and
+    calendars (``shop_problems``), then what the model itself refuses (an unknown time zone, a day that is
+    not a date): each field is named once, by the first check that found it."""
+    problems = _added(shop_problems(doc), list(schema_problems or []))
     try:
         state = ShopState.model_validate(doc)
     except PydanticValidationError as exc:
-        if not schema_problems:
-            # Duplicates were already named with their exact path by shop_problems.
-            problems += [p for p in _pydantic_problems(exc) if "duplicate" not in p[1] and p not in problems]
-        if not problems:  # pragma: no cover - every pydantic error is reported above
-            problems = _pydantic_problems(exc)
-        raise ShopFileError(problems) from None
+        # Duplicates were already named with their exact path by shop_problems.
+        problems = _added([p for p in _pydantic_problems(exc) if "duplicate" not in p[1]], problems)
+        raise ShopFileError(problems or _pydantic_problems(exc)) from None
     if problems:
         raise ShopFileError(problems)
     return state
