@@ -152,6 +152,21 @@ def _quantities(text: str, product: Catalogued | None) -> list[str]:
     return [q.replace(",", "") for q in found]
 
 
+def _shortened(text: str, products: Sequence[Catalogued]) -> list[str]:
+    """Descriptions people shorten after a number ("50 navy totes"): the longest run of the words that follow
+    it, every one a word of a description, names those products (several: ambiguous, refused later)."""
+    named: list[str] = []
+    for match in re.finditer(_NUMBER + r"((?:\s+[A-Za-z][\w-]*){1,4})", _ANY_DATE.sub(" ", text)):
+        tokens = match.group(2).split()
+        for size in range(len(tokens), 0, -1):
+            said = words(" ".join(tokens[:size]))
+            fits = [p.description for p in products if said and said <= words(p.description)]
+            if fits:
+                named += fits
+                break
+    return named
+
+
 def _due_phrases(text: str, anchor: date) -> list[str]:
     by_day: dict[date, str] = {}
     for match in _DUE.finditer(text):
@@ -175,7 +190,7 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
             named = [
                 p.description for p in _most_specific([p for p in products if words(p.description) <= words(text)])
             ]
-        product = _distinct(named, "product", problems)
+        product = _distinct(named or _shortened(text, products), "product", problems)
     matched = match_products(product, products) if product else []
     quantity = _distinct(
         found.get("quantity") or _quantities(text, matched[0] if len(matched) == 1 else None), "quantity", problems

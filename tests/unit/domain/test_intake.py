@@ -57,6 +57,24 @@ def test_free_text_with_a_description_and_a_weekday_counted_from_the_date_header
     assert order.id.startswith("REQ-")
 
 
+def test_a_shortened_description_after_the_number_names_the_one_product_it_fits() -> None:
+    order = take_in("Date: Mon, 10 Aug 2026 09:00:00 +0200\n\nHi, please make 40 navy totes by Friday.")
+    assert (order.product, order.quantity, order.due) == ("TOTE-NAVY", 40, "2026-08-14")
+    assert take_in("Could you do 25 white caps by 2026-08-20?").product == "CAP-WHITE"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Please make 30 navy ones by Friday.", "several"),  # a navy jersey or a navy tote
+        ("We have 2 stores; please make 50 pieces by Friday.", "missing"),  # no product word at all
+    ],
+)
+def test_a_shortened_description_that_fits_several_or_none_is_refused(text: str, expected: str) -> None:
+    found = [p for p in problems(text) if p.startswith("product")]
+    assert found and expected in found[0], found
+
+
 def test_plain_text_with_a_code_and_a_relative_date() -> None:
     order = take_in("We need 200 pcs TOTE-NAVY in 10 days.")
     assert (order.product, order.quantity, order.due, order.customer_email) == ("TOTE-NAVY", 200, "2026-08-22", "")
