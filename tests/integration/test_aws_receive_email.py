@@ -5,15 +5,21 @@ gets the event the rule's Lambda action sends (tests/events/receive_email.json).
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
 from production_orchestrator.domain.errors import NotFoundError
+from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.submissions import received_execution_name
+from production_orchestrator.handlers.settings import load_settings
+from production_orchestrator.lifecycle.shop_import import import_shop
 from tests.support.aws_flow import _invoke, run_agent_event
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, load_event
 
@@ -85,7 +91,7 @@ def _submission_items(aws: AwsWorld) -> list[dict[str, Any]]:
     return [item for item in items if item["pk"]["S"].startswith("SUBMISSION#")]
 
 
-def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound: AwsWorld) -> None:
+def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound: AwsWorld, clock: Clock) -> None:
     event = _received(inbound)
     message_id = event["Records"][0]["ses"]["mail"]["messageId"]
     out = _invoke("receive_email", event)
@@ -99,10 +105,18 @@ def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound:
     assert execution["executionArn"] == out["execution_arn"] and execution["name"] == out["execution_name"]
     started = inbound.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
     assert json.loads(started["input"]) == {"request": record.request}
-    # The run finds its requester in the record: the channel, so every approver may approve it.
-    run = _invoke("run_agent", run_agent_event(out["execution_name"], {"scenario": "rush-order"}))
+    # RunAgentUntilApproval with the input as the state machine passes it, on the table's shop on the e-mail's
+    # day: the run finds its requester in the record (the channel, so every approver may approve it) and plans
+    # the customer's order.
+    shop = DynamoShopStore(inbound.dynamodb, inbound.table)
+    import_shop(shop, scenario("rush-order").state, clock())
+    clock.now = datetime(2026, 8, 12, 6, 0, tzinfo=UTC)
+    run = _invoke("run_agent", run_agent_event(out["execution_name"], json.loads(started["input"])))
     assert run["requested_by"] == CHANNEL and run["checkpoint_id"].startswith("ckpt-")
-    assert CUSTOMER not in APPROVERS
+    checkpoint = shop.get_checkpoint(run["checkpoint_id"])
+    assert checkpoint is not None and json.loads(checkpoint)["target_order_id"] == "RUSH-200"
+    policy = load_settings(os.environ).policy(run["requested_by"])
+    assert set(policy.eligible()) == set(APPROVERS) and CUSTOMER not in policy.eligible()
 
 
 def test_a_retried_delivery_is_one_submission_and_one_execution(inbound: AwsWorld, clock: Clock) -> None:
