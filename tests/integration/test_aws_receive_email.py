@@ -96,9 +96,9 @@ def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound:
     message_id = event["Records"][0]["ses"]["mail"]["messageId"]
     out = _invoke("receive_email", event)
     assert out["outcome"] == "started"
-    assert out["execution_name"] == received_execution_name(message_id)
     record = DynamoSubmissionStore(inbound.dynamodb, inbound.table).get_submission(out["execution_name"])
     assert record is not None
+    assert out["execution_name"] == received_execution_name(message_id, record.request)
     assert (record.requested_by, record.customer, record.caller_id) == (CHANNEL, CUSTOMER, message_id)
     assert "Order: RUSH-200" in record.request and "<p>" not in record.request  # the text part, canonical
     (execution,) = _executions(inbound)

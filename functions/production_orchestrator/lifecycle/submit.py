@@ -10,8 +10,9 @@ The record is stored before the execution starts, so a run that was submitted al
 own ``requested_by`` (if a caller sends one) is never read.
 
     submit_received(e-mail SES received, checked: domain/inbound_mail.py) -> the same record-then-start, under
-        a name derived from the SES message id: a retried delivery finds its record (the same one) and starts
-        the same name with the same input, which Step Functions answers with the running execution
+        a name derived from the SES message id and the text: a retried delivery finds its record (the same
+        one) and starts the same name with the same input, which Step Functions answers with the running
+        execution
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def submit_received(
     retry finds the record it wrote and starts the same execution again, which is no second run."""
     _check_request(accepted.request)
     submission = _submission(
-        received_execution_name(message_id),
+        received_execution_name(message_id, accepted.request),
         accepted.requested_by,
         # The channel is who called; the SES message id names the stored message (inbound/<message id>).
         caller_arn=accepted.requested_by,

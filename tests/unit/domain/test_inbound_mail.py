@@ -98,8 +98,10 @@ def test_an_unreadable_or_too_long_message_is_refused(raw: str, code: InboundRef
 
 
 def test_the_execution_name_is_the_same_for_every_retry_and_a_submission_name() -> None:
-    name = received_execution_name(GOOD.message_id)
-    assert name == received_execution_name(GOOD.message_id) != received_execution_name(GOOD.message_id + "x")
+    name = received_execution_name(GOOD.message_id, RAW)
+    assert name == received_execution_name(GOOD.message_id, RAW)
+    assert name != received_execution_name(GOOD.message_id + "x", RAW)
+    assert name != received_execution_name(GOOD.message_id, RAW + "x")  # the id alone does not name it
     assert is_submission_name(name)
 
 

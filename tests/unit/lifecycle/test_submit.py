@@ -102,7 +102,7 @@ def test_a_received_email_is_requested_by_the_channel_for_its_customer() -> None
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     done = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
     record = done.submission
-    assert record.execution_name == received_execution_name(MESSAGE_ID)
+    assert record.execution_name == received_execution_name(MESSAGE_ID, REQUEST)
     assert (record.requested_by, record.customer) == ("inbound:orders@shop.example", "coach@northside-fc.example")
     assert (record.caller_arn, record.caller_id) == ("inbound:orders@shop.example", MESSAGE_ID)
     assert starter.started == [(record.execution_name, {"request": REQUEST})]
@@ -120,12 +120,15 @@ def test_a_retried_delivery_finds_its_record_and_its_execution() -> None:
     assert len(store._records) == 1 and len(starter.started) == 1
 
 
-def test_a_different_message_under_the_same_id_is_an_integrity_error_and_starts_nothing() -> None:
+def test_another_record_under_the_name_is_an_integrity_error_and_starts_nothing() -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
-    submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    name = received_execution_name(MESSAGE_ID, REQUEST)
+    planted = submit(store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0).submission
+    store.put_submission(planted.model_copy(update={"execution_name": name}))
     with pytest.raises(IntegrityError):
-        submit_received(store, starter, _accepted(REQUEST + "\nand 50 more"), message_id=MESSAGE_ID, now=T0)
-    assert len(starter.started) == 1
+        submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    assert starter.started == []
+    assert store.get_submission(name) == planted.model_copy(update={"execution_name": name})
 
 
 def test_old_records_without_a_customer_stay_readable() -> None:
