@@ -26,6 +26,7 @@ RECORD_EXPIRY_HANDLER: Final = "production_orchestrator.handlers.record_expiry.h
 REPORT_PENDING_AGE_HANDLER: Final = "production_orchestrator.handlers.report_pending_age.handler"
 SEND_OUTBOX_HANDLER: Final = "production_orchestrator.handlers.send_outbox.handler"
 SUBMIT_HANDLER: Final = "production_orchestrator.handlers.submit.handler"
+RECEIVE_EMAIL_HANDLER: Final = "production_orchestrator.handlers.receive_email.handler"
 
 # State names an operator sees in the Step Functions console.
 STATE_RUN_AGENT: Final = "RunAgentUntilApproval"
@@ -53,6 +54,8 @@ ENV_TABLE_NAME: Final = contracts.ENV_TABLE_NAME
 ENV_SESSION_BUCKET: Final = contracts.ENV_SESSION_BUCKET
 ENV_SESSION_PREFIX: Final = contracts.ENV_SESSION_PREFIX
 REQUEST_PREFIX: Final = contracts.REQUEST_PREFIX
+INBOUND_PREFIX: Final = contracts.INBOUND_PREFIX
+ENV_INBOUND_ADDRESS: Final = contracts.ENV_INBOUND_ADDRESS
 ENV_TOPIC_ARN: Final = contracts.ENV_TOPIC_ARN
 ENV_PROVIDER: Final = contracts.ENV_PROVIDER
 ENV_MODEL_ID: Final = contracts.ENV_MODEL_ID

@@ -85,6 +85,12 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     "submit": {
         "dynamodb:PutItem": (SUBMISSIONS,),
     },
+    # customer e-mails received by SES: creates the submission of the execution it starts, once; a retried
+    # delivery reads the record it wrote
+    "receive_email": {
+        "dynamodb:PutItem": (SUBMISSIONS,),
+        "dynamodb:GetItem": (SUBMISSIONS,),
+    },
     # reads only
     "report_pending_age": {
         "dynamodb:GetItem": (APPROVALS,),

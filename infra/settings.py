@@ -28,6 +28,8 @@ decisionLease       10m                           how long a resume holds the de
 senderEmail         (none)                        verified SES identity the approved plans' messages come
                                                   from; unset: they stay queued and MessagesNotSent alarms
 sesConfigurationSet (one the stack creates)       an existing SES configuration set to send through
+inboundAddress      (none: no e-mail intake)      an address on an SES-verified receiving domain: e-mails
+                                                  SES receives for it (SPF, DKIM, DMARC passed) start runs
 ==================  ============================  =====================================================
 
 The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
@@ -78,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
     "decisionLease": f"{int(DEFAULT_LEASE.total_seconds() // 60)}m",
     "senderEmail": "",
     "sesConfigurationSet": "",
+    "inboundAddress": "",
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
@@ -107,6 +110,7 @@ class Settings:
     decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
     sender_email: str = ""
     ses_configuration_set: str = ""
+    inbound_address: str = ""
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -153,7 +157,7 @@ class Settings:
         prefix = str(raw["sessionPrefix"])
         if not _PREFIX.match(prefix):
             raise ConfigurationError("sessionPrefix must look like 'sessions/' (lower case, ending in '/')")
-        sender, configuration_set = _mail_settings(raw)
+        sender, configuration_set, inbound = _mail_settings(raw)
         architecture = str(raw["architecture"])
         if architecture not in ARCHITECTURES:
             raise ConfigurationError(f"architecture must be one of {ARCHITECTURES}")
@@ -184,18 +188,22 @@ class Settings:
             decision_lease_seconds=int(lease.total_seconds()),
             sender_email=sender,
             ses_configuration_set=configuration_set,
+            inbound_address=inbound,
         )
 
 
-def _mail_settings(raw: dict[str, Any]) -> tuple[str, str]:
-    """The verified SES sender identity and the configuration set (either may be empty)."""
+def _mail_settings(raw: dict[str, Any]) -> tuple[str, str, str]:
+    """The verified SES sender identity, the configuration set and the inbound address (each may be empty)."""
     sender = str(raw["senderEmail"]).strip()
     if sender and not is_approver_email(sender):
         raise ConfigurationError(f"senderEmail {sender!r} is not an e-mail address")
     configuration_set = str(raw["sesConfigurationSet"]).strip()
     if configuration_set and not _CONFIGURATION_SET.match(configuration_set):
         raise ConfigurationError("sesConfigurationSet must be 1-64 letters, digits, '-' or '_'")
-    return sender, configuration_set
+    inbound = str(raw["inboundAddress"]).strip().lower()
+    if inbound and not is_approver_email(inbound):
+        raise ConfigurationError(f"inboundAddress {inbound!r} is not an e-mail address")
+    return sender, configuration_set, inbound
 
 
 def _reservation(value: Any) -> int | None:

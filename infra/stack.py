@@ -10,6 +10,7 @@ from constructs import Construct
 from .constructs.agent_functions import AgentFunctions
 from .constructs.approval_channel import ApprovalChannel
 from .constructs.approval_workflow import ApprovalWorkflow
+from .constructs.inbound_mail import InboundMail
 from .constructs.operations import Operations
 from .constructs.outbox_sender import OutboxSender
 from .constructs.request_entry import RequestEntry
@@ -36,6 +37,19 @@ class ProductionOrchestratorStack(Stack):
         self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
         self.requests = RequestEntry(
             self, "Requests", store=self.store, functions=self.functions, state_machine=self.workflow.state_machine
+        )
+        # E-mail intake only where an inbound address is configured.
+        self.inbound = (
+            InboundMail(
+                self,
+                "Inbound",
+                settings=settings,
+                store=self.store,
+                functions=self.functions,
+                state_machine=self.workflow.state_machine,
+            )
+            if settings.inbound_address
+            else None
         )
         self.operations = Operations(
             self, "Operations", settings=settings, workflow=self.workflow, functions=self.functions

@@ -34,6 +34,8 @@ ENV_DECISION_LEASE: Final = "PO_DECISION_LEASE"
 ENV_SENDER_EMAIL: Final = "PO_SENDER_EMAIL"
 ENV_SES_CONFIGURATION_SET: Final = "PO_SES_CONFIGURATION_SET"
 ENV_STATE_MACHINE_ARN: Final = "PO_STATE_MACHINE_ARN"
+# Customer e-mails received by SES for this address start runs (set only when the stack receives e-mail).
+ENV_INBOUND_ADDRESS: Final = "PO_INBOUND_ADDRESS"
 ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
 ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 # Local (CLI) settings.
@@ -47,6 +49,9 @@ ENV_SMTP_PASSWORD: Final = "PO_SMTP_PASSWORD"
 # the input names its key; the start function may read objects under it and nowhere else.
 REQUEST_PREFIX: Final = "requests/"
 MAX_REQUEST_BYTES: Final = 10 * 1024 * 1024
+# SES stores each received e-mail under this prefix (the object key is the SES message id); only the
+# receiving function may read there.
+INBOUND_PREFIX: Final = "inbound/"
 
 # Metrics: one namespace; handler metrics (Powertools) and the workflow's log-derived ones.
 METRICS_NAMESPACE: Final = "ProductionOrchestrator"
@@ -56,6 +61,9 @@ METRIC_PLAN_APPLIED: Final = "PlanApplied"
 METRIC_RESUME_REFUSED: Final = "ResumeRefused"
 METRIC_DECISION_EXPIRED: Final = "DecisionExpired"
 METRIC_OLDEST_PENDING_APPROVAL_AGE: Final = "OldestPendingApprovalAgeSeconds"
+# E-mails received by SES: runs started, and refusals (with the refusal code as a dimension).
+METRIC_INBOUND_SUBMITTED: Final = "InboundRunStarted"
+METRIC_INBOUND_REFUSED: Final = "InboundRefused"
 # Counted from the workflow's own log (every path, whatever the handler published); named apart from the
 # handlers' metrics of the same facts.
 METRIC_WORKFLOW_RESUME_REFUSED: Final = "WorkflowResumeRefused"

@@ -10,7 +10,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..constants import REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
+from ..constants import INBOUND_PREFIX, REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
 from ..nag import acknowledge
 from ..outputs import output
 from ..permissions import TableAccess
@@ -104,6 +104,16 @@ class StateStore(Construct):
             REQUEST_PREFIX,
             "The operator names each request object per execution; reading is limited to the request "
             "prefix of this one bucket.",
+        )
+
+    def grant_received_mail(self, grantee: iam.IGrantable) -> None:
+        """Read the e-mails SES stored, under their prefix only."""
+        self._grant_prefix(
+            grantee,
+            ["s3:GetObject"],
+            INBOUND_PREFIX,
+            "SES names each stored e-mail by its message id; reading is limited to the inbound prefix of this "
+            "one bucket.",
         )
 
     def grant_sessions(self, grantee: iam.IGrantable, actions: tuple[str, ...]) -> None:

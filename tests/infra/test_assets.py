@@ -20,7 +20,15 @@ from infra.bundling import LAMBDA_PYTHON_VERSION, lambda_python
 from tests.support.assets import BuiltAssets, built_assets
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "asset_probe.py"
-STRANDS_FREE = ("decide", "request_approval", "record_expiry", "report_pending_age", "send_outbox", "submit")
+STRANDS_FREE = (
+    "decide",
+    "request_approval",
+    "record_expiry",
+    "report_pending_age",
+    "send_outbox",
+    "submit",
+    "receive_email",
+)
 AGENT = ("run_agent", "resume_agent")
 
 

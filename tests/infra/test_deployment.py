@@ -30,7 +30,12 @@ from tests.support.cdk_template import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTEXT = {"approvalWindow": "2h", "approverEmails": "a@example.com,b@example.com"}
+# With an inbound address, so the e-mail intake's function and role are in the template too.
+CONTEXT = {
+    "approvalWindow": "2h",
+    "approverEmails": "a@example.com,b@example.com",
+    "inboundAddress": "orders@shop.example",
+}
 LOGS = {"logs:CreateLogStream", "logs:PutLogEvents"}
 XRAY = {"xray:PutTelemetryRecords", "xray:PutTraceSegments"}
 BASE = LOGS | XRAY
@@ -60,6 +65,8 @@ EXPECTED_ACTIONS = {
     # no senderEmail in CONTEXT: no SES grant (tests/infra/test_outbox_sender.py checks the one with a sender)
     "send_outbox": BASE | AUDIT_MAC | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},
     "submit": BASE | {"dynamodb:PutItem", "states:StartExecution"},
+    # a retried SES delivery reads the submission it wrote (tests/infra/test_inbound_mail.py: the resources)
+    "receive_email": BASE | {"dynamodb:PutItem", "dynamodb:GetItem", "s3:GetObject", "states:StartExecution"},
 }
 TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
 

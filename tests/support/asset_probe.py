@@ -42,6 +42,7 @@ _MALFORMED_EVENTS: dict[str, Any] = {
     "record_expiry": {},
     "send_outbox": {},
     "submit": {"requestContext": {"http": {"method": "GET"}}},  # not a POST: 405, nothing read
+    "receive_email": {"Records": []},  # no SES record: refused (EVENT_INVALID), nothing read
 }
 
 

@@ -29,6 +29,7 @@ CONTEXT = {
     "approverEmails": "approver@example.com",
     "operatorEmail": "ops@example.com",
     "senderEmail": "orders@shop.example.com",
+    "inboundAddress": "requests@shop.example.com",
 }
 # What the Lambda service sets in every Python 3.12 function's environment (besides credentials).
 LAMBDA_ENV = {

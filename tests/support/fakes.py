@@ -555,13 +555,20 @@ class InMemorySubmissionStore:
 
 @dataclass
 class RecordingStarter:
-    """A WorkflowStarter that keeps each started execution (name, input)."""
+    """A WorkflowStarter that keeps each started execution (name, input). As Step Functions does for a running
+    execution: the same name with the same input is that execution again, with another input an error."""
 
     started: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
+        arn = f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
+        for name, given in self.started:
+            if name == execution_name:
+                if given != execution_input:
+                    raise IntegrityError(f"an execution named {execution_name} exists already")
+                return arn
         self.started.append((execution_name, dict(execution_input)))
-        return f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
+        return arn
 
 
 @dataclass

@@ -372,7 +372,7 @@ def _step_functions_execute(endpoint: str, execute: bool) -> None:
 
 def cold_start() -> None:
     """Forget every composition root, as a new Lambda execution environment would."""
-    from production_orchestrator.handlers import decide, request_approval, root, send_outbox, submit
+    from production_orchestrator.handlers import decide, receive_email, request_approval, root, send_outbox, submit
 
     root.core.cache_clear()
     root.receipt_key.cache_clear()
@@ -381,3 +381,4 @@ def cold_start() -> None:
     request_approval.root.cache_clear()
     send_outbox.root.cache_clear()
     submit.root.cache_clear()
+    receive_email.root.cache_clear()

@@ -63,7 +63,7 @@ DECIDE_MODULE = "decide"
 SEND_OUTBOX_MODULE = "send_outbox"
 SUBMIT_MODULE = "submit"
 # The strands-free asset's functions: their local processes refuse to import strands too.
-STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE})
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE, "receive_email"})
 # Who submits in the local runs: an operator's SSO role session (an e-mail, not an approver).
 SUBMITTER = "olga@shop.example"
 CREDENTIALS = {

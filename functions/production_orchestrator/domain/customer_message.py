@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from email.message import EmailMessage
 
-from .errors import IntakeError
+from .errors import IntakeError, RequestTooLongError
 from .shop import EMAIL_PATTERN
 
 MAX_REQUEST_CHARS = 20_000
@@ -109,5 +109,5 @@ def read_message(raw: str) -> CustomerMessage:
     if not message.body.strip() and not message.subject:
         raise IntakeError("the customer request has no text")
     if len(message.text) > MAX_REQUEST_CHARS:
-        raise IntakeError(f"the customer request's text is longer than {MAX_REQUEST_CHARS} characters")
+        raise RequestTooLongError(f"the customer request's text is longer than {MAX_REQUEST_CHARS} characters")
     return message

@@ -42,6 +42,32 @@ class IntakeError(ValidationError):
         self.problems = problems or (message,)
 
 
+class RequestTooLongError(IntakeError):
+    """A customer request's text (or the stored message holding it) is longer than a request may be."""
+
+
+class InboundRefusalCode(StrEnum):
+    """Stable reasons a customer e-mail received by SES starts no run (domain/inbound_mail.py)."""
+
+    EVENT_INVALID = "EVENT_INVALID"
+    VERDICT_FAILED = "VERDICT_FAILED"
+    SPAM_OR_VIRUS = "SPAM_OR_VIRUS"
+    WRONG_RECIPIENT = "WRONG_RECIPIENT"
+    MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
+    MESSAGE_UNREADABLE = "MESSAGE_UNREADABLE"
+    SENDER_INVALID = "SENDER_INVALID"
+    SENDER_IS_APPROVER = "SENDER_IS_APPROVER"
+
+
+class InboundRefusedError(ValidationError):
+    """A received e-mail may not start a run; ``code`` is one of :class:`InboundRefusalCode`. Nothing written."""
+
+    def __init__(self, code: InboundRefusalCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message
+
+
 class ShopFileError(ValidationError):
     """A shop file is not a valid shop; ``problems`` holds every ``(JSON path, message)`` found."""
 

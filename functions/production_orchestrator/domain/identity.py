@@ -7,6 +7,9 @@ what the approver list holds and what separation of duties compares against.
 
     arn:aws:sts::123456789012:assumed-role/Operator/Olga@Shop.example  ->  olga@shop.example
     arn:aws:iam::123456789012:user/ci-bot                               ->  arn:aws:iam::123456789012:user/ci-bot
+
+A run started by a customer's e-mail received by SES was asked for by the inbound channel, not by the
+customer: its requester is the channel (``inbound:orders@shop.example``), which no approver is.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import re
 
 _ASSUMED_ROLE = re.compile(r"^arn:aws[a-z-]*:sts::\d{12}:assumed-role/[^/]+/(?P<session>[^/]+)$")
 _EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+INBOUND_CHANNEL_PREFIX = "inbound:"
 _CALLER_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,512}$")
 
 
@@ -37,3 +41,15 @@ def requester_from_caller(user_arn: str) -> str:
     if assumed and _EMAIL.match(assumed.group("session")):
         return normalize_identity(assumed.group("session"))
     return normalize_identity(user_arn)
+
+
+def is_email_address(value: str) -> bool:
+    """True for one plain address (``name@domain.tld``), as approver lists and the inbound address hold."""
+    return _EMAIL.match(value) is not None
+
+
+def channel_identity(address: str) -> str:
+    """The requester of runs started by e-mails to ``address``; ``ValueError`` if it is not an address."""
+    if not is_email_address(address.strip()):
+        raise ValueError("the inbound address is not an e-mail address")
+    return INBOUND_CHANNEL_PREFIX + normalize_identity(address)

@@ -7,10 +7,17 @@
 
 The execution name is random (128 bits) and chosen by the submit step, so only that step can create the
 record a run will find; a hand-typed ``start-execution`` finds none.
+
+    SES receipt rule -> receive_email -> Submission(execution name from the SES message id and text,
+                        requested_by = the inbound channel, customer = the authenticated sender) -> the same start
+
+A received e-mail's name is derived from its SES message id and its text instead, so a retried delivery finds
+its record and its execution rather than starting a second run (lifecycle/submit.py).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Annotated, Literal
 
@@ -32,6 +39,14 @@ def is_submission_name(value: str) -> bool:
     return EXECUTION_NAME_PATTERN.match(value) is not None
 
 
+def received_execution_name(message_id: str, request: str) -> str:
+    """The execution name of the e-mail SES received as ``message_id`` with the text ``request``: the same for
+    every retry of it. The text is part of it so that knowing a message id (it is in logs and object keys) is
+    not enough to start an execution under that name before the e-mail's own does."""
+    digest = hashlib.sha256(f"{message_id}\n{hashlib.sha256(request.encode('utf-8')).hexdigest()}".encode())
+    return "sub-" + digest.hexdigest()[:32]
+
+
 class Submission(BaseModel):
     """Who handed in which request, for which execution; written once, before the execution starts."""
 
@@ -45,3 +60,6 @@ class Submission(BaseModel):
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
     request_sha256: RequestHash
     submitted_at: Timestamp
+    # The sender of a customer e-mail received by SES (SPF, DKIM and DMARC passed): who the order is for,
+    # never who asked. Absent for signed submits and in records written before e-mail intake existed.
+    customer: str | None = Field(default=None, min_length=3, max_length=MAX_REQUESTER_CHARS)

@@ -14,6 +14,7 @@ from pydantic import ValidationError as PydanticValidationError
 from ..contracts import REQUEST_PREFIX, Outcome
 from ..domain.approvals import ApprovalId
 from ..domain.errors import ValidationError
+from ..domain.inbound_mail import ReceivedMail
 from ..domain.records import CheckpointId, ProposalHash, SessionId
 from ..domain.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 
@@ -115,6 +116,44 @@ class SubmitOutput(BaseModel):
     execution_arn: str
     execution_name: str
     requested_by: str
+
+
+class ReceivedEmailEvent(_Event):
+    """The SES receipt rule's Lambda action (tests/events/receive_email.json): SES sends one record per
+    message. Verdicts absent from the event stay empty, and an empty verdict refuses the message."""
+
+    message_id: str = Field(max_length=200)
+    recipients: tuple[str, ...] = Field(default=(), max_length=100)
+    header_from: tuple[str, ...] = Field(default=(), max_length=20)
+    spf: str = Field(default="", max_length=40)
+    dkim: str = Field(default="", max_length=40)
+    dmarc: str = Field(default="", max_length=40)
+    spam: str = Field(default="", max_length=40)
+    virus: str = Field(default="", max_length=40)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_record(cls, data: Any) -> Any:
+        records = data.get("Records") if isinstance(data, dict) else None
+        if not isinstance(records, list) or len(records) != 1 or not isinstance(records[0], dict):
+            raise ValueError("expected one SES record")
+        ses = records[0].get("ses") or {}
+        mail, receipt = ses.get("mail") or {}, ses.get("receipt") or {}
+
+        def status(name: str) -> Any:
+            verdict = receipt.get(f"{name}Verdict")
+            return verdict.get("status", "") if isinstance(verdict, dict) else ""
+
+        return {
+            "message_id": mail.get("messageId"),
+            "recipients": receipt.get("recipients") or (),
+            "header_from": (mail.get("commonHeaders") or {}).get("from") or (),
+            **{name: status(name) for name in ("spf", "dkim", "dmarc", "spam", "virus")},
+        }
+
+    def received(self) -> ReceivedMail:
+        """The domain's view of the message."""
+        return ReceivedMail(**self.model_dump())
 
 
 class RequestApprovalEvent(_Checkpointed):

@@ -35,9 +35,7 @@ def count(name: str) -> None:
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
 
 
-def count_refusal(code: str) -> None:
-    """``ResumeRefused`` with the refusal code as its dimension, flushed on its own."""
-    with single_metric(
-        name=METRIC_RESUME_REFUSED, unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE
-    ) as metric:
+def count_refusal(code: str, name: str = METRIC_RESUME_REFUSED) -> None:
+    """``name`` (``ResumeRefused`` unless told) with the refusal code as its dimension, flushed on its own."""
+    with single_metric(name=name, unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE) as metric:
         metric.add_dimension(name="code", value=code)

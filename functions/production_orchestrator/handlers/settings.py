@@ -44,6 +44,7 @@ ENV_VARS = {
     "sender_email": contracts.ENV_SENDER_EMAIL,
     "ses_configuration_set": contracts.ENV_SES_CONFIGURATION_SET,
     "state_machine_arn": contracts.ENV_STATE_MACHINE_ARN,
+    "inbound_address": contracts.ENV_INBOUND_ADDRESS,
 }
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
 _TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
@@ -83,6 +84,8 @@ class Settings(BaseModel):
     ses_configuration_set: str | None = None
     # The submit entry starts executions of this state machine.
     state_machine_arn: str | None = None
+    # Customer e-mails SES receives for this address start runs.
+    inbound_address: str | None = None
 
     @field_validator("table_name")
     @classmethod
@@ -98,7 +101,7 @@ class Settings(BaseModel):
             raise ValueError("is not an SNS topic ARN")
         return value
 
-    @field_validator("sender_email")
+    @field_validator("sender_email", "inbound_address")
     @classmethod
     def _sender(cls, value: str | None) -> str | None:
         if value is not None and not contracts.is_approver_email(value):

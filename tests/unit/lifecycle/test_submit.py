@@ -5,11 +5,17 @@ refused under separation of duties."""
 from __future__ import annotations
 
 import hashlib
+import json
+from datetime import timedelta
 
 import pytest
 
+from production_orchestrator.domain.customer_message import read_message
 from production_orchestrator.domain.errors import IntegrityError, RequesterUnverifiedError, ValidationError
-from production_orchestrator.lifecycle.submit import requester_of, submit
+from production_orchestrator.domain.identity import channel_identity
+from production_orchestrator.domain.inbound_mail import AcceptedMail
+from production_orchestrator.domain.submissions import Submission, received_execution_name
+from production_orchestrator.lifecycle.submit import requester_of, submit, submit_received
 from tests.support.fakes import InMemorySubmissionStore, RecordingStarter
 from tests.support.memory_world import T0
 
@@ -76,3 +82,58 @@ def test_without_separation_of_duties_the_claim_is_kept_normalized() -> None:
         InMemorySubmissionStore(), "hand-typed", claimed=" Olga@Shop.Example ", separation_of_duties=False
     )
     assert (who, found) == ("olga@shop.example", None)
+
+
+# --- e-mails received by SES: the same record-then-start, once per message --------------------------------
+
+MESSAGE_ID = "o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g1"
+
+
+def _accepted(request: str = REQUEST, customer: str = "coach@northside-fc.example") -> AcceptedMail:
+    return AcceptedMail(
+        requested_by=channel_identity("orders@shop.example"),
+        customer=customer,
+        request=request,
+        message=read_message(request),
+    )
+
+
+def test_a_received_email_is_requested_by_the_channel_for_its_customer() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    done = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    record = done.submission
+    assert record.execution_name == received_execution_name(MESSAGE_ID, REQUEST)
+    assert (record.requested_by, record.customer) == ("inbound:orders@shop.example", "coach@northside-fc.example")
+    assert (record.caller_arn, record.caller_id) == ("inbound:orders@shop.example", MESSAGE_ID)
+    assert starter.started == [(record.execution_name, {"request": REQUEST})]
+    who, found = requester_of(
+        store, record.execution_name, claimed="coach@northside-fc.example", separation_of_duties=True
+    )
+    assert (who, found) == ("inbound:orders@shop.example", record)
+
+
+def test_a_retried_delivery_finds_its_record_and_its_execution() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    first = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    again = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0 + timedelta(minutes=3))
+    assert again == first  # the stored record (first submitted_at), the same execution
+    assert len(store._records) == 1 and len(starter.started) == 1
+
+
+def test_another_record_under_the_name_is_an_integrity_error_and_starts_nothing() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    name = received_execution_name(MESSAGE_ID, REQUEST)
+    planted = submit(store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0).submission
+    store.put_submission(planted.model_copy(update={"execution_name": name}))
+    with pytest.raises(IntegrityError):
+        submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    assert starter.started == []
+    assert store.get_submission(name) == planted.model_copy(update={"execution_name": name})
+
+
+def test_old_records_without_a_customer_stay_readable() -> None:
+    store = InMemorySubmissionStore()
+    record = submit(store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0).submission
+    old = json.loads(record.model_dump_json())
+    del old["customer"]
+    assert Submission.model_validate(old).customer is None

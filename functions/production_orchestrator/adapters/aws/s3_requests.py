@@ -1,7 +1,8 @@
-"""Customer e-mails too large for an execution input, read from the session bucket by key.
+"""Customer e-mails in the session bucket, read by key: ones too large for an execution input (under
+``REQUEST_PREFIX``) and the ones SES received and stored (under ``INBOUND_PREFIX``).
 
-Only keys under ``REQUEST_PREFIX`` are read (the start function's role may read nothing else there); the
-object's size is checked before its body is read.
+Only keys under the prefix asked for are read (each reading function's role may read nothing else there);
+the object's size is checked before its body is read.
 """
 
 from __future__ import annotations
@@ -10,14 +11,24 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
 
-from ...contracts import MAX_REQUEST_BYTES, REQUEST_PREFIX
+from ...contracts import INBOUND_PREFIX, MAX_REQUEST_BYTES, REQUEST_PREFIX
 from ...domain.errors import BackendError, NotFoundError, ValidationError
 
 
 def read_request(client: Any, bucket: str, key: str) -> str:
     """The text of ``s3://bucket/key`` (UTF-8, else Latin-1); ``NotFoundError`` when it is not there."""
-    if not key.startswith(REQUEST_PREFIX) or ".." in key:
-        raise ValidationError(f"a request object must be under {REQUEST_PREFIX}")
+    return _read_text(client, bucket, key, REQUEST_PREFIX)
+
+
+def read_received(client: Any, bucket: str, message_id: str) -> str:
+    """The raw message SES stored as ``inbound/<message_id>``; ``NotFoundError`` when it is not (yet) there,
+    ``ValidationError`` when it is larger than a request object may be."""
+    return _read_text(client, bucket, INBOUND_PREFIX + message_id, INBOUND_PREFIX)
+
+
+def _read_text(client: Any, bucket: str, key: str, prefix: str) -> str:
+    if not key.startswith(prefix) or ".." in key:
+        raise ValidationError(f"a request object must be under {prefix}")
     try:
         answer = client.get_object(Bucket=bucket, Key=key)
         if int(answer.get("ContentLength", 0)) > MAX_REQUEST_BYTES:

@@ -1,0 +1,123 @@
+"""Requests in by e-mail: customer e-mails SES receives for ``inboundAddress`` start runs (only with that
+context key; without it nothing here is synthesized).
+
+    MX -> SES inbound -> receipt rule set (made active by the operator) -> rule: recipient = inboundAddress,
+        spam and virus scan, TLS required
+        1. S3 action: the session bucket, inbound/<message id> (bucket policy: ses.amazonaws.com, this account,
+           this rule only)
+        2. Lambda action (Event): receive_email -> verdicts checked -> Submission -> StartExecution
+
+The receiving function may read the stored e-mails (inbound/ only), create and read submission records and
+start executions of the one state machine; SES may invoke it only for this account's rule.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_ses as ses
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from ..constants import ENV_INBOUND_ADDRESS, ENV_STATE_MACHINE_ARN, INBOUND_PREFIX, RECEIVE_EMAIL_HANDLER
+from ..permissions import TABLE_ACCESS
+from ..settings import Settings
+from .agent_functions import AgentFunctions
+from .request_entry import SUBMIT_STATE_ACTIONS
+from .state_store import StateStore
+
+RULE_NAME = "customer-requests"
+SES_PRINCIPAL = "ses.amazonaws.com"
+# Received e-mails are the evidence of what a customer asked for, kept as long as the sessions.
+RECEIVED_MAIL_DAYS = 400
+RECEIVE_TIMEOUT = Duration.seconds(30)
+
+
+class InboundMail(Construct):
+    """The receipt rule set and rule, the bucket policy that lets SES store the e-mails, and the function."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        settings: Settings,
+        store: StateStore,
+        functions: AgentFunctions,
+        state_machine: sfn.IStateMachine,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        stack = Stack.of(self)
+        self.function = functions.add_strands_free(
+            "ReceiveEmail", RECEIVE_EMAIL_HANDLER, "starts a run for an authenticated customer e-mail", RECEIVE_TIMEOUT
+        )
+        self.function.add_environment(ENV_STATE_MACHINE_ARN, state_machine.state_machine_arn)
+        self.function.add_environment(ENV_INBOUND_ADDRESS, settings.inbound_address)
+        store.grant_table(self.function, TABLE_ACCESS["receive_email"])
+        store.grant_received_mail(self.function)
+        self.function.add_to_role_policy(
+            iam.PolicyStatement(actions=list(SUBMIT_STATE_ACTIONS), resources=[state_machine.state_machine_arn])
+        )
+
+        self.rule_set = ses.CfnReceiptRuleSet(self, "RuleSet", rule_set_name=f"{stack.stack_name}-inbound")
+        rule_set_name = self.rule_set.ref
+        rule_arn = (
+            f"arn:{stack.partition}:ses:{stack.region}:{stack.account}"
+            f":receipt-rule-set/{rule_set_name}:receipt-rule/{RULE_NAME}"
+        )
+        # SES may write only the inbound prefix, and only for this account's rule (no other account's rule can
+        # deliver into this bucket by naming it).
+        bucket = store.session_bucket
+        bucket.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal(SES_PRINCIPAL)],
+                actions=["s3:PutObject"],
+                resources=[bucket.arn_for_objects(f"{INBOUND_PREFIX}*")],
+                conditions={"StringEquals": {"aws:SourceAccount": stack.account, "aws:SourceArn": rule_arn}},
+            )
+        )
+        bucket.add_lifecycle_rule(
+            id="expire-received-mail",
+            prefix=INBOUND_PREFIX,
+            expiration=Duration.days(RECEIVED_MAIL_DAYS),
+            noncurrent_version_expiration=Duration.days(30),
+        )
+        permission = lambda_.CfnPermission(
+            self,
+            "AllowSes",
+            action="lambda:InvokeFunction",
+            function_name=self.function.function_arn,
+            principal=SES_PRINCIPAL,
+            source_account=stack.account,
+            source_arn=rule_arn,
+        )
+        self.rule = ses.CfnReceiptRule(
+            self,
+            "Rule",
+            rule_set_name=rule_set_name,
+            rule=ses.CfnReceiptRule.RuleProperty(
+                name=RULE_NAME,
+                enabled=True,
+                recipients=[settings.inbound_address],
+                scan_enabled=True,
+                tls_policy="Require",
+                actions=[
+                    ses.CfnReceiptRule.ActionProperty(
+                        s3_action=ses.CfnReceiptRule.S3ActionProperty(
+                            bucket_name=bucket.bucket_name, object_key_prefix=INBOUND_PREFIX
+                        )
+                    ),
+                    ses.CfnReceiptRule.ActionProperty(
+                        lambda_action=ses.CfnReceiptRule.LambdaActionProperty(
+                            function_arn=self.function.function_arn, invocation_type="Event"
+                        )
+                    ),
+                ],
+            ),
+        )
+        # SES checks both grants when the rule is created: they must exist first.
+        assert bucket.policy is not None
+        self.rule.node.add_dependency(bucket.policy, permission)
+        # A refusal returns normally; only a missing object or an AWS error is retried (twice, by Lambda).
+        self.function.configure_async_invoke(retry_attempts=2, max_event_age=Duration.hours(6))

@@ -1,0 +1,214 @@
+"""Customer e-mails received by SES start runs: the real handler over wire calls to moto on 127.0.0.1. The raw
+RFC 5322 message is put where the receipt rule's S3 action puts it (``inbound/<message id>``), then the handler
+gets the event the rule's Lambda action sends (tests/events/receive_email.json)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
+from production_orchestrator.domain.errors import NotFoundError
+from production_orchestrator.domain.scenarios import scenario
+from production_orchestrator.domain.submissions import received_execution_name
+from production_orchestrator.handlers.settings import load_settings
+from production_orchestrator.lifecycle.shop_import import import_shop
+from tests.support.aws_flow import _invoke, run_agent_event
+from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, load_event
+
+INBOUND = "orders@shop.example"
+CHANNEL = "inbound:orders@shop.example"
+CUSTOMER = "coach@northside-fc.example"
+# A message as a mail client sends it: MIME, a text and an HTML part, CRLF line ends.
+MESSAGE = (
+    "Return-Path: <bounces+coach@northside-fc.example>\r\n"
+    "DKIM-Signature: v=1; a=rsa-sha256; d=northside-fc.example; s=mail; h=from:to:subject; bh=x; b=y\r\n"
+    "From: Coach Ana Lind <Coach@Northside-FC.example>\r\n"
+    "To: orders@shop.example\r\n"
+    "Subject: Rush request RUSH-200\r\n"
+    "Date: Wed, 12 Aug 2026 07:30:00 +0200\r\n"
+    "Message-ID: <rush-200@northside-fc.example>\r\n"
+    "MIME-Version: 1.0\r\n"
+    'Content-Type: multipart/alternative; boundary="b1"\r\n'
+    "\r\n"
+    "--b1\r\n"
+    "Content-Type: text/plain; charset=utf-8\r\n"
+    "\r\n"
+    "Hello, we need this as soon as possible:\r\n"
+    "Customer: Northside FC\r\n"
+    "Order: RUSH-200\r\n"
+    "Product: CREST-PATCH-RED\r\n"
+    "Quantity: 120\r\n"
+    "Needed by: 2026-08-12\r\n"
+    "Priority: 100\r\n"
+    "--b1\r\n"
+    "Content-Type: text/html; charset=utf-8\r\n"
+    "\r\n"
+    "<p>Hello, we need this as soon as possible.</p>\r\n"
+    "--b1--\r\n"
+)
+FROM = "Coach Ana Lind <Coach@Northside-FC.example>"
+
+
+@pytest.fixture
+def inbound(aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> Iterator[AwsWorld]:
+    monkeypatch.setenv("PO_INBOUND_ADDRESS", INBOUND)
+    yield aws
+
+
+def _received(aws: AwsWorld, message: str | bytes = MESSAGE, *, store: bool = True, **fields: Any) -> dict[str, Any]:
+    """SES stored ``message`` and sends the rule's Lambda event; ``fields`` override its parts."""
+    message_id = secrets.token_hex(20)
+    if store:
+        body = message.encode() if isinstance(message, str) else message
+        aws.s3.put_object(Bucket=aws.bucket, Key=f"inbound/{message_id}", Body=body)
+    event = load_event(
+        "receive_email", message_id=message_id, recipient=fields.pop("recipient", INBOUND), **{"from": FROM}
+    )
+    receipt = event["Records"][0]["ses"]["receipt"]
+    for verdict, status in fields.items():
+        if status is None:
+            del receipt[verdict]
+        else:
+            receipt[verdict] = {"status": status}
+    return event
+
+
+def _executions(aws: AwsWorld) -> list[dict[str, Any]]:
+    sfn = aws.session.client("stepfunctions")
+    return list(sfn.list_executions(stateMachineArn=aws.state_machine_arn)["executions"])
+
+
+def _submission_items(aws: AwsWorld) -> list[dict[str, Any]]:
+    items = aws.dynamodb.scan(TableName=aws.table, ConsistentRead=True)["Items"]
+    return [item for item in items if item["pk"]["S"].startswith("SUBMISSION#")]
+
+
+def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound: AwsWorld, clock: Clock) -> None:
+    event = _received(inbound)
+    message_id = event["Records"][0]["ses"]["mail"]["messageId"]
+    out = _invoke("receive_email", event)
+    assert out["outcome"] == "started"
+    record = DynamoSubmissionStore(inbound.dynamodb, inbound.table).get_submission(out["execution_name"])
+    assert record is not None
+    assert out["execution_name"] == received_execution_name(message_id, record.request)
+    assert (record.requested_by, record.customer, record.caller_id) == (CHANNEL, CUSTOMER, message_id)
+    assert "Order: RUSH-200" in record.request and "<p>" not in record.request  # the text part, canonical
+    (execution,) = _executions(inbound)
+    assert execution["executionArn"] == out["execution_arn"] and execution["name"] == out["execution_name"]
+    started = inbound.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
+    assert json.loads(started["input"]) == {"request": record.request}
+    # RunAgentUntilApproval with the input as the state machine passes it, on the table's shop on the e-mail's
+    # day: the run finds its requester in the record (the channel, so every approver may approve it) and plans
+    # the customer's order.
+    shop = DynamoShopStore(inbound.dynamodb, inbound.table)
+    import_shop(shop, scenario("rush-order").state, clock())
+    clock.now = datetime(2026, 8, 12, 6, 0, tzinfo=UTC)
+    run = _invoke("run_agent", run_agent_event(out["execution_name"], json.loads(started["input"])))
+    assert run["requested_by"] == CHANNEL and run["checkpoint_id"].startswith("ckpt-")
+    checkpoint = shop.get_checkpoint(run["checkpoint_id"])
+    assert checkpoint is not None and json.loads(checkpoint)["target_order_id"] == "RUSH-200"
+    policy = load_settings(os.environ).policy(run["requested_by"])
+    assert set(policy.eligible()) == set(APPROVERS) and CUSTOMER not in policy.eligible()
+
+
+def test_a_retried_delivery_is_one_submission_and_one_execution(inbound: AwsWorld, clock: Clock) -> None:
+    from datetime import timedelta
+
+    event = _received(inbound)
+    first = _invoke("receive_email", event)
+    clock.advance(timedelta(minutes=2))  # Lambda retries an asynchronous event later
+    again = _invoke("receive_email", event)
+    assert again == first
+    assert len(_submission_items(inbound)) == 1 and len(_executions(inbound)) == 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"dkimVerdict": "FAIL"}, "VERDICT_FAILED"),  # a forged or broken DKIM signature
+        ({"dmarcVerdict": "FAIL"}, "VERDICT_FAILED"),  # From not aligned with what SPF or DKIM vouched for
+        ({"spfVerdict": "GRAY"}, "VERDICT_FAILED"),
+        ({"dmarcVerdict": None}, "VERDICT_FAILED"),  # no verdict is no pass
+        ({"spamVerdict": "FAIL"}, "SPAM_OR_VIRUS"),
+        ({"virusVerdict": "FAIL"}, "SPAM_OR_VIRUS"),
+        ({"recipient": "sales@shop.example"}, "WRONG_RECIPIENT"),
+    ],
+)
+def test_a_refused_email_writes_nothing_starts_nothing_and_is_counted(
+    fields: dict[str, Any], code: str, inbound: AwsWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    event = _received(inbound, **fields)
+    before = inbound.snapshot()
+    capsys.readouterr()
+    out = _invoke("receive_email", event)  # returns normally: SES does not retry a refusal
+    assert (out["outcome"], out["code"]) == ("refused", code)
+    assert inbound.snapshot() == before and _executions(inbound) == []
+    metrics = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    refused = [m for m in metrics if "InboundRefused" in m]
+    assert len(refused) == 1 and refused[0]["code"] == code
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        (MESSAGE.replace("Coach@Northside-FC.example", "ceo@rival.example"), "SENDER_INVALID"),
+        (MESSAGE.replace("Priority: 100", "x" * 20_001), "MESSAGE_TOO_LARGE"),
+        (b" \r\n\r\n", "MESSAGE_UNREADABLE"),
+        (b"From: coach@northside-fc.example\r\n\r\n", "MESSAGE_UNREADABLE"),
+    ],
+)
+def test_a_message_that_is_not_a_readable_request_from_the_judged_sender_is_refused(
+    message: str | bytes, code: str, inbound: AwsWorld
+) -> None:
+    event = _received(inbound, message)
+    before = inbound.snapshot()
+    out = _invoke("receive_email", event)
+    assert (out["outcome"], out["code"]) == ("refused", code)
+    assert inbound.snapshot() == before and _executions(inbound) == []
+
+
+def test_an_approver_cannot_start_a_run_by_email(inbound: AwsWorld) -> None:
+    approver = APPROVERS[0]
+    event = _received(inbound, MESSAGE.replace("Coach@Northside-FC.example", approver.upper()))
+    event["Records"][0]["ses"]["mail"]["commonHeaders"]["from"] = [approver]
+    before = inbound.snapshot()
+    out = _invoke("receive_email", event)
+    assert (out["outcome"], out["code"]) == ("refused", "SENDER_IS_APPROVER")
+    assert inbound.snapshot() == before and _executions(inbound) == []
+
+
+def test_a_stored_message_larger_than_any_request_is_refused_unread(inbound: AwsWorld) -> None:
+    event = _received(inbound, MESSAGE + "x" * (10 * 1024 * 1024))
+    before = inbound.snapshot()
+    out = _invoke("receive_email", event)
+    assert (out["outcome"], out["code"]) == ("refused", "MESSAGE_TOO_LARGE")
+    assert inbound.snapshot() == before and _executions(inbound) == []
+
+
+@pytest.mark.parametrize("event", [{}, {"Records": []}, {"Records": [{"ses": {}}]}])
+def test_a_malformed_event_is_refused(event: dict[str, Any], inbound: AwsWorld) -> None:
+    before = inbound.snapshot()
+    out = _invoke("receive_email", event)
+    assert (out["outcome"], out["code"]) == ("refused", "EVENT_INVALID")
+    assert inbound.snapshot() == before and _executions(inbound) == []
+
+
+def test_a_missing_stored_message_raises_so_the_delivery_is_retried(inbound: AwsWorld) -> None:
+    event = _received(inbound, store=False)
+    before = inbound.snapshot()
+    with pytest.raises(NotFoundError):
+        _invoke("receive_email", event)
+    assert inbound.snapshot() == before and _executions(inbound) == []
+    # The retry, once the object is there, starts the run.
+    message_id = event["Records"][0]["ses"]["mail"]["messageId"]
+    inbound.s3.put_object(Bucket=inbound.bucket, Key=f"inbound/{message_id}", Body=MESSAGE.encode())
+    assert _invoke("receive_email", event)["outcome"] == "started"
+    assert len(_executions(inbound)) == 1
