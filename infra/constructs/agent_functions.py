@@ -244,15 +244,9 @@ class AgentFunctions(Construct):
 
     @property
     def all(self) -> tuple[lambda_.Function, ...]:
-        """Every function, in workflow order."""
-        return (
-            self.run_agent,
-            self.request_approval,
-            self.decide,
-            self.resume_agent,
-            self.record_expiry,
-            self.report_pending_age,
-        )
+        """Every function, in the order they were added (the workflow's first; then the sender, the submit
+        entry and the e-mail intake, where the stack has them)."""
+        return tuple(self.by_module.values())
 
     def _hmac_key(self, construct_id: str, purpose: str, rotation: str) -> kms.Key:
         """An HMAC_SHA_256 KMS key (kept when the stack is deleted: what it MACed must stay verifiable)."""

@@ -206,7 +206,17 @@ def test_every_alarm_has_the_expected_signal_threshold_and_missing_data_rule(tem
         assert alarm["AlarmActions"], "every alarm notifies the alarm topic"
 
 
-_FUNCTION_NAMES = ("RunAgent", "RequestApproval", "Decide", "ResumeAgent", "RecordExpiry", "ReportPendingAge")
+# Every function alarms on its errors but the sender (retried by its state; UndeliveredMessages covers it).
+_FUNCTION_NAMES = (
+    "RunAgent",
+    "RequestApproval",
+    "Decide",
+    "ResumeAgent",
+    "RecordExpiry",
+    "ReportPendingAge",
+    "Submit",
+    "ReceiveEmail",
+)
 
 
 def test_failed_executions_fill_missing_series_with_zero(template: dict[str, Any]) -> None:
