@@ -59,6 +59,14 @@ def main() -> None:
 
     print("6. The shop after the decision:")
     print(textwrap.indent(_must(cli("shop", *d, "show")).stdout.rstrip(), "   | ", lambda _: True))
+    print("\n   The plan's messages were queued with the apply, once each:")
+    print(textwrap.indent(_must(cli("outbox", *d, "list")).stdout.rstrip(), "   | ", lambda _: True))
+    outgoing = ("--to-dir", str(data_dir / "outgoing"))
+    first, second = _must(cli("outbox", *d, "send", *outgoing)), _must(cli("outbox", *d, "send", *outgoing))
+    print(
+        f"   `outbox send` delivered {first['SENT']} (here as .eml files in {data_dir / 'outgoing'}); "
+        f"sent again, it delivered {second['SENT']} ({second['ALREADY_SENT']} already sent)."
+    )
     _your_turn(scenario)
 
 

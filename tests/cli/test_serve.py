@@ -60,6 +60,8 @@ def test_make_serve_after_make_demo_opens_the_plan_left_waiting(tmp_path: Path) 
     )
     assert demo.returncode == 0, demo.stdout + demo.stderr
     assert "7. Your turn" in demo.stdout and "make serve" in demo.stdout
+    # the approved plan's three messages: queued once, delivered once, nothing on the second send
+    assert "`outbox send` delivered 3" in demo.stdout and "it delivered 0 (3 already sent)" in demo.stdout
     link = next(line.strip() for line in demo.stdout.splitlines() if line.strip().startswith("http://127.0.0.1:8765/"))
     assert data.is_dir()
     # What `make serve` runs (the default data dir, from the same working directory), on a free port.
