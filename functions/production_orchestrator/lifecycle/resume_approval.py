@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..domain.approvals import ApprovalRecord
 from ..domain.errors import (
     ApprovalExpiredError,
     ConfigurationError,
@@ -94,9 +95,35 @@ def resume_direct(
     the quorum is refused, not half-recorded.
     """
     approvals = _approvals(rt)
-    now = rt.clock()
     checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
     approval = governing_approval(approvals, checkpoint.checkpoint_id)
+    try:
+        return _vote_and_resume(
+            rt, request, binding, approval, approver=approver, reason=reason, before_claim=before_claim
+        )
+    except ResumeRefusedError:
+        after = governing_approval(approvals, checkpoint.checkpoint_id)
+        if approval is None or approval.status != "pending" or after is None or after.status == "pending":
+            raise
+        # Another process decided between our read of the open approval and our checks (a double click, racing
+        # resumes; its apply is what made the shop look changed): answer as the decision it recorded. The
+        # approval only moves on from pending, so this runs once.
+        return resume_direct(rt, request, binding, approver=approver, reason=reason, before_claim=before_claim)
+
+
+def _vote_and_resume(
+    rt: Runtime,
+    request: ResumeRequest,
+    binding: ProviderBinding,
+    approval: ApprovalRecord | None,
+    *,
+    approver: str,
+    reason: str,
+    before_claim: Callable[[], None] | None,
+) -> ResumeResult:
+    approvals = _approvals(rt)
+    now = rt.clock()
+    checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
     ask = Ask(
         "cli",
         approved=request.approved,

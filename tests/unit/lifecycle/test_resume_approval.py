@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
+from production_orchestrator.lifecycle import resume_approval
 from production_orchestrator.lifecycle.decide import decide
 from production_orchestrator.lifecycle.resume_approval import resume_decided
 from production_orchestrator.lifecycle.start import StartResult
@@ -94,3 +95,26 @@ def test_before_claim_is_passed_through(world: MemoryWorld) -> None:
     calls: list[str] = []
     _resume(world, started, made, before_claim=lambda: calls.append("checked"))
     assert calls == ["checked"]
+
+
+@pytest.mark.parametrize("late", ["is_stale", "verify"])
+def test_a_cli_resume_that_lost_the_race_is_already_decided_not_stale(
+    world: MemoryWorld, monkeypatch: pytest.MonkeyPatch, late: str
+) -> None:
+    """Two `resume --approver` at once: the one that read the approval open, and then found the shop changed by
+    the other's apply, is told what happened (ALREADY_DECIDED), not that the shop moved on."""
+    started = world.start()
+    real = getattr(resume_approval, late)
+
+    def the_other_wins_first(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(resume_approval, late, real)
+        assert world.resume(started, True).outcome == "applied"  # another process decided and applied meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(resume_approval, late, the_other_wins_first)
+    before = world.snapshot()
+    with pytest.raises(ResumeRefusedError) as refused:
+        world.resume(started, True)
+    assert refused.value.code is RefusalCode.ALREADY_DECIDED
+    after = world.snapshot()
+    assert world.store.application_count() == 1 and after != before  # the other's apply, nothing of ours
