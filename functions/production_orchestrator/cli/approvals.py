@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
 from ..domain.policy import build_policy
 from ..domain.records import ProviderBinding
-from ..domain.verification import ResumeRequest
-from ..lifecycle.claim import ResumeResult
 from ..lifecycle.evidence import load_checkpoint
 from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
 from ..lifecycle.review import what_changed
@@ -121,20 +119,6 @@ def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, 
         (a, approval_link(args.link_base, approval.approval_id, plan.secrets[a])) for a in approval.policy.approvers
     )
     return IssuedLinks(approval.approval_id, approval.required, links)
-
-
-def resume(
-    rt: Runtime,
-    request: ResumeRequest,
-    binding: ProviderBinding,
-    approver: str,
-    reason: str,
-    before_claim: Callable[[], None] | None = None,
-) -> ResumeResult:
-    """``resume``: the typed decision is a vote under the run's policy, then the resume (lifecycle)."""
-    from ..lifecycle.resume_approval import resume_direct
-
-    return resume_direct(rt, request, binding, approver=approver, reason=reason, before_claim=before_claim)
 
 
 def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError) -> None:

@@ -127,10 +127,12 @@ def _resume(args: argparse.Namespace) -> int:
         session_id=args.session_id,
     )
     approver = args.approver or os.environ.get("USER") or "operator"
+    from ..lifecycle.resume_approval import resume_direct
+
     try:
-        # The typed decision is a vote under the run's policy (lifecycle/resume_approval.resume_direct).
-        result = cli_approvals.resume(
-            rt, request, binding, approver, args.reason, before_claim=lambda: check_provider(binding)
+        # The typed decision is a vote under the run's policy, then the resume, at once.
+        result = resume_direct(
+            rt, request, binding, approver=approver, reason=args.reason, before_claim=lambda: check_provider(binding)
         )
     except ResumeRefusedError as refusal:
         return _refused(args, where, refusal)
