@@ -45,7 +45,7 @@ from typing import Any
 from constructs import Node
 
 from production_orchestrator.contracts import is_approver_email
-from production_orchestrator.domain.claims import DEFAULT_LEASE
+from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
 from production_orchestrator.domain.records import ProviderBinding

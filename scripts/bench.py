@@ -118,7 +118,7 @@ def child_resume(mode: str, data_dir: str, checkpoint_id: str, proposal_hash: st
     began = time.perf_counter()
     rt = local_runtime(Path(data_dir), create=False)
     if mode == "ours":
-        from production_orchestrator.domain.verification import ResumeRequest
+        from production_orchestrator.domain.approval.verification import ResumeRequest
         from production_orchestrator.lifecycle.resume_approval import resume_direct
 
         request = ResumeRequest(checkpoint_id=checkpoint_id, approved=True, reviewed_hash=proposal_hash)
@@ -180,7 +180,7 @@ def _aws_runtime(table: str, bucket: str) -> Any:
 
 def child_aws(mode: str, table: str, bucket: str, *ids: str) -> None:
     from production_orchestrator.agent.providers import build_binding
-    from production_orchestrator.domain.verification import ResumeRequest
+    from production_orchestrator.domain.approval.verification import ResumeRequest
     from production_orchestrator.lifecycle.request_approval import operator_plan
     from production_orchestrator.lifecycle.resume_approval import resume_direct
     from production_orchestrator.lifecycle.start import start_run
@@ -369,7 +369,7 @@ def _pending_copies(raw: str, count: int) -> list[tuple[str, str]]:
 def _reject_latency(rt: Any, runs: int) -> float:
     """Median in-process resume (a rejection: the state stays put, so every run starts from revision 1)."""
     from production_orchestrator.agent.providers import build_binding
-    from production_orchestrator.domain.verification import ResumeRequest
+    from production_orchestrator.domain.approval.verification import ResumeRequest
     from production_orchestrator.lifecycle.request_approval import operator_plan
     from production_orchestrator.lifecycle.resume_approval import resume_direct
     from production_orchestrator.lifecycle.start import start_run

@@ -27,10 +27,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 from tests.support.generated_shops import PLANNING_DAY, generate  # noqa: E402
 
 from production_orchestrator.domain.canonical import canonical_bytes  # noqa: E402
-from production_orchestrator.domain.planner import HORIZON_DAYS  # noqa: E402
-from production_orchestrator.domain.planning import apply_proposal, build_proposal  # noqa: E402
-from production_orchestrator.domain.shop import ShopState  # noqa: E402
-from production_orchestrator.domain.shop_file import read_shop  # noqa: E402
+from production_orchestrator.domain.planning.greedy import HORIZON_DAYS  # noqa: E402
+from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal  # noqa: E402
+from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E402
+from production_orchestrator.domain.shop.model import ShopState  # noqa: E402
 
 SIZES = ((5, 100), (20, 1_000), (50, 5_000))
 GOAL_SECONDS, GOAL_MB = 1.0, 300

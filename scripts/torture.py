@@ -37,9 +37,9 @@ import pytest  # noqa: E402  (MonkeyPatch for the moto world outside a test)
 from production_orchestrator import faults  # noqa: E402
 from production_orchestrator.agent.providers import build_binding  # noqa: E402
 from production_orchestrator.cli.root import local_runtime  # noqa: E402
+from production_orchestrator.domain.approval.verification import ResumeRequest  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.domain.records import AuditEvent, DecisionRecord, utc_iso  # noqa: E402
-from production_orchestrator.domain.verification import ResumeRequest  # noqa: E402
 from production_orchestrator.lifecycle.request_approval import operator_plan  # noqa: E402
 from production_orchestrator.lifecycle.resume_approval import resume_direct  # noqa: E402
 from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError as PydanticValidationError
 
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.records import Decision
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.resume_approval import resume_direct
 
 JSON = st.recursive(

@@ -76,7 +76,7 @@ def test_tampering_with_one_event_names_the_link(started: Any, tamper: Any, brok
 def _recompute(conn: sqlite3.Connection, change: Any) -> int:
     """Rewrite events with ``change`` and recompute every hash link and the head, as someone without the
     key would; returns the seq of the first event changed."""
-    from production_orchestrator.domain.audit_chain import chained, event_hash
+    from production_orchestrator.domain.approval.audit_chain import chained, event_hash
     from production_orchestrator.domain.records import AuditEvent
 
     head = None

@@ -18,7 +18,7 @@ import pytest
 
 from production_orchestrator import faults
 from production_orchestrator.cli.outbox import as_json
-from production_orchestrator.domain.outbox import OutboxMessage
+from production_orchestrator.domain.messages.outbox import OutboxMessage
 from tests.support import localstore
 from tests.support.clidriver import Run, finish, spawn
 from tests.support.refusal_cases import Pending

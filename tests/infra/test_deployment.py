@@ -18,7 +18,7 @@ import pytest
 from infra.constructs.approval_workflow import RESUME_CRASH_ERRORS, VENDED_LOGS_PREFIX
 from infra.permissions import TABLE_ACCESS
 from infra.settings import DEFAULTS, MAX_EXECUTION_SECONDS, Settings
-from production_orchestrator.domain.claims import DEFAULT_LEASE
+from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.errors import ConfigurationError
 from tests.support.cdk_template import (
     function_ids,

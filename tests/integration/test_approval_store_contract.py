@@ -16,14 +16,14 @@ import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.local.sqlite_approvals import SqliteApprovalStore
-from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret
+from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret
+from production_orchestrator.domain.approval.policy import ApprovalPolicy
 from production_orchestrator.domain.errors import (
     ApprovalExpiredError,
     DecisionAlreadyClaimedError,
     IntegrityError,
     NotFoundError,
 )
-from production_orchestrator.domain.policy import ApprovalPolicy
 from production_orchestrator.domain.ports import ApprovalStore
 from production_orchestrator.domain.records import Decision, utc_iso
 from tests.support.fakes import InMemoryApprovalStore

@@ -15,7 +15,7 @@ from moto.ses.models import ses_backends
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.domain.errors import ConfigurationError, DeliveryFailedError, DeliveryIncompleteError
-from production_orchestrator.domain.outbox import OUTBOX_HEADER
+from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from tests.support.aws_flow import _invoke, approved_flow
 from tests.support.moto_aws import ACCOUNT, REGION, AwsWorld, Clock, LambdaContext, cold_start
 

@@ -199,7 +199,7 @@ def test_the_requester_in_another_case_still_may_not_approve(aws: AwsWorld, cloc
 def test_rewriting_the_trail_and_recomputing_the_chain_is_found_in_aws(
     aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from production_orchestrator.domain.audit_chain import chained, event_hash
+    from production_orchestrator.domain.approval.audit_chain import chained, event_hash
 
     key_id = aws.session.client("kms").create_key(KeySpec="HMAC_256", KeyUsage="GENERATE_VERIFY_MAC")["KeyMetadata"]
     monkeypatch.setenv("PO_AUDIT_KEY_ID", key_id["KeyId"])

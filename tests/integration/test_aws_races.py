@@ -13,8 +13,8 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.domain.errors import DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
-from production_orchestrator.domain.outbox import queue_messages
-from production_orchestrator.domain.planning import apply_proposal, build_proposal
+from production_orchestrator.domain.messages.outbox import queue_messages
+from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.handlers import decide

@@ -17,7 +17,7 @@ from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprov
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.table_schema import APPROVAL_PK_PREFIX, APPROVAL_SK, AUDIT_SK_PREFIX, SHOP_PK
 from production_orchestrator.cli import aws_ops as ops
-from production_orchestrator.domain.audit_chain import verify_chain
+from production_orchestrator.domain.approval.audit_chain import verify_chain
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import AuditEvent
 from tests.support.aws_flow import Flow, start

@@ -16,8 +16,8 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
 from production_orchestrator.domain.errors import NotFoundError
+from production_orchestrator.domain.intake.submissions import received_execution_name
 from production_orchestrator.domain.scenarios import scenario
-from production_orchestrator.domain.submissions import received_execution_name
 from production_orchestrator.handlers.settings import load_settings
 from production_orchestrator.lifecycle.shop_import import import_shop
 from tests.support.aws_flow import _invoke, run_agent_event

@@ -16,7 +16,7 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.cli import aws_ops
 from production_orchestrator.domain.errors import IntakeError, NotFoundError, ShopError, ValidationError
-from production_orchestrator.domain.planning import load_proposal
+from production_orchestrator.domain.planning.proposal import load_proposal
 from tests.support.aws_flow import Flow, _invoke
 from tests.support.moto_aws import AwsWorld, Clock
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
@@ -128,6 +128,6 @@ def test_export_of_the_table_imports_to_the_same_digest(aws: AwsWorld, tmp_path:
     exported = json.loads(out.read_text())
     state = _store(aws).load_state()
     assert state is not None and exported["revision"] == 1
-    from production_orchestrator.domain.shop_file import read_shop
+    from production_orchestrator.domain.shop.file_format import read_shop
 
     assert read_shop(exported).digest() == state.digest()

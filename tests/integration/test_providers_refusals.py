@@ -18,10 +18,10 @@ from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, StartError
-from production_orchestrator.domain.planning import build_proposal
+from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.records import AuditEvent, ProviderBinding
 from production_orchestrator.domain.scenarios import SCENARIOS
-from production_orchestrator.domain.shop import Order
+from production_orchestrator.domain.shop.model import Order
 from tests.support import model_scripts
 from tests.support.clidriver import cli
 from tests.support.loopback import LoopbackServer

@@ -18,7 +18,8 @@ from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprov
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.local.sqlite_approvals import SqliteApprovalStore
 from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
-from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from production_orchestrator.domain.approval.policy import ApprovalPolicy
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
@@ -26,13 +27,13 @@ from production_orchestrator.domain.errors import (
     ShopError,
     StaleStateError,
 )
-from production_orchestrator.domain.outbox import OutboxMessage, queue_messages
-from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
-from production_orchestrator.domain.policy import ApprovalPolicy
+from production_orchestrator.domain.messages.outbox import OutboxMessage, queue_messages
+from production_orchestrator.domain.planning.proposal import ProposalContent
+from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
 from production_orchestrator.domain.ports import ApprovalStore, ShopStore
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord
 from production_orchestrator.domain.scenarios import TODAY, scenario
-from production_orchestrator.domain.shop import Order, ShopState
+from production_orchestrator.domain.shop.model import Order, ShopState
 from tests.support.fakes import InMemoryApprovalStore, InMemoryShopStore
 from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
 from tests.support.generated_shops import generate
@@ -284,7 +285,7 @@ def test_audit_trail_keeps_order(store: ShopStore) -> None:
 def test_the_largest_benchmark_shop_round_trips_and_applies_once(
     store: ShopStore, request: pytest.FixtureRequest
 ) -> None:
-    from production_orchestrator.domain.shop_file import read_shop
+    from production_orchestrator.domain.shop.file_format import read_shop
 
     state = read_shop(generate(50, 5_000))
     store.seed(state, _event("shop_seeded"))

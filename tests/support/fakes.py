@@ -29,8 +29,9 @@ from strands.types.exceptions import SessionException
 from strands.types.session import Session, SessionAgent, SessionMessage
 
 from production_orchestrator.adapters.session_facts import facts_from
-from production_orchestrator.domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
-from production_orchestrator.domain.audit_chain import chained, head_of
+from production_orchestrator.domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
+from production_orchestrator.domain.approval.audit_chain import chained, head_of
+from production_orchestrator.domain.approval.verification import SessionFacts
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     DeliveryError,
@@ -41,7 +42,8 @@ from production_orchestrator.domain.errors import (
     StaleStateError,
     TaskTokenClosedError,
 )
-from production_orchestrator.domain.outbox import OutboxMessage
+from production_orchestrator.domain.intake.submissions import Submission
+from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.ports import ApprovalMessage, MacKey
 from production_orchestrator.domain.records import (
     AGENT_ID_PATTERN,
@@ -53,9 +55,7 @@ from production_orchestrator.domain.records import (
     parse_utc,
     require_id,
 )
-from production_orchestrator.domain.shop import Order, ShopState
-from production_orchestrator.domain.submissions import Submission
-from production_orchestrator.domain.verification import SessionFacts
+from production_orchestrator.domain.shop.model import Order, ShopState
 
 
 class InMemoryShopStore:

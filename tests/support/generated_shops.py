@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from production_orchestrator.domain.planner import HORIZON_DAYS
-from production_orchestrator.domain.shop import add_days, day_range
+from production_orchestrator.domain.planning.greedy import HORIZON_DAYS
+from production_orchestrator.domain.shop.model import add_days, day_range
 
 PLANNING_DAY = "2027-01-04"
 LOAD = 0.7

@@ -11,10 +11,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from production_orchestrator.agent.providers import build_binding
-from production_orchestrator.domain.approvals import ApprovalRecord
-from production_orchestrator.domain.policy import build_policy
+from production_orchestrator.domain.approval.approvals import ApprovalRecord
+from production_orchestrator.domain.approval.policy import build_policy
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import ProviderBinding
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import ResumeResult
 from production_orchestrator.lifecycle.request_approval import (
     ApprovalRequested,

@@ -48,7 +48,7 @@ from moto.server import ThreadedMotoServer
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.agent.scripted_model import SCRIPTED_MODEL_ID
 from production_orchestrator.domain.errors import ResumeRefusedError
-from production_orchestrator.domain.outbox import OUTBOX_HEADER
+from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
 

@@ -31,11 +31,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from production_orchestrator import faults
 from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.approval_web.endpoint import DecisionEndpoint, PageResponse
+from production_orchestrator.domain.approval.policy import build_policy
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import BackendError, OrchestratorError, ResumeRefusedError
-from production_orchestrator.domain.planning import load_proposal
-from production_orchestrator.domain.policy import build_policy
+from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.audit import verify_audit
 from production_orchestrator.lifecycle.expire import expire_approvals
 from production_orchestrator.lifecycle.repropose import propose_again

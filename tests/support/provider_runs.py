@@ -18,10 +18,10 @@ from pathlib import Path
 from production_orchestrator.agent.providers import ModelSettings, build_binding
 from production_orchestrator.agent.tools import APPLY_TOOL
 from production_orchestrator.cli.root import local_runtime
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import ProviderBinding
-from production_orchestrator.domain.shop import ShopState
-from production_orchestrator.domain.shop_file import read_shop
-from production_orchestrator.domain.verification import ResumeRequest
+from production_orchestrator.domain.shop.file_format import read_shop
+from production_orchestrator.domain.shop.model import ShopState
 from production_orchestrator.lifecycle.claim import ResumeResult
 from production_orchestrator.lifecycle.plan_request import PlanRequest
 from production_orchestrator.lifecycle.request_approval import operator_plan

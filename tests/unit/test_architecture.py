@@ -136,6 +136,66 @@ def test_strands_free_handlers_never_load_strands(handler: str) -> None:
     assert done.stdout.strip() == "[]"
 
 
+def _domain_graph(level: str) -> dict[str, set[str]]:
+    """Who imports whom inside domain/, per module (``level="module"``) or per concern folder (``"room"``):
+    a concern's modules count as one room, the shared modules at domain/'s top as one room each."""
+    domain = PACKAGE / "domain"
+
+    def room(module: str) -> str:
+        parts = module.split(".")[2:]  # production_orchestrator.domain.<...>
+        if level == "module":
+            return ".".join(parts)
+        return parts[0] if parts else ""
+
+    graph: dict[str, set[str]] = {}
+    for path in domain.rglob("*.py"):
+        if "__pycache__" in path.parts:
+            continue
+        me = room(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"))
+        for name in imported_modules(path):
+            if name.startswith("production_orchestrator.domain.") and (other := room(name)) and other != me:
+                graph.setdefault(me, set()).add(other)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle in ``graph`` (``[]`` when there is none)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+@pytest.mark.parametrize("level", ["module", "room"])
+def test_the_domain_has_no_import_circles(level: str) -> None:
+    """Neither two modules nor two concern folders of domain/ import each other, directly or around a loop
+    (type-only imports count: a circle for the type checker is a circle for the reader)."""
+    assert _cycle(_domain_graph(level)) == []
+
+
+def test_the_shared_domain_modules_import_no_concern_but_through_ports() -> None:
+    """canonical, errors, records, identity, durations are leaves the concerns stand on."""
+    graph = _domain_graph("room")
+    concerns = {"shop", "planning", "intake", "approval", "messages"}
+    leaves = {"canonical", "errors", "records", "identity", "durations"}
+    assert {leaf: graph.get(leaf, set()) & concerns for leaf in leaves if graph.get(leaf, set()) & concerns} == {}
+
+
 def test_at_most_five_modules_loose_at_the_package_top() -> None:
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(loose) <= LOOSE_MODULE_LIMIT, loose

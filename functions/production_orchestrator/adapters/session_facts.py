@@ -6,8 +6,8 @@ from typing import Any
 
 from strands.session.session_repository import SessionRepository
 
+from ..domain.approval.verification import SessionFacts
 from ..domain.records import INTERRUPT_NAME
-from ..domain.verification import SessionFacts
 
 _NOTHING = SessionFacts(
     session_exists=False, agent_exists=False, interrupt_activated=False, pending_interrupt_ids=frozenset()

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
-from ..domain.shop import Order, ShopState
+from ..domain.shop.model import Order, ShopState
 
 # Store calls that only read: they leave the run's copy of the shop state as it is.
 _READS = frozenset(

@@ -15,11 +15,11 @@ from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager
 from strands.types.exceptions import StructuredOutputException
 
-from ..domain.customer_message import CustomerMessage
 from ..domain.errors import IntakeError
-from ..domain.intake import RequestFacts, resolve_request
+from ..domain.intake.customer_message import CustomerMessage
+from ..domain.intake.facts import RequestFacts, resolve_request
 from ..domain.records import ProviderBinding
-from ..domain.shop import Order, ShopState
+from ..domain.shop.model import Order, ShopState
 from .prompts import EXTRACTION_PROMPT, extraction_message
 from .providers import ModelSettings, build_model, build_retry_strategy
 

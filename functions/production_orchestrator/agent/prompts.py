@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..domain.shop import Product
+from ..domain.shop.model import Product
 
 EMAIL_OPEN = "<customer-email>"
 EMAIL_CLOSE = "</customer-email>"

@@ -18,9 +18,9 @@ from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
 from strands.types.tools import ToolSpec
 
-from ..domain.customer_message import read_message
-from ..domain.intake import RequestFacts, read_facts
-from ..domain.shop import parse_day
+from ..domain.intake.customer_message import read_message
+from ..domain.intake.facts import RequestFacts, read_facts
+from ..domain.shop.model import parse_day
 from .model_settings import SCRIPTED_MODEL_ID
 from .prompts import extract_customer_email, read_extraction_message
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, TOOL_SEQUENCE

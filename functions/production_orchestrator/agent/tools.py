@@ -14,10 +14,11 @@ from strands.types.tools import AgentTool
 
 from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
-from ..domain.outbox import queue_messages
-from ..domain.planning import ProposalContent, analyze_blockers, apply_proposal, build_proposal, load_proposal
+from ..domain.messages.outbox import queue_messages
+from ..domain.planning.proposal import ProposalContent, load_proposal
+from ..domain.planning.propose import analyze_blockers, apply_proposal, build_proposal
 from ..domain.records import require_hash
-from ..domain.shop import Order, ShopState, add_days, hours
+from ..domain.shop.model import Order, ShopState, add_days, hours
 from .context import RunContext
 
 INTAKE_TOOL = "intake_customer_request"

@@ -24,7 +24,7 @@ from typing import Any
 
 from strands.types.content import Messages
 
-from ..domain.shop import Order
+from ..domain.shop.model import Order
 from .prompts import extract_customer_email
 from .tools import APPLY_TOOL, INTAKE_TOOL, PROPOSE_TOOL, same_text
 

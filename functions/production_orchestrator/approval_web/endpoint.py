@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from ..domain.errors import OrchestratorError, RefusalCode
-from ..domain.outbox import describe_outbox
+from ..domain.messages.outbox import describe_outbox
 from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
 from ..lifecycle.decide import DecideResult, decide
 from ..lifecycle.review import LinkView, open_link

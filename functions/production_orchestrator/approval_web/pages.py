@@ -20,8 +20,8 @@ import hashlib
 from datetime import datetime
 from html import escape
 
-from ..domain.approvals import ApprovalRecord
-from ..domain.planning import ProposalContent
+from ..domain.approval.approvals import ApprovalRecord
+from ..domain.planning.proposal import ProposalContent
 from ..domain.presentation import (
     MESSAGES_ON_APPROVAL,
     describe_allocations,

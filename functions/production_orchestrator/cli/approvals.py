@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..domain.approval.policy import build_policy
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from ..domain.policy import build_policy
 from ..domain.records import ProviderBinding
 from ..lifecycle.evidence import load_checkpoint
 from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link

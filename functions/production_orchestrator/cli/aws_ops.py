@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
-from ..domain.shop_file import write_shop
+from ..domain.shop.file_format import write_shop
 from ..lifecycle.audit import verify_audit
 from ..lifecycle.shop_import import import_shop
 

@@ -21,7 +21,7 @@ from ..adapters.local.mail_transports import EmlDirectory, SmtpTransport
 from ..contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME, is_approver_email
 from ..domain.durations import parse_duration
 from ..domain.errors import ValidationError
-from ..domain.outbox import OutboxMessage
+from ..domain.messages.outbox import OutboxMessage
 from ..domain.ports import MessageTransport
 from ..domain.presentation import fingerprint
 from ..domain.records import require_hash

@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
+from ..domain.approval.verification import ResumeRequest
 from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
 from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
-from ..domain.verification import ResumeRequest
 from ..lifecycle.claim import ResumeResult
 from ..lifecycle.runtime import Runtime
 from . import approvals as cli_approvals

@@ -24,8 +24,8 @@ from ..domain.ports import ShopStore
 from ..domain.presentation import render_shop
 from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
-from ..domain.shop import ShopState, parse_day
-from ..domain.shop_file import Problem, json_path, read_shop, write_shop
+from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
+from ..domain.shop.model import ShopState, parse_day
 from ..lifecycle.evidence import current_state
 from ..lifecycle.plan_request import PlanRequest, on_current_shop
 from ..lifecycle.shop_import import ImportResult, import_shop

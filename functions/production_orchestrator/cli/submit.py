@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import ValidationError
-from ..domain.submissions import MAX_REQUEST_CHARS
+from ..domain.intake.submissions import MAX_REQUEST_CHARS
 from .parser import command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes

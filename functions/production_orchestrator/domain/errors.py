@@ -47,7 +47,7 @@ class RequestTooLongError(IntakeError):
 
 
 class InboundRefusalCode(StrEnum):
-    """Stable reasons a customer e-mail received by SES starts no run (domain/inbound_mail.py)."""
+    """Stable reasons a customer e-mail received by SES starts no run (domain/intake/inbound_mail.py)."""
 
     EVENT_INVALID = "EVENT_INVALID"
     VERDICT_FAILED = "VERDICT_FAILED"

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from .approvals import ApprovalRecord, Vote
-from .audit_chain import Head
-from .outbox import OutboxMessage
+from .approval.approvals import ApprovalRecord, Vote
+from .approval.audit_chain import Head
+from .approval.mac import MacKey as MacKey
+from .approval.verification import SessionFacts
+from .intake.submissions import Submission
+from .messages.outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
-from .shop import Order, ShopState
-from .submissions import Submission
-from .verification import SessionFacts
+from .shop.model import Order, ShopState
 
 
 class ShopStore(Protocol):
@@ -237,23 +238,6 @@ class WorkflowStarter(Protocol):
 
     def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
         """Start an execution named ``execution_name``; return its ARN."""
-        ...
-
-
-class MacKey(Protocol):
-    """A message-authentication key that never leaves its adapter (a 0600 file, a KMS HMAC key)."""
-
-    @property
-    def key_id(self) -> str:
-        """Which key (a file name, a KMS key id): recorded in each receipt."""
-        ...
-
-    def sign(self, message: bytes) -> str:
-        """The MAC of ``message``, as text."""
-        ...
-
-    def verify(self, message: bytes, mac: str) -> bool:
-        """True when ``mac`` is this key's MAC of ``message``."""
         ...
 
 

@@ -10,10 +10,9 @@ from collections import defaultdict
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .drafts import runs
-from .planning import CapacityConflict, InventoryShortage, ProposalContent
+from .planning.proposal import CapacityConflict, InventoryShortage, ProposalContent
 from .records import Checkpoint, parse_utc
-from .shop import ShopState, hours
+from .shop.model import ShopState, hours, runs
 
 
 def shop_zone(state: ShopState | None) -> str:

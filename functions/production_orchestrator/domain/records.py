@@ -210,7 +210,7 @@ class AuditEvent(_Frozen):
     checkpoint_id: str = ""
     proposal_hash: str = ""
     detail: dict[str, Any] = Field(default_factory=dict)
-    # Stamped by the store inside the appending transaction (domain/audit_chain.py): position and link.
+    # Stamped by the store inside the appending transaction (domain/approval/audit_chain.py): position and link.
     seq: int = Field(default=0, ge=0)
     prev_hash: str = ""
     # The link's MAC under the audit key (keyed chain); not part of the event's hash.

@@ -11,11 +11,11 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from .customer_message import read_message
 from .errors import ValidationError
-from .intake import read_facts, resolve_request
-from .shop import Order, ShopState, parse_day
-from .shop_file import read_shop
+from .intake.customer_message import read_message
+from .intake.facts import read_facts, resolve_request
+from .shop.file_format import read_shop
+from .shop.model import Order, ShopState, parse_day
 
 PLANNING_DAY = "2026-08-12"
 TODAY = PLANNING_DAY

@@ -12,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from ..contracts import REQUEST_PREFIX, Outcome
-from ..domain.approvals import ApprovalId
+from ..domain.approval.approvals import ApprovalId
 from ..domain.errors import ValidationError
-from ..domain.inbound_mail import ReceivedMail
+from ..domain.intake.inbound_mail import ReceivedMail
+from ..domain.intake.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 from ..domain.records import CheckpointId, ProposalHash, SessionId
-from ..domain.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 
 M = TypeVar("M", bound=BaseModel)
 

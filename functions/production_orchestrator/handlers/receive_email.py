@@ -21,7 +21,7 @@ from ..adapters.aws.s3_requests import read_received
 from ..adapters.aws.step_functions import StepFunctionsStarter
 from ..contracts import METRIC_INBOUND_REFUSED, METRIC_INBOUND_SUBMITTED
 from ..domain.errors import InboundRefusalCode, InboundRefusedError, ValidationError
-from ..domain.inbound_mail import ReceivedMail, accept_message, check_receipt
+from ..domain.intake.inbound_mail import ReceivedMail, accept_message, check_receipt
 from ..lifecycle.submit import submit_received
 from .events import ReceivedEmailEvent, parse_event
 from .observability import count, count_refusal, logger, metrics

@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from .. import contracts
-from ..domain.claims import DEFAULT_LEASE
+from ..domain.approval.claims import DEFAULT_LEASE
+from ..domain.approval.policy import ApprovalPolicy, build_policy
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
-from ..domain.policy import ApprovalPolicy, build_policy
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {

@@ -7,7 +7,7 @@
                       ... human time: nothing runs ...
     review            a valid link sees the approval as it stands: the verified plan, or what happened
     decide            a POST: authorize, receipt, vote; once decided, wake the workflow (wake)
-    authorize         every path asks domain/policy.authorize here: go, or a refusal with nothing written
+    authorize         every path asks domain/approval/authority.authorize here: go, or a refusal with nothing written
     resume            a fresh process: verify against persisted evidence, claim once (claim), rebuild the
                       agent, answer the interrupt: apply once or cancel
     resume_approval   resume with the decision an approval holds (page, workflow), or a CLI vote and resume

@@ -8,12 +8,12 @@ receipt that verifies. Reads only; strands-free (the local CLI and the AWS opera
 
 from __future__ import annotations
 
-from ..domain.approvals import ApprovalRecord, Vote
-from ..domain.audit_chain import ChainReport, verify_chain
+from ..domain.approval.approvals import ApprovalRecord, Vote
+from ..domain.approval.audit_chain import ChainReport, verify_chain
+from ..domain.approval.policy import identity
+from ..domain.approval.receipts import Receipt, check_receipt
 from ..domain.errors import ResumeRefusedError
-from ..domain.policy import identity
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
-from ..domain.receipts import Receipt, check_receipt
 from ..domain.records import AuditEvent
 from .evidence import load_checkpoint
 

@@ -1,5 +1,5 @@
-"""Authorize: every path that can decide asks :func:`domain.policy.authorize` through here, with the approval
-record read from the store, the shop's freshness and the clock. Reads only; strands-free.
+"""Authorize: every path that can decide asks :func:`domain.approval.authority.authorize` through here, with the
+approval record read from the store, the shop's freshness and the clock. Reads only; strands-free.
 
     page POST ----------> authorize(approval, Ask("link", ...))     -> CastVote | ResumeRecorded | refusal
     CLI resume ---------> authorize(approval, Ask("cli", ...))      -> CastVote | ResumeRecorded | refusal
@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from ..domain.approvals import ApprovalRecord, Vote
+from ..domain.approval.approvals import ApprovalRecord, Vote
+from ..domain.approval.authority import Ask, CastVote, ResumeRecorded, authorize
+from ..domain.approval.policy import identity
+from ..domain.approval.receipts import check_receipt, make_receipt
+from ..domain.approval.verification import Refusal
 from ..domain.errors import RefusalCode, ResumeRefusedError
-from ..domain.policy import Ask, CastVote, ResumeRecorded, authorize, identity
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
-from ..domain.receipts import check_receipt, make_receipt
 from ..domain.records import Checkpoint, Decision, audit_event, utc_iso
-from ..domain.verification import Refusal
 from .evidence import current_state, load_checkpoint
 
 

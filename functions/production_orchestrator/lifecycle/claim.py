@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from .. import faults
 from ..agent.context import RunContext
+from ..domain.approval.verification import ResumeRequest
 from ..domain.errors import DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
 from ..domain.records import Checkpoint, Decision, DecisionRecord, utc_iso
-from ..domain.verification import ResumeRequest
 from .runtime import Runtime
 
 

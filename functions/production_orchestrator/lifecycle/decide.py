@@ -1,5 +1,5 @@
-"""Decide: a POST from a link holder. Validate, then mutate: the policy authorizes (domain/policy.py, the one
-rule every path asks), a receipt is MACed, the vote is recorded (a conditional write that re-checks what it
+"""Decide: a POST from a link holder. Validate, then mutate: the policy authorizes (domain/approval/authority.py, the
+one rule every path asks), a receipt is MACed, the vote is recorded (a conditional write that re-checks what it
 writes on); once a reject or the quorum closes the approval, the workflow is woken with a pointer.
 
     valid link -> authorize(approval, Ask("link")) -> refused: nothing written (the page keeps the form)
@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
+from ..domain.approval.authority import Ask, CastVote, ResumeRecorded, authorize
+from ..domain.approval.verification import Refusal
 from ..domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, NotFoundError, RefusalCode
-from ..domain.policy import Ask, CastVote, ResumeRecorded, authorize
 from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
 from ..domain.records import Decision
-from ..domain.verification import Refusal
 from .authorize import cast_vote, identities, new_decision
 from .review import LinkView, open_link
 from .wake import WakeOutcome, wake

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from .. import faults
 from ..domain.errors import DeliveryError
-from ..domain.outbox import OutboxMessage
+from ..domain.messages.outbox import OutboxMessage
 from ..domain.ports import MessageTransport, ShopStore
 from ..domain.records import AuditEvent, audit_event
 

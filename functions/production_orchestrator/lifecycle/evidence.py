@@ -6,12 +6,12 @@ anything, the seal is checked before any field is trusted, and a problem is a ``
 
 from __future__ import annotations
 
+from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.errors import RefusalCode, ResumeRefusedError, ShopError
-from ..domain.planning import ProposalContent, load_proposal
+from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.ports import ShopStore
 from ..domain.records import CHECKPOINT_ID_PATTERN, Checkpoint, require_id
-from ..domain.shop import ShopState
-from ..domain.verification import Refusal, read_checkpoint
+from ..domain.shop.model import ShopState
 
 
 def current_state(store: ShopStore) -> ShopState:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain.approvals import ApprovalRecord
+from ..domain.approval.approvals import ApprovalRecord
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import AuditEvent
 

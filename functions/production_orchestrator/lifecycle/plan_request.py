@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..domain.errors import ShopError
-from ..domain.planning import ProposalContent
+from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ShopStore
 from ..domain.records import Checkpoint
 from ..domain.scenarios import SCENARIOS
 from ..domain.scenarios import scenario as find_scenario
-from ..domain.shop import ShopState
+from ..domain.shop.model import ShopState
 
 REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import urlencode
 
-from ..domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from ..domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from ..domain.approval.policy import ApprovalPolicy, checked_policy
 from ..domain.errors import IntegrityError, ValidationError
-from ..domain.planning import ProposalContent
-from ..domain.policy import ApprovalPolicy, checked_policy
+from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
 from ..domain.presentation import fingerprint, render_review
 from ..domain.records import Checkpoint, audit_event, utc_iso

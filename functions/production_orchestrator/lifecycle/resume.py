@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from .. import faults
 from ..agent.factory import build_agent
-from ..domain.claims import ClaimState, completed_refusal, judge_claim
+from ..domain.approval.claims import ClaimState, completed_refusal, judge_claim
+from ..domain.approval.verification import Go, Refusal, ResumeRequest, verify_resume
 from ..domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
-from ..domain.verification import Go, Refusal, ResumeRequest, verify_resume
 from .claim import ResumeResult, hold, replayed, same_ids
 from .evidence import current_state, load_checkpoint
 from .runtime import Runtime

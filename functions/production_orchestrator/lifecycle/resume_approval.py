@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..domain.approvals import ApprovalRecord
+from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.authority import Ask, CastVote
+from ..domain.approval.verification import ResumeRequest
 from ..domain.errors import (
     ApprovalExpiredError,
     ConfigurationError,
@@ -24,10 +26,8 @@ from ..domain.errors import (
     ResumeRefusedError,
     ValidationError,
 )
-from ..domain.policy import Ask, CastVote
 from ..domain.ports import ApprovalStore
 from ..domain.records import ProviderBinding
-from ..domain.verification import ResumeRequest
 from .authorize import (
     authorized,
     cast_vote,

@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..domain.approvals import ApprovalRecord
+from ..domain.approval.approvals import ApprovalRecord
 from ..domain.canonical import sha256_hex
 from ..domain.errors import IntegrityError, ResumeRefusedError
-from ..domain.planning import ProposalContent
+from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, DecisionRecord
-from ..domain.shop import ShopState
-from ..domain.statediff import describe_changes
+from ..domain.shop.changes import describe_changes
+from ..domain.shop.model import ShopState
 from .evidence import review
 
 _MAX_CHAIN = 50

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..agent.model_settings import ModelSettings
-from ..domain.claims import DEFAULT_LEASE
+from ..domain.approval.claims import DEFAULT_LEASE
 from ..domain.ports import ApprovalStore, MacKey, SessionStore, ShopStore
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from ..domain.ports import ShopStore
 from ..domain.records import Checkpoint, audit_event, parse_utc
-from ..domain.shop import ShopState
+from ..domain.shop.model import ShopState
 from .status import stored_checkpoints
 
 

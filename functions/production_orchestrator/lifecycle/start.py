@@ -22,15 +22,15 @@ from ..agent.context import RunContext
 from ..agent.extraction import read_request
 from ..agent.factory import build_agent
 from ..agent.prompts import first_message
-from ..domain.approvals import ApprovalRecord
+from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.policy import checked_policy
 from ..domain.canonical import canonical_bytes
-from ..domain.customer_message import read_message
 from ..domain.errors import StartError
-from ..domain.planning import ProposalContent, load_proposal
-from ..domain.policy import checked_policy
+from ..domain.intake.customer_message import read_message
+from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import scenario as find_scenario
-from ..domain.shop import parse_day
+from ..domain.shop.model import parse_day
 from .evidence import current_state
 from .plan_request import REQUEST_RUN, PlanRequest, shop_for
 from .request_approval import LinkPlan

@@ -8,9 +8,9 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, parse_utc
-from ..domain.verification import Refusal, read_checkpoint
 from .evidence import current_state
 
 

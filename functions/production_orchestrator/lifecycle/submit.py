@@ -9,7 +9,7 @@
 The record is stored before the execution starts, so a run that was submitted always finds it; the body's
 own ``requested_by`` (if a caller sends one) is never read.
 
-    submit_received(e-mail SES received, checked: domain/inbound_mail.py) -> the same record-then-start, under
+    submit_received(e-mail SES received, checked: domain/intake/inbound_mail.py) -> the same record-then-start, under
         a name derived from the SES message id and the text: a retried delivery finds its record (the same
         one) and starts the same name with the same input, which Step Functions answers with the running
         execution
@@ -24,10 +24,10 @@ from datetime import datetime
 
 from ..domain.errors import IntegrityError, RequesterUnverifiedError, ValidationError
 from ..domain.identity import normalize_identity, requester_from_caller
-from ..domain.inbound_mail import AcceptedMail
+from ..domain.intake.inbound_mail import AcceptedMail
+from ..domain.intake.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
 from ..domain.ports import SubmissionStore, WorkflowStarter
 from ..domain.records import utc_iso
-from ..domain.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from ..domain.approvals import ApprovalRecord
+from ..domain.approval.approvals import ApprovalRecord
 from ..domain.errors import BackendError, DecisionAlreadyClaimedError, TaskTokenClosedError
 from ..domain.ports import ApprovalStore, WorkflowCallback
 from ..domain.records import parse_utc

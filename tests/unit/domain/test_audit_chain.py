@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from production_orchestrator.domain.audit_chain import GENESIS, chained, event_hash, verify_chain
+from production_orchestrator.domain.approval.audit_chain import GENESIS, chained, event_hash, verify_chain
 from production_orchestrator.domain.records import AuditEvent
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from production_orchestrator.domain.errors import InboundRefusalCode, InboundRefusedError
 from production_orchestrator.domain.identity import channel_identity
-from production_orchestrator.domain.inbound_mail import ReceivedMail, accept_message, check_receipt
+from production_orchestrator.domain.intake.inbound_mail import ReceivedMail, accept_message, check_receipt
+from production_orchestrator.domain.intake.submissions import is_submission_name, received_execution_name
 from production_orchestrator.domain.scenarios import scenario
-from production_orchestrator.domain.submissions import is_submission_name, received_execution_name
 
 INBOUND = "orders@shop.example"
 RAW = scenario("rush-order").customer_email  # From: Coach Ana Lind <coach@northside-fc.example>

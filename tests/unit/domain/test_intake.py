@@ -6,12 +6,12 @@ from datetime import date
 
 import pytest
 
-from production_orchestrator.domain.customer_message import read_message
-from production_orchestrator.domain.dates import resolve_due
 from production_orchestrator.domain.errors import IntakeError
-from production_orchestrator.domain.intake import RequestFacts, read_facts, resolve_request
+from production_orchestrator.domain.intake.customer_message import read_message
+from production_orchestrator.domain.intake.dates import resolve_due
+from production_orchestrator.domain.intake.facts import RequestFacts, read_facts, resolve_request
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
-from production_orchestrator.domain.shop import Order
+from production_orchestrator.domain.shop.model import Order
 
 SHOP = SCENARIOS["team-jerseys"].state  # JERSEY-NAVY, CAP-WHITE, TOTE-NAVY
 RUSH = SCENARIOS["rush-order"]

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from production_orchestrator.domain.errors import PlanningError
-from production_orchestrator.domain.planning import ProposalContent, apply_proposal, build_proposal
-from production_orchestrator.domain.shop import WEEKDAYS, ShopState, add_days, day_range
-from production_orchestrator.domain.shop_file import read_shop, write_shop
+from production_orchestrator.domain.planning.proposal import ProposalContent
+from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
+from production_orchestrator.domain.shop.file_format import read_shop, write_shop
+from production_orchestrator.domain.shop.model import WEEKDAYS, ShopState, add_days, day_range
 
 PLANNING_DAY = "2026-03-02"  # a Monday
 

@@ -8,15 +8,11 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.errors import PlanningError
-from production_orchestrator.domain.planning import (
-    CapacityConflict,
-    InventoryShortage,
-    apply_proposal,
-    build_proposal,
-)
+from production_orchestrator.domain.planning.proposal import CapacityConflict, InventoryShortage
+from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
-from production_orchestrator.domain.shop import ShopState
-from production_orchestrator.domain.shop_file import read_shop, write_shop
+from production_orchestrator.domain.shop.file_format import read_shop, write_shop
+from production_orchestrator.domain.shop.model import ShopState
 
 
 def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:

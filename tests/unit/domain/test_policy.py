@@ -1,4 +1,4 @@
-"""The one approval rule (domain/policy.py), as a table: who may decide what, when. Pure, no store."""
+"""The one approval rule (domain/approval/policy.py), as a table: who may decide what, when. Pure, no store."""
 
 from __future__ import annotations
 
@@ -7,18 +7,12 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret
+from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret
+from production_orchestrator.domain.approval.authority import Ask, CastVote, ResumeRecorded, authorize
+from production_orchestrator.domain.approval.policy import ApprovalPolicy, identity
+from production_orchestrator.domain.approval.verification import Refusal
 from production_orchestrator.domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode
-from production_orchestrator.domain.policy import (
-    ApprovalPolicy,
-    Ask,
-    CastVote,
-    ResumeRecorded,
-    authorize,
-    identity,
-)
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.domain.verification import Refusal
 
 NOW = datetime(2026, 8, 12, 8, 0, tzinfo=UTC)
 PLAN = "a" * 64

@@ -7,13 +7,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from production_orchestrator.approval_web.pages import render_confirmation
-from production_orchestrator.domain.approvals import ApprovalRecord, ApproverLink, hash_link_secret
-from production_orchestrator.domain.planning import ProposalContent, build_proposal
-from production_orchestrator.domain.policy import ApprovalPolicy
+from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from production_orchestrator.domain.approval.policy import ApprovalPolicy
+from production_orchestrator.domain.planning.proposal import ProposalContent
+from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.presentation import render_review
 from production_orchestrator.domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
-from production_orchestrator.domain.shop_file import read_shop
+from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.lifecycle.review import LinkView
 
 NOW = datetime(2026, 12, 21, 8, 0, tzinfo=UTC)

@@ -11,7 +11,7 @@ import pytest
 
 from production_orchestrator.domain.errors import ShopFileError
 from production_orchestrator.domain.scenarios import SCENARIOS
-from production_orchestrator.domain.shop_file import read_shop, shop_problems, write_shop
+from production_orchestrator.domain.shop.file_format import read_shop, shop_problems, write_shop
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE: dict[str, Any] = {

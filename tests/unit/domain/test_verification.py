@@ -8,8 +8,16 @@ from typing import Any
 
 import pytest
 
+from production_orchestrator.domain.approval.verification import (
+    Go,
+    Refusal,
+    ResumeRequest,
+    SessionFacts,
+    read_checkpoint,
+    verify_resume,
+)
 from production_orchestrator.domain.errors import RefusalCode
-from production_orchestrator.domain.planning import build_proposal
+from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.records import (
     INTERRUPT_NAME,
     Checkpoint,
@@ -18,14 +26,6 @@ from production_orchestrator.domain.records import (
     utc_iso,
 )
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
-from production_orchestrator.domain.verification import (
-    Go,
-    Refusal,
-    ResumeRequest,
-    SessionFacts,
-    read_checkpoint,
-    verify_resume,
-)
 
 NOW = datetime(2026, 8, 12, 9, 0, tzinfo=UTC)
 BINDING = ProviderBinding(provider="deterministic", model_id="scripted-planner-v1")

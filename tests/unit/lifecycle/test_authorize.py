@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.domain.approvals import Vote
+from production_orchestrator.domain.approval.approvals import Vote
+from production_orchestrator.domain.approval.authority import Ask, CastVote, ResumeRecorded
+from production_orchestrator.domain.approval.receipts import make_receipt
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
-from production_orchestrator.domain.policy import Ask, CastVote, ResumeRecorded
-from production_orchestrator.domain.receipts import make_receipt
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.lifecycle.authorize import (
     authorized,

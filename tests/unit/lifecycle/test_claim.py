@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.claim import hold, replayed, same_ids
 from production_orchestrator.lifecycle.start import StartResult, run_context
 from tests.support.memory_world import MemoryWorld

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from production_orchestrator.domain.approval.receipts import check_receipt
 from production_orchestrator.domain.errors import RefusalCode
-from production_orchestrator.domain.receipts import check_receipt
 from production_orchestrator.domain.records import audit_event
 from production_orchestrator.lifecycle.decide import DecideResult, decide
 from production_orchestrator.lifecycle.start import StartResult

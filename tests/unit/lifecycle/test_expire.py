@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from production_orchestrator.domain.approvals import Vote
+from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.lifecycle.expire import expire_approvals
 from tests.support.memory_world import MemoryWorld, Requested

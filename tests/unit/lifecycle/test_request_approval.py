@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from production_orchestrator.domain.approvals import hash_link_secret
+from production_orchestrator.domain.approval.approvals import hash_link_secret
 from production_orchestrator.domain.errors import IntegrityError, ValidationError
 from production_orchestrator.domain.presentation import fingerprint
 from tests.support.memory_world import TOKEN, MemoryWorld

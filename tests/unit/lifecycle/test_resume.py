@@ -10,11 +10,11 @@ from datetime import timedelta
 
 import pytest
 
-from production_orchestrator.domain.approvals import Vote
+from production_orchestrator.domain.approval.approvals import Vote
+from production_orchestrator.domain.approval.receipts import make_receipt
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from production_orchestrator.domain.receipts import make_receipt
 from production_orchestrator.domain.records import AuditEvent, Decision, audit_event, utc_iso
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.authorize import governing_approval
 from production_orchestrator.lifecycle.claim import hold
 from production_orchestrator.lifecycle.resume import verify

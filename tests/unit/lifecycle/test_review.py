@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from production_orchestrator.domain.approvals import Vote
+from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
 from production_orchestrator.lifecycle.repropose import propose_again
 from production_orchestrator.lifecycle.review import current_approval, open_link, what_changed

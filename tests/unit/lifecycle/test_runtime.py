@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from production_orchestrator.domain.claims import DEFAULT_LEASE
+from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
+from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.domain.verification import ResumeRequest
 from production_orchestrator.lifecycle.resume_approval import resume_direct
 from tests.support.memory_world import MemoryWorld
 

@@ -8,7 +8,7 @@ import pytest
 
 from production_orchestrator.domain.canonical import sha256_hex
 from production_orchestrator.domain.errors import IntakeError, ShopError
-from production_orchestrator.domain.planning import load_proposal
+from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.records import INTERRUPT_NAME, agent_identity, parse_utc
 from production_orchestrator.lifecycle.evidence import load_checkpoint
 from production_orchestrator.lifecycle.start import start_run

@@ -10,11 +10,11 @@ from datetime import timedelta
 
 import pytest
 
-from production_orchestrator.domain.customer_message import read_message
 from production_orchestrator.domain.errors import IntegrityError, RequesterUnverifiedError, ValidationError
 from production_orchestrator.domain.identity import channel_identity
-from production_orchestrator.domain.inbound_mail import AcceptedMail
-from production_orchestrator.domain.submissions import Submission, received_execution_name
+from production_orchestrator.domain.intake.customer_message import read_message
+from production_orchestrator.domain.intake.inbound_mail import AcceptedMail
+from production_orchestrator.domain.intake.submissions import Submission, received_execution_name
 from production_orchestrator.lifecycle.submit import requester_of, submit, submit_received
 from tests.support.fakes import InMemorySubmissionStore, RecordingStarter
 from tests.support.memory_world import T0

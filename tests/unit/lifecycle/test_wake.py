@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from production_orchestrator.domain.approvals import ApprovalRecord, Vote
+from production_orchestrator.domain.approval.approvals import ApprovalRecord, Vote
 from production_orchestrator.domain.errors import BackendError, TaskTokenClosedError
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.lifecycle.wake import reconcile, wake

@@ -22,8 +22,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ...domain.audit_chain import chained, event_hash
-from ...domain.audit_chain import head_of as chain_head
+from ...domain.approval.audit_chain import chained, event_hash
+from ...domain.approval.audit_chain import head_of as chain_head
 from ...domain.errors import BackendError
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent

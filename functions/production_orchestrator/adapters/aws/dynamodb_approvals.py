@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
+from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import BackendError, IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s

@@ -7,7 +7,7 @@ compare-and-set on the raw record it read, so of racing senders exactly one move
 from __future__ import annotations
 
 from ...domain.errors import IntegrityError
-from ...domain.outbox import OutboxMessage
+from ...domain.messages.outbox import OutboxMessage
 from ...domain.records import AuditEvent
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, s
 from .table_schema import OUTBOX_SK_PREFIX, PARTITION_KEY, SHOP_PK

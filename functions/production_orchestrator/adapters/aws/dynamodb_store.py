@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ... import faults
-from ...domain.approvals import ApprovalRecord
+from ...domain.approval.approvals import ApprovalRecord
 from ...domain.errors import DecisionAlreadyClaimedError, IntakeError, IntegrityError, ShopError, StaleStateError
-from ...domain.outbox import OutboxMessage
+from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
-from ...domain.shop import Order, ShopState
+from ...domain.shop.model import Order, ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
 from .dynamodb_approvals import approval_writes, supersede_write

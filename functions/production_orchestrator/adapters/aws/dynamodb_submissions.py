@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...domain.errors import IntegrityError
-from ...domain.submissions import Submission, is_submission_name
+from ...domain.intake.submissions import Submission, is_submission_name
 from .dynamo_table import ConditionFailed, DynamoTable, key, s
 from .table_schema import PARTITION_KEY, SUBMISSION_PK_PREFIX, SUBMISSION_SK
 

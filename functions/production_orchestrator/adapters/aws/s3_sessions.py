@@ -11,9 +11,9 @@ from typing import Any
 
 from strands.session.s3_session_manager import S3SessionManager
 
+from ...domain.approval.verification import SessionFacts
 from ...domain.errors import ConfigurationError
 from ...domain.records import AGENT_ID_PATTERN, SESSION_ID_PATTERN, require_id
-from ...domain.verification import SessionFacts
 from ..session_facts import facts_from
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")

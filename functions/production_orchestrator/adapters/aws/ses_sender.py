@@ -12,7 +12,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
 
 from ...domain.errors import DeliveryError
-from ...domain.outbox import OutboxMessage, email_bytes
+from ...domain.messages.outbox import OutboxMessage, email_bytes
 
 # Retrying the same request cannot help: a rejected message, an unverified sender, a bad request, a
 # configuration set that does not exist, a suspended account. Anything else (throttling, 5xx) is retried.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...domain.canonical import canonical_bytes
 from ...domain.errors import IntegrityError
 from ...domain.records import DecisionRecord
-from ...domain.shop import ShopState
+from ...domain.shop.model import ShopState
 from .dynamo_blobs import get_blob, put_blob
 from .dynamo_table import DynamoTable, Item, key, n, s
 from .read_cache import Immutable

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from strands.session.file_session_manager import FileSessionManager
 
+from ...domain.approval.verification import SessionFacts
 from ...domain.records import AGENT_ID_PATTERN, SESSION_ID_PATTERN, require_id
-from ...domain.verification import SessionFacts
 from ..session_facts import facts_from
 
 

@@ -14,7 +14,7 @@ import ssl
 from pathlib import Path
 
 from ...domain.errors import DeliveryError
-from ...domain.outbox import OutboxMessage, email_bytes
+from ...domain.messages.outbox import OutboxMessage, email_bytes
 
 _QUEUED_AS = re.compile(r"queued as ([A-Za-z0-9._-]{1,100})", re.IGNORECASE)
 

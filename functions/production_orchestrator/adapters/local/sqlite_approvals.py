@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from ...domain.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
+from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
 from .sqlite_db import SqliteDatabase

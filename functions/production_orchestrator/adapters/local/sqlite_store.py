@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ... import faults
-from ...domain.approvals import ApprovalRecord
-from ...domain.audit_chain import chained, head_of
+from ...domain.approval.approvals import ApprovalRecord
+from ...domain.approval.audit_chain import chained, head_of
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
@@ -23,10 +23,10 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
-from ...domain.outbox import OutboxMessage
+from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
-from ...domain.shop import Order, ShopState
+from ...domain.shop.model import Order, ShopState
 from .sqlite_approvals import APPROVALS_SCHEMA, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 

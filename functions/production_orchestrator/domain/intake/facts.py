@@ -19,11 +19,11 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .canonical import content_hash
+from ..canonical import content_hash
+from ..errors import IntakeError
+from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage
 from .dates import DATE_EXPRESSION, resolve_due
-from .errors import IntakeError
-from .shop import ID_PATTERN, Order, Product, ShopState, parse_day
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .canonical import canonical_bytes, content_hash
-from .records import AuditEvent
+from ..canonical import canonical_bytes, content_hash
+from ..records import AuditEvent
 
 if TYPE_CHECKING:
-    from .ports import MacKey
+    from .mac import MacKey
 
 GENESIS = "0" * 64
 _LINK = b"production-orchestrator audit link\n"

@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from .records import Timestamp, require_hash, require_id
+from ..records import Timestamp, require_hash, require_id
 
 SUBMISSION_SCHEMA_VERSION: Literal[1] = 1
 EXECUTION_NAME_PATTERN = re.compile(r"^sub-[0-9a-f]{32}$")

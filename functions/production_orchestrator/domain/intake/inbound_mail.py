@@ -23,9 +23,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..errors import InboundRefusalCode, InboundRefusedError, IntakeError, RequestTooLongError
+from ..identity import channel_identity, is_email_address, normalize_identity
 from .customer_message import CustomerMessage, read_message
-from .errors import InboundRefusalCode, InboundRefusedError, IntakeError, RequestTooLongError
-from .identity import channel_identity, is_email_address, normalize_identity
 
 # SES message ids are lower-case letters and digits; they become S3 keys, so nothing else is let through.
 MESSAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")

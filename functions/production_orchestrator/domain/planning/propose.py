@@ -1,4 +1,5 @@
-"""The plan a human approves: blockers, schedule changes, procurement, orders at risk, message drafts.
+"""Propose: build the plan a human approves (blockers, schedule changes, procurement, orders at risk,
+message drafts) and apply an approved one.
 
 Everything here is a pure function of the shop state, the new order and the planning day, so the same
 shop and request always give the same proposal and the same proposal hash. The proposal names the state
@@ -8,131 +9,22 @@ produces exactly that state or refuses.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
-
-from .canonical import canonical_bytes, content_hash, sha256_hex
-from .drafts import CommunicationDraft, draft_messages
-from .errors import IntegrityError, PlanningError
+from ..errors import PlanningError
+from ..shop.model import Order, ProcurementTask, ShopState, parse_day, procurement_key
+from .drafts import draft_messages
+from .greedy import HORIZON_DAYS, Placement, place
 from .materials import Line, procurement, ready_day, shortages
-from .planner import HORIZON_DAYS, Placement, place
-from .shop import Allocation, Order, ProcurementTask, ShopState, parse_day, procurement_key
+from .proposal import (
+    AtRisk,
+    Blocker,
+    CapacityConflict,
+    InventoryShortage,
+    ProcurementAction,
+    ProposalContent,
+    ScheduleChange,
+)
 
 PLANNER_VERSION = "planner-2"
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-class InventoryShortage(_Frozen):
-    """The new order needs more of a material than the scheduled orders leave."""
-
-    kind: Literal["inventory_shortage"] = "inventory_shortage"
-    material_id: str
-    required: int
-    available: int
-    shortfall: int
-
-
-class CapacityConflict(_Frozen):
-    """The machines the product allows are too booked between the earliest start and the due date."""
-
-    kind: Literal["capacity_conflict"] = "capacity_conflict"
-    machines: tuple[str, ...]
-    first_day: str
-    last_day: str
-    required_minutes: int
-    available_minutes: int
-    related_orders: tuple[str, ...]
-
-
-Blocker = InventoryShortage | CapacityConflict
-
-
-class ScheduleChange(_Frozen):
-    """An order's schedule before and after the plan (``before`` is empty for the new order)."""
-
-    order_id: str
-    before: tuple[Allocation, ...]
-    after: tuple[Allocation, ...]
-
-
-class ProcurementAction(_Frozen):
-    """Buy ``quantity`` of a material from its supplier, needed by the first day an order uses it."""
-
-    material_id: str
-    quantity: int
-    needed_by: str
-    supplier_email: str
-
-
-class AtRisk(_Frozen):
-    """An order the plan cannot finish by its due date, or whose material cannot arrive in time."""
-
-    order_id: str
-    due: str
-    finish: str
-    reason: Literal["capacity", "material"]
-    detail: str
-    blocking_orders: tuple[str, ...] = ()
-
-
-class ProposalContent(_Frozen):
-    """The immutable content a human reviews; its canonical hash is the proposal's address."""
-
-    planner_version: str
-    base_revision: int
-    base_digest: str
-    planning_day: str
-    horizon_days: int
-    request_text: str
-    target_order: Order
-    evidence: tuple[InventoryShortage | CapacityConflict, ...]
-    schedule_changes: tuple[ScheduleChange, ...]
-    procurement_actions: tuple[ProcurementAction, ...]
-    at_risk: tuple[AtRisk, ...]
-    communication_drafts: tuple[CommunicationDraft, ...]
-    result_digest: str
-
-    def to_canonical(self) -> dict[str, Any]:
-        """Plain JSON data; list order is fixed by construction."""
-        return self.model_dump(mode="json")
-
-    def proposal_hash(self) -> str:
-        """``sha256(canonical(content))``."""
-        return content_hash(self.to_canonical())
-
-    def to_bytes(self) -> bytes:
-        """The exact bytes stored under the proposal hash."""
-        return canonical_bytes(self.to_canonical())
-
-    def new_schedule(self) -> tuple[Allocation, ...]:
-        """Where the new order runs."""
-        change = next((c for c in self.schedule_changes if c.order_id == self.target_order.id), None)
-        return change.after if change else ()
-
-    def summary(self) -> str:
-        """One paragraph a shop owner can read."""
-        runs = ", ".join(f"{a.machine} {a.day} {a.minutes} min" for a in self.new_schedule())
-        parts = [f"Schedule {self.target_order.id} ({runs})"]
-        moved = [c.order_id for c in self.schedule_changes if c.order_id != self.target_order.id]
-        if moved:
-            parts.append(f"move {', '.join(moved)}")
-        parts += [f"procure {a.quantity} {a.material_id} by {a.needed_by}" for a in self.procurement_actions]
-        parts += [f"{r.order_id} at risk ({r.reason})" for r in self.at_risk]
-        return "; ".join(parts) + "."
-
-
-def load_proposal(data: bytes, expected_hash: str) -> ProposalContent:
-    """Parse stored proposal bytes, refusing unless they re-hash to ``expected_hash``."""
-    if sha256_hex(data) != expected_hash:
-        raise IntegrityError(f"stored proposal does not re-hash to {expected_hash}")
-    try:
-        return ProposalContent.model_validate_json(data)
-    except ValueError as exc:
-        raise IntegrityError(f"stored proposal {expected_hash} is not a valid proposal: {exc}") from None
 
 
 def _target(state: ShopState, order_id: str, planning_day: str) -> Order:

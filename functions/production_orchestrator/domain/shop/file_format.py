@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from .errors import ShopFileError
-from .shop import WEEKDAYS, ShopState, parse_day
+from ..errors import ShopFileError
+from .model import WEEKDAYS, ShopState, parse_day
 
 Problem = tuple[str, str]
 

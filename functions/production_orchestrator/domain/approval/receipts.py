@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .canonical import canonical_bytes, sha256_hex
-from .records import Checkpoint, Decision, ProviderBinding
+from ..canonical import canonical_bytes, sha256_hex
+from ..records import Checkpoint, Decision, ProviderBinding
 
 if TYPE_CHECKING:
-    from .ports import MacKey
+    from .mac import MacKey
 
 RECEIPT_SCHEMA_VERSION: Literal[1] = 1
 

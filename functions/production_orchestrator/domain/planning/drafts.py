@@ -7,30 +7,9 @@ no draft: a plain-text request without a sender has no customer to write to.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from .shop import Allocation, Order, ShopState, hours
-
-if TYPE_CHECKING:
-    from .planning import AtRisk, ProcurementAction, ScheduleChange
-
-
-class CommunicationDraft(BaseModel):
-    """One message to write: who it is for, where it goes, what it says."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    audience: Literal["customer", "operator", "supplier"]
-    to: str
-    subject: str
-    body: str
-
-
-def runs(allocations: Sequence[Allocation]) -> str:
-    """``EMB-01 on 2026-08-12 (4h), EMB-02 on 2026-08-13 (1h30)``."""
-    return ", ".join(f"{a.machine} on {a.day} ({hours(a.minutes)})" for a in allocations) or "nothing"
+from ..shop.model import Order, ShopState, runs
+from .proposal import AtRisk, CommunicationDraft, ProcurementAction, ScheduleChange
 
 
 def _customer(target: Order, finish: str, buying: bool, late: bool) -> CommunicationDraft:

@@ -8,7 +8,7 @@ in the order of their JSON arrays build equal states with the same digest.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
 from itertools import pairwise
 from typing import Annotated, Any, Literal
@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from .canonical import content_hash
+from ..canonical import content_hash
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}$")
@@ -321,3 +321,8 @@ def hours(minutes: int) -> str:
     if rest == 0:
         return f"{whole}h"
     return f"{whole}h{rest:02d}" if whole else f"{rest}min"
+
+
+def runs(allocations: Sequence[Allocation]) -> str:
+    """``EMB-01 on 2026-08-12 (4h), EMB-02 on 2026-08-13 (1h30)``."""
+    return ", ".join(f"{a.machine} on {a.day} ({hours(a.minutes)})" for a in allocations) or "nothing"

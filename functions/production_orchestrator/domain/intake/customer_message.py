@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import date
 from email.message import EmailMessage
 
-from .errors import IntakeError, RequestTooLongError
-from .shop import EMAIL_PATTERN
+from ..errors import IntakeError, RequestTooLongError
+from ..shop.model import EMAIL_PATTERN
 
 MAX_REQUEST_CHARS = 20_000
 _KNOWN_HEADERS = ("from", "date", "subject", "to", "message-id")

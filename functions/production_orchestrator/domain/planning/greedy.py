@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .errors import PlanningError
-from .shop import Allocation, Order, Product, ShopState, day_range, sorted_schedule
+from ..errors import PlanningError
+from ..shop.model import Allocation, Order, Product, ShopState, day_range, sorted_schedule
 
 HORIZON_DAYS = 90
 Slot = tuple[str, str]  # (machine, day)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from .drafts import runs
-from .shop import Order, ShopState
+from .model import Order, ShopState, runs
 
 
 def _order_line(before: Order, after: Order) -> list[str]:

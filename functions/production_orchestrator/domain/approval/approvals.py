@@ -24,10 +24,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from .errors import ApprovalExpiredError, DecisionAlreadyClaimedError
+from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError
+from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
 from .policy import ApprovalPolicy, identity
 from .receipts import Receipt
-from .records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}$")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.

@@ -15,8 +15,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from .errors import RefusalCode
-from .records import DecisionRecord
+from ..errors import RefusalCode
+from ..records import DecisionRecord
 from .verification import Refusal
 
 DEFAULT_LEASE = timedelta(minutes=10)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .shop import Order, Product, ShopState, add_days
+from ..shop.model import Order, Product, ShopState, add_days
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from .errors import DeliveryError
-from .planning import ProposalContent
-from .records import CheckpointId, ProposalHash, Timestamp, parse_utc, require_id, utc_iso
+from ..errors import DeliveryError
+from ..planning.proposal import ProposalContent
+from ..records import CheckpointId, ProposalHash, Timestamp, parse_utc, require_id, utc_iso
 
 OUTBOX_SCHEMA_VERSION: Literal[1] = 1
 OutboxKind = Literal["customer", "operator", "supplier"]

@@ -12,10 +12,10 @@ from datetime import datetime
 
 from pydantic import ValidationError as PydanticValidationError
 
-from .canonical import sha256_hex
-from .errors import IntegrityError, RefusalCode, ResumeRefusedError
-from .planning import ProposalContent, load_proposal
-from .records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
+from ..canonical import sha256_hex
+from ..errors import IntegrityError, RefusalCode, ResumeRefusedError
+from ..planning.proposal import ProposalContent, load_proposal
+from ..records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
 
 
 @dataclass(frozen=True)
