@@ -12,8 +12,9 @@ from __future__ import annotations
 from ..errors import PlanningError
 from ..shop.model import Order, ProcurementTask, ShopState, parse_day, procurement_key
 from .drafts import draft_messages
-from .greedy import HORIZON_DAYS, Placement, place
+from .greedy import HORIZON_DAYS, Placement
 from .materials import Line, procurement, ready_day, shortages
+from .optimize import PlannedBy, best_placement
 from .proposal import (
     AtRisk,
     Blocker,
@@ -23,6 +24,7 @@ from .proposal import (
     ProposalContent,
     ScheduleChange,
 )
+from .solver import DEFAULT_NODES
 
 PLANNER_VERSION = "planner-2"
 
@@ -41,14 +43,17 @@ def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
 
 def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tuple[Blocker, ...]:
     """What stops ``order_id`` from being produced by its due date: shortages, then capacity."""
-    return _plan(state, _target(state, order_id, planning_day), planning_day)[0]
+    return _plan(state, _target(state, order_id, planning_day), planning_day, solve=False)[0]
 
 
-def _plan(state: ShopState, target: Order, planning_day: str) -> tuple[tuple[Blocker, ...], Placement]:
+def _plan(
+    state: ShopState, target: Order, planning_day: str, nodes: int = DEFAULT_NODES, solve: bool = True
+) -> tuple[tuple[Blocker, ...], Placement, PlannedBy]:
     product = state.product(target.product)
     assert product is not None  # checked by _target
     short = shortages(state, target, product, planning_day)
-    placement = place(state, target, product, planning_day, ready_day(state, short, planning_day))
+    earliest = ready_day(state, short, planning_day)
+    placement, planned_by = best_placement(state, target, product, planning_day, earliest, nodes, solve)
     blockers: list[Blocker] = [
         InventoryShortage(material_id=s.material, required=s.required, available=s.available, shortfall=s.shortfall)
         for s in short
@@ -65,7 +70,7 @@ def _plan(state: ShopState, target: Order, planning_day: str) -> tuple[tuple[Blo
                 related_orders=placement.window_orders,
             )
         )
-    return tuple(blockers), placement
+    return tuple(blockers), placement, planned_by
 
 
 def _at_risk(target: Order, placement: Placement, lines: list[Line], orders: dict[str, Order]) -> tuple[AtRisk, ...]:
@@ -101,10 +106,14 @@ def _at_risk(target: Order, placement: Placement, lines: list[Line], orders: dic
     return tuple(risks[k] for k in sorted(risks))
 
 
-def build_proposal(state: ShopState, order_id: str, planning_day: str, request_text: str = "") -> ProposalContent:
-    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock."""
+def build_proposal(
+    state: ShopState, order_id: str, planning_day: str, request_text: str = "", solver_nodes: int = DEFAULT_NODES
+) -> ProposalContent:
+    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock.
+
+    ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only)."""
     target = _target(state, order_id, planning_day)
-    blockers, placement = _plan(state, target, planning_day)
+    blockers, placement, planned_by = _plan(state, target, planning_day, solver_nodes, solve=solver_nodes > 0)
     changes = [
         ScheduleChange(order_id=oid, before=state.order(oid).schedule, after=after)  # type: ignore[union-attr]
         for oid, after in sorted(placement.moved.items())
@@ -124,6 +133,7 @@ def build_proposal(state: ShopState, order_id: str, planning_day: str, request_t
     at_risk = _at_risk(target, placement, lines, orders)
     content = {
         "planner_version": PLANNER_VERSION,
+        "planned_by": planned_by,
         "base_revision": state.revision,
         "base_digest": state.digest(),
         "planning_day": planning_day,
