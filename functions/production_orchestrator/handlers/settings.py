@@ -45,6 +45,7 @@ ENV_VARS = {
     "ses_configuration_set": contracts.ENV_SES_CONFIGURATION_SET,
     "state_machine_arn": contracts.ENV_STATE_MACHINE_ARN,
     "inbound_address": contracts.ENV_INBOUND_ADDRESS,
+    "solver_nodes": contracts.ENV_SOLVER_NODES,
 }
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
 _TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
@@ -86,6 +87,8 @@ class Settings(BaseModel):
     state_machine_arn: str | None = None
     # Customer e-mails SES receives for this address start runs.
     inbound_address: str | None = None
+    # The planning solver's budget in work, never in time (domain/planning/solver.py DEFAULT_NODES).
+    solver_nodes: int = Field(default=200, ge=0, le=100_000)
 
     @field_validator("table_name")
     @classmethod
