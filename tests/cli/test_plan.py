@@ -70,3 +70,12 @@ def test_a_request_that_cannot_be_planned_is_refused(tmp_path: Path) -> None:
     expect_error(bad_day, "--as-of")
     missing = cli("plan", "--request", str(tmp_path / "nope.eml"), "--shop", str(shop))
     expect_error(missing, "cannot read the request")
+    both = cli("plan", "--request", "-", "--shop", "-")
+    expect_error(both, "standard input")
+    no_shop = cli("plan", "--request", str(vague), "--data-dir", str(tmp_path / "empty"))
+    expect_error(no_shop, "no shop in")
+    assert not (tmp_path / "empty").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    bad_file = cli("plan", "--request", str(vague), "--shop", str(broken))  # listed by JSON path, as shop import does
+    assert bad_file.returncode == 2 and "$: invalid JSON" in bad_file.stderr and "Traceback" not in bad_file.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..domain.errors import ValidationError
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
 from ..lifecycle.evidence import current_state
@@ -20,6 +21,8 @@ from .shop import parse_shop_file, read_text
 
 
 def _plan(args: argparse.Namespace) -> int:
+    if args.request == "-" and args.shop == "-":
+        raise ValidationError("--request and --shop cannot both be read from standard input; give one as a file")
     text = read_text(args.request, "request")
     if args.shop is not None:
         shop = parse_shop_file(read_text(args.shop, "shop file"))

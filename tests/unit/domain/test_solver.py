@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from production_orchestrator.domain.errors import PlanningError
 from production_orchestrator.domain.planning import rules
 from production_orchestrator.domain.planning.checker import Plan, new_order_late, require_valid, violations
+from production_orchestrator.domain.planning.materials import ready_day, shortages
 from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
@@ -181,8 +182,10 @@ def test_every_plan_passes_the_checker_and_the_solver_is_never_worse(generated: 
     except PlanningError:
         return  # greedy found no room at all: the solver may still, checked by the test above
     best = build_proposal(state, "NEW", PLANNING_DAY)
+    product = state.product(target.product)
+    assert product is not None
+    earliest = ready_day(state, shortages(state, target, product, PLANNING_DAY), PLANNING_DAY)
     for proposal in (greedy, best):
-        earliest = min(a.day for a in proposal.new_schedule())
         plan = Plan(state, target, PLANNING_DAY, earliest, _after(proposal))
         assert violations(plan) == []
         at_risk = target.id in {r.order_id for r in proposal.at_risk}
