@@ -10,6 +10,7 @@ from collections import defaultdict
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .planning.materials import ShopShortage
 from .planning.proposal import CapacityConflict, InventoryShortage, ProposalContent
 from .records import Checkpoint, parse_utc
 from .shop.model import ShopState, hours, parse_day, runs
@@ -96,6 +97,19 @@ def describe_blockers(proposal: ProposalContent) -> list[str]:
                 f"{hours(blocker.required_minutes)} needed ({hours(blocker.order_minutes)} for this order, {others})."
             )
     return lines or ["Nothing blocks this order."]
+
+
+def describe_existing_shortages(found: list[ShopShortage]) -> list[str]:
+    """Each shortage the shop already has (``materials.existing_shortages``) as a sentence: how much, for
+    which orders, from when, and when a purchase can arrive. These are the shop's, not any plan's."""
+    lines = []
+    for s in found:
+        late = f"; {', '.join(s.late)} start{'s' if len(s.late) == 1 else ''} before then" if s.late else ""
+        lines.append(
+            f"{s.material}: short by {s.quantity} for {', '.join(s.orders)} (first needed {s.needed_by}); "
+            f"a purchase from {s.supplier_email} can arrive on {s.arrives} at the earliest{late}."
+        )
+    return lines
 
 
 def describe_schedule(proposal: ProposalContent) -> list[str]:

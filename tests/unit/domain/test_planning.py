@@ -11,7 +11,7 @@ from production_orchestrator.domain.errors import PlanningError
 from production_orchestrator.domain.planning.materials import existing_shortages, plan_procurement
 from production_orchestrator.domain.planning.proposal import CapacityConflict, InventoryShortage
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
-from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers
+from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers, describe_existing_shortages
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
 from production_orchestrator.domain.shop.model import ShopState, day_range, parse_day
@@ -452,3 +452,16 @@ def test_an_order_of_which_nothing_fits_is_refused_with_the_reason() -> None:
     doc["machines"][0]["closed_days"] = [d for d in day_range("2026-12-21", 90) if parse_day(d).weekday() == 6]
     with pytest.raises(PlanningError, match="PRESS-A have no working day from 2026-12-21 to 2027-03-20"):
         plan(doc, "NEW", "2026-12-21")
+
+
+def test_existing_shortages_read_as_sentences_for_the_shop() -> None:
+    soon = [run("PRESS-A", "2026-12-22", 480), run("PRESS-B", "2026-12-22", 120)]
+    later = [run("PRESS-A", "2026-12-29", 40)]
+    doc = shop(
+        orders=[order("SOON", 300, "2026-12-31", schedule=soon), order("LATER", 20, "2026-12-31", schedule=later)]
+    )
+    doc["materials"][0]["on_hand"] = 1000
+    assert describe_existing_shortages(existing_shortages(read_shop(doc), "2026-12-21")) == [
+        "INK: short by 600 for LATER, SOON (first needed 2026-12-22); a purchase from ink@supply.example can "
+        "arrive on 2026-12-24 at the earliest; SOON starts before then."
+    ]
