@@ -219,6 +219,9 @@ def _check_materials(before: ShopState, after: ShopState, proposal: ProposalCont
     if any(isinstance(b, InventoryShortage) and b.arrives > due for b in proposal.evidence):
         assert "capacity_conflict" not in blockers, "blamed capacity when material is the cause"
         assert any(r.reason == "material" for r in proposal.at_risk), "late material not flagged"
+    for risk in proposal.at_risk:  # each names its cause: the material and its day, or the machine time
+        named = "cannot arrive before" if risk.reason == "material" else "do not fit"
+        assert named in risk.detail, risk.detail
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -14,7 +14,9 @@ from production_orchestrator.domain.planning.propose import apply_proposal, buil
 from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers, describe_existing_shortages
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
-from production_orchestrator.domain.shop.model import ShopState, day_range, parse_day
+from production_orchestrator.domain.shop.model import ShopState, add_days, day_range, parse_day
+from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
+from tests.support.generated_shops import generate
 
 
 def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:
@@ -465,3 +467,29 @@ def test_existing_shortages_read_as_sentences_for_the_shop() -> None:
         "INK: short by 600 for LATER, SOON (first needed 2026-12-22); a purchase from ink@supply.example can "
         "arrive on 2026-12-24 at the earliest; SOON starts before then."
     ]
+
+
+def test_in_a_shop_that_already_lacks_material_a_request_buys_only_its_own() -> None:
+    # The shop: 4 machines, 60 orders, most material already short; lead time 6 days.
+    state = read_shop(generate(4, 60, scarce=True))
+    before = {s.material: s for s in existing_shortages(state, GENERATED_DAY)}
+    assert len(before) >= 5 and sum(len(s.orders) for s in before.values()) >= 30  # the shop's own, for many orders
+    proposal = build_proposal(state, "URGENT", GENERATED_DAY)
+    product = state.product(proposal.target_order.product)
+    assert product is not None
+    own = {m.id: proposal.target_order.quantity * m.per_unit for m in product.materials}
+    bought = {a.material_id: a.quantity for a in proposal.procurement_actions}
+    assert bought == own  # every one of its materials is short, and only what it needs is bought
+    start = proposal.new_schedule()[0].day  # its machines are full for weeks after the material arrives
+    assert [a.needed_by for a in proposal.procurement_actions] == [start] * len(own) and start > add_days(
+        GENERATED_DAY, 6
+    )
+    [risk] = proposal.at_risk
+    assert (risk.order_id, risk.reason) == ("URGENT", "material")
+    arrives = add_days(GENERATED_DAY, 6)
+    assert f"cannot arrive before {arrives}, after its due date {risk.due}" in risk.detail
+    assert f"have no free time from {arrives} until {start}" in risk.detail
+    after = apply_proposal(state, proposal)
+    assert {s.material: s.quantity for s in existing_shortages(after, GENERATED_DAY)} == {
+        m: s.quantity for m, s in before.items()
+    }

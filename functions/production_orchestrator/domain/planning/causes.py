@@ -53,9 +53,12 @@ def _late_detail(
 ) -> str:
     """Why ``target`` finishes late: the material that cannot arrive in time, or the machine-days that are full."""
     if placement.earliest > target.due:
-        return (
-            "; ".join(cannot_arrive(s) for s in short if s.arrives > target.due) + f", after its due date {target.due}"
-        )
+        detail = " and ".join(cannot_arrive(s) for s in short if s.arrives > target.due)
+        detail += f", after its due date {target.due}"
+        start = placement.allocations[0].day
+        if start > placement.earliest:
+            detail += f"; {', '.join(machines)} have no free time from {placement.earliest} until {start}"
+        return detail
     span = f"on {target.due}" if placement.earliest == target.due else f"from {placement.earliest} to {target.due}"
     days = placement.window_slots
     late = f"{hours(placement.late_minutes)} of its {hours(placement.need)} do not fit"
