@@ -125,7 +125,7 @@ def minutes_kept(plan: Plan) -> list[Violation]:
     product = plan.state.product(plan.target.product)
     need = plan.target.quantity * (product.minutes_per_unit if product else 0)
     got = sum(a.minutes for a in plan.after.get(plan.target.id, ()))
-    if got != need:
+    if not 0 < got <= need:  # a rest that fits nowhere in the horizon stays unplaced (and at risk)
         found.append(Violation("minutes_kept", plan.target.id, f"{got} of {need} minutes scheduled"))
     return found
 
@@ -156,4 +156,7 @@ def require_valid(plan: Plan) -> None:
 
 def new_order_late(plan: Plan) -> bool:
     """True when the plan finishes the new order after its due date (the checker's verdict for at-risk)."""
-    return rules.lateness(plan.after.get(plan.target.id, ()), plan.target.due) != (0, 0)
+    placed = plan.after.get(plan.target.id, ())
+    product = plan.state.product(plan.target.product)
+    need = plan.target.quantity * (product.minutes_per_unit if product else 0)
+    return sum(a.minutes for a in placed) < need or rules.lateness(placed, plan.target.due) != (0, 0)

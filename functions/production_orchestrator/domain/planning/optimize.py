@@ -29,13 +29,14 @@ def _after(placement: Placement, target: Order) -> dict[str, tuple[Allocation, .
 
 def window(
     state: ShopState, product: Product, planning_day: str, earliest: str, due: str
-) -> tuple[int, int, tuple[str, ...]]:
-    """(booked minutes, capacity, orders booked) of the new order's machine-days from ``earliest`` to ``due``."""
+) -> tuple[int, int, int, tuple[str, ...]]:
+    """(booked minutes, capacity, machine-days, orders booked) of the new order's machine-days, ``earliest``
+    to ``due``."""
     caps = rules.capacities(state, planning_day)
     slots = {s for s in caps if s[0] <= due and rules.slot_for_new(state, product, s, planning_day, earliest)}
     booked = rules.bookings(state.orders)
     orders = {o.id for o in state.orders for a in o.schedule if (a.day, a.machine) in slots}
-    return sum(booked.get(s, 0) for s in slots), sum(caps[s] for s in slots), tuple(sorted(orders))
+    return sum(booked.get(s, 0) for s in slots), sum(caps[s] for s in slots), len(slots), tuple(sorted(orders))
 
 
 def _placement(
@@ -46,7 +47,7 @@ def _placement(
     earliest: str,
     after: dict[str, tuple[Allocation, ...]],
 ) -> Placement:
-    booked, capacity, in_window = window(state, product, planning_day, earliest, target.due)
+    booked, capacity, slots, in_window = window(state, product, planning_day, earliest, target.due)
     moved = {k: v for k, v in sorted(after.items()) if k != target.id}
     late = rules.lateness(after[target.id], target.due)[1]
     return Placement(
@@ -55,9 +56,11 @@ def _placement(
         earliest=earliest,
         moved=moved,
         late_minutes=late,
+        unplaced_minutes=0,
         blocking=tuple(o for o in in_window if o not in moved) if late else (),
         window_booked=booked,
         window_capacity=capacity,
+        window_slots=slots,
         window_orders=in_window,
     )
 

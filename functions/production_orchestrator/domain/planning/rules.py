@@ -13,7 +13,8 @@
                       unit than before (the new order: none); partial moves go in whole units
     minutes kept      every order keeps its total minutes (the new one: quantity x minutes per unit)
 
-The objective, in this order (:func:`score`): the new order's lateness (days late, then minutes after its
+The objective, in this order (:func:`score`): minutes of the new order that fit nowhere in the horizon
+(only greedy leaves any: the solver places all or nothing); the new order's lateness (days late, then minutes after its
 due date); then moved minutes, each weighted by its order's priority (lower priority is cheaper to move);
 then the number of orders moved; then the new order's finish day.
 """
@@ -46,15 +47,16 @@ class Violation:
 class Score:
     """The objective of a plan, compared in field order (lower is better)."""
 
+    unplaced: int
     days_late: int
     minutes_late: int
     moved_cost: int
     orders_moved: int
     finish_day: int
 
-    def key(self) -> tuple[int, int, int, int, int]:
+    def key(self) -> tuple[int, int, int, int, int, int]:
         """The lexicographic key."""
-        return (self.days_late, self.minutes_late, self.moved_cost, self.orders_moved, self.finish_day)
+        return (self.unplaced, self.days_late, self.minutes_late, self.moved_cost, self.orders_moved, self.finish_day)
 
 
 @lru_cache(maxsize=8)
@@ -150,4 +152,6 @@ def score(state: ShopState, target: Order, planning_day: str, after: Mapping[str
         cost += moved * order.priority
         touched += 1 if moved else 0
     finish = max((days_between(planning_day, a.day) for a in placed), default=0)
-    return Score(days_late, minutes_late, cost, touched, finish)
+    product = state.product(target.product)
+    unplaced = target.quantity * (product.minutes_per_unit if product else 0) - sum(a.minutes for a in placed)
+    return Score(max(0, unplaced), days_late, minutes_late, cost, touched, finish)
