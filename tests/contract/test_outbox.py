@@ -135,6 +135,8 @@ def test_send_twice_delivers_each_message_once(approved: Pending) -> None:
     assert len(sink.received) == 3
     assert [r.recipients for r in sink.received] == [(d["to"],) for d in drafts]
     assert {r.mail_from for r in sink.received} == {"planner@shop.example"}
+    shop = json.loads(run.cli("shop", "show", "--json").stdout)["name"]
+    assert {r.headers["From"] for r in sink.received} == {f"{shop} <planner@shop.example>"}  # the shop's name
     assert [r.headers["Subject"] for r in sink.received] == [d["subject"] for d in drafts]
     listed = _listed(run)
     assert {m["status"] for m in listed} == {"sent"}
@@ -233,7 +235,10 @@ def test_outbox_needs_a_shop(tmp_path: Path) -> None:
 def _deliver_at(run: Pending, sink: SmtpSink, moment: datetime) -> DeliveryReport:
     """One delivery round on the run's data dir, in this process, with the clock standing at ``moment``."""
     store = local_runtime(run.data_dir, create=False).store
-    transport = SmtpTransport(sink.host, sink.port, "planner@shop.example", timeout=10.0)
+    state = store.load_state()
+    assert state is not None
+    # As `outbox send` builds it: the shop's name as the From display name.
+    transport = SmtpTransport(sink.host, sink.port, "planner@shop.example", timeout=10.0, sender_name=state.name)
     return deliver(store, transport, clock=lambda: moment)
 
 

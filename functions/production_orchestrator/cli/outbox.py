@@ -186,12 +186,12 @@ def _eml_directory(directory: Path) -> Path:
     return directory
 
 
-def _transport(args: argparse.Namespace) -> MessageTransport:
+def _transport(args: argparse.Namespace, shop_name: str) -> MessageTransport:
     sender = _sender(args)
     if args.to_dir is not None:
         if args.starttls or args.smtps:
             raise OutboxRefusedError("TLS_WITHOUT_SMTP", "--starttls and --smtps go with --smtp, not --to-dir")
-        return EmlDirectory(_eml_directory(args.to_dir), sender)
+        return EmlDirectory(_eml_directory(args.to_dir), sender, shop_name)
     host, port = parse_smtp(args.smtp)
     username = os.environ.get(ENV_SMTP_USERNAME, "")
     password = os.environ.get(ENV_SMTP_PASSWORD, "")
@@ -205,14 +205,17 @@ def _transport(args: argparse.Namespace) -> MessageTransport:
             f"${ENV_SMTP_USERNAME}/${ENV_SMTP_PASSWORD} are set but the connection would be in clear: add --starttls "
             "(port 587) or --smtps (port 465); the password is never sent unencrypted",
         )
-    return SmtpTransport(host, port, sender, security=security, username=username, password=password)
+    return SmtpTransport(
+        host, port, sender, security=security, username=username, password=password, sender_name=shop_name
+    )
 
 
 def _send(args: argparse.Namespace) -> int:
-    # Everything is checked before the store is opened for writing: a refusal claims no message.
+    # Everything is checked before any message is claimed: a refusal changes nothing.
     lease = parse_duration(args.lease)
-    transport = _transport(args)
     rt = local_runtime(data_dir(args), create=False)
+    state = rt.store.load_state()
+    transport = _transport(args, state.name if state is not None else "")
     report = deliver(rt.store, transport, clock=utc_now, proposal_hash=args.proposal, lease=lease)
     _print_report(report)
     if report.complete:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import email
+import email.policy
 import re
 from pathlib import Path
 from typing import Any
@@ -112,3 +114,11 @@ def test_no_compiled_pattern_ends_in_a_dollar() -> None:
     assert [p for p in patterns if p[2].endswith("$")] == []
     for _, _, text in patterns:
         re.compile(text)
+
+
+def test_the_shops_name_is_the_from_display_name_and_cannot_add_a_header() -> None:
+    data = render_email(_message(), "shop@x.example", 'Stitch & Co. "Süd"\r\nBcc: everyone@x.example\x1b')
+    parsed = email.message_from_bytes(data, policy=email.policy.default)
+    assert parsed["From"].addresses[0].addr_spec == "shop@x.example"
+    assert parsed["From"].addresses[0].display_name == 'Stitch & Co. "Süd" Bcc: everyone@x.example'
+    assert parsed["Bcc"] is None

@@ -57,6 +57,7 @@ class SmtpTransport:
         password: str = "",
         timeout: float = 30.0,
         tls_context: ssl.SSLContext | None = None,
+        sender_name: str = "",
     ) -> None:
         if username and security == "none":
             # The CLI refuses this with its own code before anything is claimed; never send a password in clear.
@@ -65,6 +66,7 @@ class SmtpTransport:
         self._security, self._username, self._password = security, username, password
         self._timeout = timeout
         self._tls = tls_context
+        self._sender_name = sender_name
 
     def __repr__(self) -> str:
         return f"SmtpTransport({self._host}:{self._port}, {self._security})"  # never the password
@@ -130,7 +132,7 @@ class SmtpTransport:
 
     def send(self, message: OutboxMessage) -> str:
         """MAIL, RCPT, DATA; the server's queue id (``queued as X``) or else the Message-ID."""
-        data = email_bytes(message, self._sender)
+        data = email_bytes(message, self._sender, self._sender_name)
         smtp = self._open()
         offered = False  # whether the message's bytes went out: a drop after that may have delivered it
         try:
@@ -174,12 +176,12 @@ class EmlDirectory:
 
     name = "eml"
 
-    def __init__(self, directory: Path, sender: str) -> None:
-        self._dir, self._sender = directory, sender
+    def __init__(self, directory: Path, sender: str, sender_name: str = "") -> None:
+        self._dir, self._sender, self._sender_name = directory, sender, sender_name
 
     def send(self, message: OutboxMessage) -> str:
         """Create the file unless it exists; a file of that name already is this message, delivered."""
-        data = email_bytes(message, self._sender)
+        data = email_bytes(message, self._sender, self._sender_name)
         name = f"{message.proposal_hash}-{message.index:02d}.eml"
         target = self._dir / name
         try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime
@@ -206,14 +207,18 @@ def _header_value(name: str, value: str) -> str:
     return value
 
 
-def render_email(message: OutboxMessage, sender: str) -> bytes:
-    """The message as RFC 5322 bytes, a pure function of the record and the sender.
+def render_email(message: OutboxMessage, sender: str, sender_name: str = "") -> bytes:
+    """The message as RFC 5322 bytes, a pure function of the record and the sender (``sender_name``, the shop's
+    name, shown as the From display name).
 
     The Date is when it was queued and the Message-ID is derived from its address, so every attempt (SMTP,
-    a file, SES) produces the same bytes. A header value holding a line break raises ``ValueError``.
+    a file, SES) produces the same bytes. A header value holding a line break or a control character, or an
+    address that is not one plain address, raises ``ValueError``.
     """
     email = EmailMessage(policy=SMTP)
-    email["From"] = _header_value("From", sender)
+    address = _header_value("From", sender)
+    name = _HEADER_UNSAFE.sub("", " ".join(sender_name.split()))  # cosmetic: cleaned, never a reason to fail
+    email["From"] = Address(display_name=name, addr_spec=address) if name else address
     email["To"] = _header_value("To", message.to)
     email["Subject"] = _header_value("Subject", message.subject)
     email["Date"] = format_datetime(parse_utc(message.queued_at))
@@ -223,10 +228,10 @@ def render_email(message: OutboxMessage, sender: str) -> bytes:
     return email.as_bytes()
 
 
-def email_bytes(message: OutboxMessage, sender: str) -> bytes:
+def email_bytes(message: OutboxMessage, sender: str, sender_name: str = "") -> bytes:
     """:func:`render_email`, or a permanent ``DeliveryError`` when no transport could take the message."""
     try:
-        return render_email(message, sender)
+        return render_email(message, sender, sender_name)
     except ValueError as exc:  # a header holding a line break, an address that is not one address
         raise DeliveryError(f"message {message.key} cannot be rendered: {exc}", permanent=True) from None
 
