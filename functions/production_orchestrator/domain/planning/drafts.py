@@ -30,10 +30,18 @@ def purchase_reference(target: Order, supplier_number: int) -> str:
     return f"PR-{target.id}-{supplier_number}"
 
 
-def _customer(state: ShopState, target: Order, finish: str, buying: bool, late: bool) -> CommunicationDraft:
+def _customer(
+    state: ShopState, target: Order, finish: str, buying: bool, late: bool, partly: bool = False
+) -> CommunicationDraft:
     what = f"{target.quantity} x {_product(state, target)}"
     note = " We are bringing in extra material for it and will confirm once it has arrived." if buying else ""
-    if late:
+    if partly:
+        when = (
+            f"We are sorry: we cannot make {target.due}. We can make part of it by {finish} and will plan the rest "
+            "as soon as machine time frees up."
+        )
+        subject = f"Your order {target.id} is partly planned for {finish}"
+    elif late:
         when = f"We are sorry: we cannot make {target.due}. We expect to finish it on {finish}."
         subject = f"Your order {target.id}: new finishing date {finish}"
     else:
@@ -83,14 +91,19 @@ def draft_messages(
     finish = new[-1].day
     drafts = []
     if target.customer_email:
-        late = any(r.order_id == target.id for r in at_risk)
-        drafts.append(_customer(state, target, finish, bool(procurement), late))
+        risk = next((r for r in at_risk if r.order_id == target.id), None)
+        partly = bool(risk and risk.unplaced_minutes)
+        drafts.append(_customer(state, target, finish, bool(procurement), risk is not None, partly))
     if state.operator_email:
         lines = [f"Run {target.id} ({target.quantity} x {_product(state, target)}, {target.product}): {runs(new)}."]
         lines += [
             f"Move {c.order_id}: from {runs(c.before)} to {runs(c.after)}." for c in changes if c.order_id != target.id
         ]
-        lines += [f"At risk: {r.order_id} (due {r.due}, finishes {r.finish}): {r.detail}." for r in at_risk]
+        lines += [
+            f"At risk: {r.order_id} (due {r.due}, {'partly planned, up to' if r.unplaced_minutes else 'finishes'} "
+            f"{r.finish}): {r.detail}."
+            for r in at_risk
+        ]
         drafts.append(
             CommunicationDraft(
                 audience="operator",
