@@ -27,6 +27,7 @@ from tests.support import localstore
 from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.refusal_cases import Pending
 from tests.support.smtp_sink import SmtpSink, smtp_sink
+from tests.support.tls_certs import ca_file, server_context
 
 
 def _drafts(run: Pending) -> list[dict[str, Any]]:
@@ -469,3 +470,14 @@ def test_outbox_list_shows_control_characters_escaped(approved: Pending) -> None
     listed = run.cli("outbox", "list")
     assert "\x1b" not in listed.stdout and "\x07" not in listed.stdout
     assert "\\x1b[8mhidden\\x1b[0m" in listed.stdout
+
+
+@pytest.mark.parametrize("mode", ["--starttls", "--smtps"])
+def test_credentials_go_over_tls_from_the_cli(approved: Pending, mode: str) -> None:
+    run = approved
+    secrets = {"PO_SMTP_USERNAME": "shop", "PO_SMTP_PASSWORD": "s3cret", "SSL_CERT_FILE": str(ca_file())}
+    with smtp_sink(tls=server_context(), implicit_tls=mode == "--smtps") as sink:
+        sent = cli("outbox", "send", "--data-dir", str(run.data_dir), "--smtp", sink.address, mode, environ=secrets)
+    assert sent.returncode == 0 and sent["SENT"] == "3", sent.stderr
+    assert sink.logins == [("shop", "s3cret", True)] * 3 and all(r.over_tls for r in sink.received)
+    assert "s3cret" not in sent.stdout + sent.stderr

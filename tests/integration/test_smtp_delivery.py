@@ -222,3 +222,11 @@ def test_the_message_on_the_wire_has_its_headers_in_the_header(world: MemoryWorl
     assert (parsed["From"], parsed["To"], parsed["Subject"]) == (SENDER, stored.to, stored.subject)
     assert parsed["Message-ID"] == stored.message_id
     assert parsed.get_content().replace("\r\n", "\n").strip() == stored.body.strip()
+
+
+def test_a_certificate_that_does_not_verify_gets_no_password(world: MemoryWorld) -> None:
+    with smtp_sink(tls=server_context()) as sink:  # its CA is not among the system's
+        transport = _transport(sink, security="starttls", username="shop", password="s3cret")
+        report = deliver(world.store, transport, clock=world.clock)
+    assert report.counts()["pending"] == 3 and sink.logins == [] and sink.received == []
+    assert _states(world) == [("queued", 0)] * 3 and "SSLCertVerificationError" in _stored(world)[0].last_error
