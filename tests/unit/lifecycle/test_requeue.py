@@ -59,3 +59,16 @@ def test_requeue_refuses_a_failed_message_edited_in_the_store(world: MemoryWorld
     report = requeue(world.store, clock=world.clock, by="cli:owner", all_failed=True)
     assert report.requeued == [] and [m.key for m, _ in report.refused] == [edited.key]
     assert world.store.outbox_messages()[0].status == "failed"
+
+
+def test_a_message_never_retried_is_stored_as_older_versions_stored_it(world: MemoryWorld) -> None:
+    """DynamoDB's compare-and-set compares the stored JSON text: a record written before ``attempts_at_retry``
+    existed must still compare equal once read and written back, or it could never be claimed."""
+    _approved(world)
+    message = world.store.outbox_messages()[0]
+    assert "attempts_at_retry" not in message.model_dump_json()
+    failed = message.not_sent("550 no", permanent=True)
+    assert '"attempts_at_retry":0' not in failed.model_dump_json()
+    claimed = failed.model_copy(update={"attempts": 2}).requeued()
+    assert '"attempts_at_retry":2' in claimed.model_dump_json()
+    assert type(message).model_validate_json(claimed.model_dump_json()) == claimed

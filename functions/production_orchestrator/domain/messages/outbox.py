@@ -28,9 +28,9 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..canonical import content_hash
 from ..errors import DeliveryError
@@ -72,6 +72,15 @@ class OutboxMessage(BaseModel):
     transport_id: str = Field(default="", max_length=500)
     sent_at: str = ""
     last_error: str = Field(default="", max_length=500)
+
+    @model_serializer(mode="wrap")
+    def _without_unused_retry_mark(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A message never retried serializes exactly as before the field existed: DynamoDB's compare-and-set
+        # compares the stored JSON text, so a record queued by an older version can still be claimed.
+        data: dict[str, Any] = handler(self)
+        if data.get("attempts_at_retry") == 0:
+            del data["attempts_at_retry"]
+        return data
 
     @property
     def key(self) -> str:
