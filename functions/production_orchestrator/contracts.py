@@ -80,9 +80,9 @@ OUTCOME_EXPIRED: Final = "expired"
 Outcome = Literal["applied", "rejected", "refused"]
 
 # An approver address, as the stack accepts it at synth and the handlers at cold start.
-APPROVER_EMAIL: Final = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+APPROVER_EMAIL: Final = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}\Z")
 
 
 def is_approver_email(value: str) -> bool:
     """True when ``value`` is an address approval links may be mailed to."""
-    return APPROVER_EMAIL.match(value) is not None
+    return APPROVER_EMAIL.fullmatch(value) is not None

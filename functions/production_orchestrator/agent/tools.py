@@ -14,7 +14,7 @@ from strands.types.tools import AgentTool
 
 from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
-from ..domain.messages.outbox import queue_messages
+from ..domain.messages.outbox import messages_digest, queue_messages
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.planning.propose import analyze_blockers, apply_proposal, build_proposal
 from ..domain.records import require_hash
@@ -87,6 +87,7 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
             revision=new_state.revision,
             approver=decision.approver,
             messages_queued=len(messages),
+            messages_digest=messages_digest(messages),  # binds each queued message to this MACed event
         ),
         messages=messages,
     )

@@ -391,9 +391,12 @@ def test_material_that_cannot_come_before_the_due_date_is_the_cause_not_capacity
         "after its due date 2026-12-23."
     ]
     supplier = proposal.communication_drafts[-1]
-    assert supplier.audience == "supplier" and supplier.body == "Please deliver 500 units of INK by 2026-12-27."
+    assert supplier.audience == "supplier" and "- 500 units of INK, needed by 2026-12-27" in supplier.body
+    assert (
+        supplier.subject.startswith("Purchase request PR-NEW-1 from ") and "Our reference: PR-NEW-1." in supplier.body
+    )
     customer = proposal.communication_drafts[0]
-    assert "We cannot make 2026-12-23: we expect to finish it on 2026-12-27." in customer.body
+    assert "we cannot make 2026-12-23. We expect to finish it on 2026-12-27." in customer.body
 
 
 def test_capacity_blocker_names_the_machine_days_and_who_booked_them() -> None:
@@ -453,7 +456,7 @@ def test_an_order_too_big_for_the_horizon_is_planned_as_far_as_it_fits_and_the_r
     assert describe_at_risk(proposal)[0].startswith("HUGE (due 2027-01-31) is only partly planned, up to 2027-03-20")
     customer = proposal.communication_drafts[0]
     assert customer.subject == "Your order HUGE is partly planned for 2027-03-20"
-    assert "we can make part of it by 2027-03-20 and will plan the rest" in customer.body
+    assert "We can make part of it by 2027-03-20 and will plan the rest" in customer.body
     after = apply_proposal(state, proposal)
     assert after.digest() == proposal.result_digest
 
@@ -517,3 +520,23 @@ def test_in_a_shop_that_already_lacks_material_a_request_buys_only_its_own() -> 
     assert {s.material: s.quantity for s in existing_shortages(after, GENERATED_DAY)} == {
         m: s.quantity for m, s in before.items()
     }
+
+
+def test_drafts_are_messages_a_person_can_send() -> None:
+    """The customer reads the product's description, not its code; the supplier a purchase request with a
+    reference, the quantity and the day; every message is signed with the shop's name."""
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    customer, operator, supplier = proposal.communication_drafts
+    target = state.order("RUSH-200")
+    assert target is not None
+    product = state.product(target.product)
+    assert product is not None and product.description != product.code
+    assert customer.body.startswith(f"Hello {target.customer},")
+    assert f"{target.quantity} x {product.description}" in customer.body and target.product not in customer.body
+    [line] = proposal.procurement_actions
+    assert supplier.subject == f"Purchase request PR-RUSH-200-1 from {state.name}: {line.quantity} {line.material_id}"
+    assert f"- {line.quantity} units of {line.material_id}, needed by {line.needed_by}" in supplier.body
+    assert "Our reference: PR-RUSH-200-1." in supplier.body
+    for draft in (customer, operator, supplier):
+        assert draft.body.endswith(f"Kind regards,\n{state.name}")
