@@ -12,7 +12,7 @@ from production_orchestrator.domain.planning.proposal import CapacityConflict, I
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
-from production_orchestrator.domain.shop.model import ShopState
+from production_orchestrator.domain.shop.model import Order, ShopState
 
 
 def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:
@@ -250,10 +250,36 @@ def test_apply_refuses_a_state_that_moved_on() -> None:
     state = SCENARIOS["rush-order"].taken_in()
     proposal = build_proposal(state, "RUSH-200", TODAY)
     after = apply_proposal(state, proposal)
-    with pytest.raises(PlanningError, match="revision"):
+    with pytest.raises(PlanningError, match=r"order RUSH-200 changed|footprint changed"):
         apply_proposal(after, proposal)
-    with pytest.raises(PlanningError, match="revision"):
+    with pytest.raises(PlanningError, match="footprint changed"):
         apply_proposal(state.with_inventory("THREAD-RED-40", 601), proposal)
+
+
+def test_a_change_outside_the_footprint_does_not_stop_the_apply() -> None:
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    elsewhere = state.with_order(
+        Order(id="ELSEWHERE-1", customer="Other", product="CREST-PATCH-RED", quantity=1, due="2026-09-30", priority=5)
+    ).model_copy(update={"revision": 4})
+    after = apply_proposal(elsewhere, proposal)
+    assert after.revision == 5 and after.order("ELSEWHERE-1") == elsewhere.order("ELSEWHERE-1")
+    assert after.order("RUSH-200") == apply_proposal(state, proposal).order("RUSH-200")
+
+
+def test_the_strict_rule_stales_on_any_change() -> None:
+    state = SCENARIOS["rush-order"].taken_in().model_copy(update={"staleness": "any-change"})
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    elsewhere = state.model_copy(update={"revision": 4})
+    with pytest.raises(PlanningError, match="any-change"):
+        apply_proposal(elsewhere, proposal)
+
+
+def test_a_footprint_that_changed_back_is_no_longer_stale() -> None:
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    recounted = state.with_inventory("THREAD-RED-40", 601).with_inventory("THREAD-RED-40", 600)
+    assert apply_proposal(recounted.model_copy(update={"revision": 3}), proposal).revision == 4
 
 
 def test_apply_refuses_a_proposal_whose_result_was_altered() -> None:
