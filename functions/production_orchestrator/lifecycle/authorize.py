@@ -36,13 +36,20 @@ def governing_approval(approvals: ApprovalStore, checkpoint_id: str) -> Approval
     return found[-1] if found else None
 
 
-def is_stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
-    """True when the plan may no longer apply on the shop as stored (the one rule: ``evidence.freshness``)."""
+def stale_reasons(store: ShopStore, checkpoint: Checkpoint) -> tuple[str, ...]:
+    """Why the plan may no longer apply on the shop as stored (the one rule: ``evidence.freshness``); empty
+    while it still applies."""
     try:
         _, proposal = review(store, checkpoint.checkpoint_id)
     except (ResumeRefusedError, IntegrityError):
-        return False  # not a freshness question: the resume gate refuses the proposal itself (PROPOSAL_INTEGRITY)
-    return freshness(store, checkpoint, proposal).stale
+        return ()  # not a freshness question: the resume gate refuses the proposal itself (PROPOSAL_INTEGRITY)
+    verdict = freshness(store, checkpoint, proposal)
+    return verdict.reasons if verdict.stale else ()
+
+
+def is_stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
+    """True when the plan may no longer apply on the shop as stored."""
+    return bool(stale_reasons(store, checkpoint))
 
 
 def authorized(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> CastVote | ResumeRecorded:
