@@ -22,13 +22,12 @@ Used by tests/integration/test_week_model.py (small in ``make test``; ``make wee
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-
-import random
 
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import (
@@ -223,7 +222,6 @@ class WeekModel:
             expected = 1 if run.status == "applied" else 0
             assert store.application_count(run.proposal_hash) == expected, f"{run.checkpoint_id}: {run.status}"
         assert store.application_count() == sum(r.status == "applied" for r in self.runs)
-
 
     def step(self) -> str:
         """One random action (weighted toward starts and decisions), then the invariants; what it was."""
