@@ -20,6 +20,7 @@ from production_orchestrator.lifecycle.plan_request import PlanRequest
 from production_orchestrator.lifecycle.request_approval import operator_plan
 from production_orchestrator.lifecycle.requests import pending_requests
 from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.lifecycle.status import status
 from tests.support.memory_world import MemoryWorld
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
@@ -127,6 +128,8 @@ def test_a_change_inside_the_footprint_stales_and_names_it(world: MemoryWorld) -
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE and "material INK-NAVY changed" in str(refused.value)
     [held] = pending_requests(world.store, world.clock(), world.approvals)
     assert held.status == "stale"
+    [row] = status(world.store, world.clock(), world.approvals)["approvals"]
+    assert (row["status"], row["stale"]) == ("pending", True)
     assert world.resume(totes, False, reason="stale").outcome == "rejected"  # a reject is always accepted
 
 
@@ -144,3 +147,18 @@ def test_the_strict_rule_stales_on_any_change(world: MemoryWorld) -> None:
     with pytest.raises(ResumeRefusedError) as refused:
         strict.resume(caps, True)
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE and "any-change" in str(refused.value)
+
+
+def test_a_proposal_from_before_footprints_is_refused_clearly(world: MemoryWorld) -> None:
+    from production_orchestrator.domain.canonical import canonical_bytes, sha256_hex
+    from production_orchestrator.domain.errors import IntegrityError
+    from production_orchestrator.domain.planning.proposal import load_proposal
+
+    totes = start(world, TOTES)
+    old = totes.proposal.to_canonical()
+    for name in ("footprint", "footprint_digest", "result_footprint_digest"):
+        del old[name]
+    old["planner_version"] = "planner-2"
+    data = canonical_bytes(old)
+    with pytest.raises(IntegrityError, match=r"planner-2.*propose again"):
+        load_proposal(data, sha256_hex(data))
