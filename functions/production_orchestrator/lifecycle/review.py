@@ -14,7 +14,8 @@ from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, DecisionRecord
-from .evidence import freshness, review
+from ..domain.shop.changes import describe_changes
+from .evidence import freshness, proposed_on, review
 
 _MAX_CHAIN = 50
 
@@ -35,13 +36,16 @@ def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalReco
 def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
     """None while the plan still applies on the shop (the one staleness rule, ``evidence.freshness``); else
     what changed inside its footprint, or the rule it would break, each as a sentence."""
-    if store.load_state() is None:
+    current = store.load_state()
+    if current is None:
         return None
     _, proposal = review(store, checkpoint.checkpoint_id)
     verdict = freshness(store, checkpoint, proposal)
     if not verdict.stale:
         return None
-    return [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]
+    lines = [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]
+    before = proposed_on(store, checkpoint)  # then each change in the shop since, in words
+    return lines + [line for line in describe_changes(before, current) if line not in lines] if before else lines
 
 
 @dataclass(frozen=True)
