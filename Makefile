@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench screens cost evidence-outbox
+	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
 # `python -m production_orchestrator` work without PYTHONPATH.
@@ -61,6 +61,10 @@ torture: $(STAMP)
 # The same families with small counts (~2.5 min), for CI; the report goes to a temp file.
 torture-ci: $(STAMP)
 	$(PY) scripts/torture.py --size ci --out $(or $(TMPDIR),/tmp)/torture-ci.json
+
+# A shop's week, model-based, on SQLite and DynamoDB-on-moto with more and longer sequences than make test.
+week-model: $(STAMP)
+	PO_WEEK_EXAMPLES=$(or $(EXAMPLES),20) PO_WEEK_STEPS=$(or $(STEPS),30) $(PY) -m pytest -q tests/integration/test_week_model.py
 
 # Benchmarks (not timed tests): writes evidence/bench.json. Quote medians; this machine is noisy.
 bench: $(STAMP)

@@ -68,7 +68,9 @@ def test_same_scenario_on_a_fresh_shop_gives_the_same_hash(templates: Callable[[
     assert again.session_id != templates("rush-order").session_id
 
 
-def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callable[..., Pending]) -> None:
+def test_second_start_gets_its_own_checkpoint_and_the_order_waits_beside_the_shop(
+    fresh: Callable[..., Pending],
+) -> None:
     run = fresh("rush-order")
     second = run.cli("start", "--scenario", "rush-order")
     assert second.returncode == 0, second.stderr
@@ -78,7 +80,9 @@ def test_second_start_reuses_the_order_and_gets_its_own_checkpoint(fresh: Callab
     assert [a["status"] for a in status["approvals"]] == ["pending", "pending"]
     with localstore._connect(run.data_dir) as conn:
         (state,) = conn.execute("SELECT state FROM shop").fetchone()
-    assert [o["id"] for o in json.loads(state)["orders"]].count("RUSH-200") == 1
+    assert [o["id"] for o in json.loads(state)["orders"]].count("RUSH-200") == 0  # held with the runs
+    shown = json.loads(run.cli("shop", "show", "--json").stdout)
+    assert [p["order"] for p in shown["pending"]] == ["RUSH-200", "RUSH-200"]
 
 
 def test_another_scenario_on_a_seeded_shop_is_refused(fresh: Callable[..., Pending]) -> None:

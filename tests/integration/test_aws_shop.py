@@ -131,3 +131,19 @@ def test_export_of_the_table_imports_to_the_same_digest(aws: AwsWorld, tmp_path:
     from production_orchestrator.domain.shop.file_format import read_shop
 
     assert read_shop(exported).digest() == state.digest()
+
+
+def test_the_same_email_twice_on_dynamodb_is_already_pending_and_writes_nothing(aws: AwsWorld, clock: Clock) -> None:
+    """The start Lambda keeps the rule of the CLI: a request whose run is open starts no second run."""
+    from production_orchestrator.domain.errors import AlreadyPendingError
+
+    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    shop = _store(aws).load_state()
+    flow = _run(aws, request=TOTES, as_of=EXAMPLE_DAY)
+    state = _store(aws).load_state()
+    assert state is not None and shop is not None and state.digest() == shop.digest()  # held beside the shop
+    before = _items(aws)
+    with pytest.raises(AlreadyPendingError) as pending:
+        _run(aws, request=TOTES.replace("Hi there,", "Hi there, "), as_of=EXAMPLE_DAY)
+    assert pending.value.checkpoint_id == flow.run["checkpoint_id"]
+    assert _items(aws) == before

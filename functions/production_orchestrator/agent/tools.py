@@ -72,6 +72,8 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         # A resume that died after its apply is being finished: the plan is in, never apply it again.
         ctx.apply_result = {"applied": False, "revision": state.revision}
         return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
+    # The one staleness rule again, on the shop as read here: the write below is conditioned on exactly
+    # this state, so a shop that moves on between the read and the write refuses instead of applying.
     new_state = apply_proposal(state, proposal)
     # The drafted messages were part of what the human approved: queued with the plan, in the same write.
     messages = queue_messages(proposal, proposal_hash, checkpoint.checkpoint_id, ctx.clock())
@@ -79,8 +81,8 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint.checkpoint_id,
         new_state=new_state,
-        expected_revision=proposal.base_revision,
-        expected_digest=checkpoint.domain_digest,
+        expected_revision=state.revision,
+        expected_digest=state.digest(),
         event=ctx.event(
             "plan_applied",
             proposal_hash,
@@ -88,6 +90,10 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
             approver=decision.approver,
             messages_queued=len(messages),
             messages_digest=messages_digest(messages),  # binds each queued message to this MACed event
+            proposed_on_digest=proposal.base_digest,
+            applied_on_digest=state.digest(),
+            result_digest=new_state.digest(),
+            footprint_digest=proposal.footprint_digest,
         ),
         messages=messages,
     )
@@ -107,12 +113,30 @@ def same_text(a: str, b: str) -> bool:
 
 
 def take_in(ctx: RunContext, email: str) -> Order:
-    """Record the run's request (read and validated before the run) as an unscheduled order."""
+    """The run's request (read and validated before the run) as an unscheduled order, held with the run.
+
+    It waits beside the shop, not in it: the shop (and its digest) gains the order only when an approved
+    plan for it applies, so a start stales no other plan and a reject or an expiry leaves the shop as it was.
+    """
     if ctx.request is None:
         raise IntakeError("no customer request was read for this run")
     if not same_text(email, ctx.request_text):
         raise IntakeError("this is not the customer's e-mail; pass it exactly as received")
-    return ctx.store.take_in_order(ctx.request, ctx.event("order_taken_in", order_id=ctx.request.id))
+    existing = _state(ctx).order(ctx.request.id)
+    if existing is not None:
+        if existing.model_copy(update={"schedule": ()}) != ctx.request:
+            raise IntakeError(f"order {ctx.request.id} is already in the shop with different details")
+        return existing
+    ctx.store.append_audit(ctx.event("order_taken_in", order_id=ctx.request.id, held="with the run"))
+    return ctx.request
+
+
+def _planning_state(ctx: RunContext) -> ShopState:
+    """The shop as the run plans on it: with the run's request, held beside it, taken in unscheduled."""
+    state = _state(ctx)
+    if ctx.request is None or state.order(ctx.request.id) is not None:
+        return state
+    return state.with_order(ctx.request)
 
 
 def _planning_day(ctx: RunContext) -> str:
@@ -122,7 +146,7 @@ def _planning_day(ctx: RunContext) -> str:
 
 
 def _orders_view(ctx: RunContext) -> dict[str, Any]:
-    state = _state(ctx)
+    state = _planning_state(ctx)
     first = ctx.planning_day or "0000-01-01"
     last = add_days(first, SHOWN_DAYS - 1) if ctx.planning_day else "9999-12-31"
     relevant = [o for o in state.orders if not o.schedule or any(first <= a.day <= last for a in o.schedule)]
@@ -225,7 +249,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request, e.g. "RUSH-200".
         """
-        blockers = analyze_blockers(_state(ctx), order_id, _planning_day(ctx))
+        blockers = analyze_blockers(_planning_state(ctx), order_id, _planning_day(ctx))
         return _json([b.model_dump(mode="json") for b in blockers])
 
     @tool(name=PROPOSE_TOOL)
@@ -241,7 +265,14 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request.
         """
-        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text, ctx.solver_nodes)
+        proposal = build_proposal(
+            _state(ctx),
+            order_id,
+            _planning_day(ctx),
+            ctx.request_text,
+            pending=ctx.request,
+            solver_nodes=ctx.solver_nodes,
+        )
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
         faults.point("after_proposal_write")

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
 from ..domain.approval.verification import ResumeRequest
-from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
+from ..domain.errors import AlreadyPendingError, PlanNotAppliedError, ResumeRefusedError, ValidationError
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
 from ..lifecycle.claim import ResumeResult
@@ -81,7 +81,23 @@ def _start(args: argparse.Namespace) -> int:
     plan = cli_approvals.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = _ready(args, create=True)
     rt = dataclasses.replace(rt, solver_nodes=args.solver_nodes)
-    result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window, plan)
+    try:
+        result = start_run(
+            rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window, plan, again=args.again
+        )
+    except AlreadyPendingError as pending:
+        # The same request started again while its run waits: that run's ids, exit 0, nothing written.
+        emit(
+            {
+                "checkpoint_id": pending.checkpoint_id,
+                "proposal_hash": pending.proposal_hash,
+                "approval_id": pending.approval_id or None,
+                "already_pending": 1,
+            },
+            as_json=args.json,
+        )
+        say(str(pending))
+        return EXIT_OK
     links = cli_approvals.issued_links(args, where, result, plan)
     cp = result.checkpoint
     values: dict[str, Any] = {
@@ -257,6 +273,11 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_NODES,
         metavar="N",
         help="the planning solver's budget in work: branch-and-bound nodes per objective stage (0: greedy only)",
+    )
+    start.add_argument(
+        "--again",
+        action="store_true",
+        help="plan a request that was already decided (approved, rejected or expired) once more",
     )
     _json_flag(start)
     cli_approvals.add_start_flags(start)

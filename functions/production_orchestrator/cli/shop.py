@@ -4,7 +4,8 @@ shop import PATH|-   JSON -> docs/shop.schema.json -> references, calendar, capa
                      shop in one conditional write; every problem is listed by JSON path (exit 2,
                      nothing changed); pending plans on the replaced shop become stale
 shop export PATH|-   the same format; importing it gives the same domain digest
-shop show [--json]   the shop at a glance, or the same document plus revision and procurement
+shop show [--json]   the shop at a glance, or the same document plus revision and procurement; the
+                     requests waiting beside the shop apart (--json: "pending")
 shop set-inventory   an out-of-band count of a material the shop has
 start --request PATH|- [--as-of DAY]   plan a customer's e-mail on this data dir's shop
 """
@@ -28,6 +29,7 @@ from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
 from ..domain.shop.model import ShopState, parse_day
 from ..lifecycle.evidence import current_state
 from ..lifecycle.plan_request import PlanRequest, on_current_shop
+from ..lifecycle.requests import pending_requests
 from ..lifecycle.shop_import import ImportResult, import_shop
 from . import inputs
 from .output import EXIT_OK, PROG
@@ -143,11 +145,22 @@ def _current(args: argparse.Namespace) -> ShopState:
 
 
 def _show(args: argparse.Namespace) -> int:
-    state = _current(args)
+    rt = local_runtime(data_dir(args), create=False)
+    state = current_state(rt.store)
+    # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
+    pending = pending_requests(rt.store, utc_now(), rt.approvals)
     if args.json:
-        emit(write_shop(state), "-")
+        emit({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
     else:
         print(render_shop(state))
+        print("\nRequests waiting for a decision (not in the shop until their plan applies):")
+        for r in pending:
+            print(
+                f"  {r.order.id} ({r.customer}): {r.order.quantity} {r.order.product} due {r.order.due}, "
+                f"{r.status}, checkpoint {r.checkpoint_id}"
+            )
+        if not pending:
+            print("  none")
     return EXIT_OK
 
 

@@ -61,7 +61,8 @@ def _status(args: argparse.Namespace) -> int:
     print(f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}")
     for a in report["approvals"]:
         who = f" by {a['approver']}" if a["approver"] else ""
-        print(f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}")
+        label = f"{a['status']} (stale)" if a.get("stale") else a["status"]
+        print(f"  {a['checkpoint_id']}  {label:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}")
     if not report["approvals"]:
         print("  no approvals yet")
     return EXIT_OK

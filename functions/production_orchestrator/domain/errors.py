@@ -185,3 +185,17 @@ class DeliveryFailedError(OrchestratorError):
 
 class RequesterUnverifiedError(OrchestratorError):
     """Separation of duties is on and the run has no verified requester (it was not started by ``submit``)."""
+
+
+class AlreadyPendingError(OrchestratorError):
+    """The same customer request already waits in a run: that run's ids, nothing started or written."""
+
+    def __init__(self, message: str, *, checkpoint_id: str, proposal_hash: str, approval_id: str = "") -> None:
+        super().__init__(message)
+        self.checkpoint_id = checkpoint_id
+        self.proposal_hash = proposal_hash
+        self.approval_id = approval_id
+
+
+class RequestAlreadyDecidedError(ValidationError):
+    """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""

@@ -19,10 +19,10 @@ from ..domain.approval.authority import Ask, CastVote, ResumeRecorded, authorize
 from ..domain.approval.policy import identity
 from ..domain.approval.receipts import check_receipt, make_receipt
 from ..domain.approval.verification import Refusal
-from ..domain.errors import RefusalCode, ResumeRefusedError
+from ..domain.errors import IntegrityError, RefusalCode, ResumeRefusedError
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.records import Checkpoint, Decision, audit_event, utc_iso
-from .evidence import current_state, load_checkpoint
+from .evidence import freshness, load_checkpoint, review
 
 
 def identities(names: Iterable[str] | None) -> frozenset[str] | None:
@@ -36,9 +36,20 @@ def governing_approval(approvals: ApprovalStore, checkpoint_id: str) -> Approval
     return found[-1] if found else None
 
 
+def stale_reasons(store: ShopStore, checkpoint: Checkpoint) -> tuple[str, ...]:
+    """Why the plan may no longer apply on the shop as stored (the one rule: ``evidence.freshness``); empty
+    while it still applies."""
+    try:
+        _, proposal = review(store, checkpoint.checkpoint_id)
+    except (ResumeRefusedError, IntegrityError):
+        return ()  # not a freshness question: the resume gate refuses the proposal itself (PROPOSAL_INTEGRITY)
+    verdict = freshness(store, checkpoint, proposal)
+    return verdict.reasons if verdict.stale else ()
+
+
 def is_stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
-    """True when the shop moved on since the plan was proposed."""
-    return current_state(store).digest() != checkpoint.domain_digest
+    """True when the plan may no longer apply on the shop as stored."""
+    return bool(stale_reasons(store, checkpoint))
 
 
 def authorized(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> CastVote | ResumeRecorded:

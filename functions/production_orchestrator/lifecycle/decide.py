@@ -73,6 +73,7 @@ def decide(
         reviewed_hash=reviewed_hash,
         actor=view.approver,
         stale=view.changes is not None,
+        stale_because=" ".join(view.changes or []),
         allowed=identities(allowed_approvers),
     )
     verdict = authorize(view.approval, ask, now)

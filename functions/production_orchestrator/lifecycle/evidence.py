@@ -7,7 +7,9 @@ anything, the seal is checked before any field is trusted, and a problem is a ``
 from __future__ import annotations
 
 from ..domain.approval.verification import Refusal, read_checkpoint
+from ..domain.canonical import sha256_hex
 from ..domain.errors import RefusalCode, ResumeRefusedError, ShopError
+from ..domain.planning.application import Verdict, judge
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.ports import ShopStore
 from ..domain.records import CHECKPOINT_ID_PATTERN, Checkpoint, require_id
@@ -38,3 +40,24 @@ def review(store: ShopStore, checkpoint_id: str) -> tuple[Checkpoint, ProposalCo
     if data is None:
         raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"proposal {checkpoint.proposal_hash} is missing")
     return checkpoint, load_proposal(data, checkpoint.proposal_hash)
+
+
+def proposed_on(store: ShopStore, checkpoint: Checkpoint) -> ShopState | None:
+    """The shop the plan was proposed on, as start kept it (None when not on record or not intact)."""
+    data = store.get_state_snapshot(checkpoint.domain_digest)
+    if data is None or sha256_hex(data) != checkpoint.domain_digest:
+        return None
+    return ShopState.model_validate_json(data)
+
+
+def freshness(store: ShopStore, checkpoint: Checkpoint, proposal: ProposalContent) -> Verdict:
+    """The one staleness rule (:func:`domain.planning.application.judge`) on the shop as stored now.
+
+    Every path that decides or shows "stale" asks here: the page, the CLI resume, resume-approval, the resume
+    Lambda (through the resume gate, which judges with the same function), status and review.
+    """
+    current = current_state(store)
+    verdict = judge(current, proposal)
+    if verdict.stale:
+        return judge(current, proposal, proposed_on(store, checkpoint))  # the snapshot only names what changed
+    return verdict

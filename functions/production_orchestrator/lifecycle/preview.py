@@ -26,4 +26,4 @@ def preview_plan(
     message = read_message(request_text)
     facts = read_facts(message, shop.products, message.sent_day or parse_day(planning_day))
     order = resolve_request(message, facts, shop, planning_day)
-    return build_proposal(shop.with_order(order), order.id, planning_day, message.text, solver_nodes)
+    return build_proposal(shop, order.id, planning_day, message.text, pending=order, solver_nodes=solver_nodes)

@@ -40,7 +40,9 @@ def propose_again(rt: Runtime, binding: ProviderBinding, approval_id: str) -> St
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
     try:
-        return start_run(rt, PlanRequest.again(checkpoint, proposal), binding, window, LinkPlan.successor(old))
+        return start_run(
+            rt, PlanRequest.again(checkpoint, proposal), binding, window, LinkPlan.successor(old), replacing=True
+        )
     except (DecisionAlreadyClaimedError, ApprovalExpiredError) as exc:
         raise ValidationError(
             f"approval {old.approval_id} was closed meanwhile ({exc}); nothing was written: open the link again"

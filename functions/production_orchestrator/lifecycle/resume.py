@@ -18,7 +18,7 @@ from ..domain.approval.claims import ClaimState, completed_refusal, judge_claim
 from ..domain.approval.verification import Go, Refusal, ResumeRequest, verify_resume
 from ..domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
 from .claim import ResumeResult, hold, replayed, same_ids
-from .evidence import current_state, load_checkpoint
+from .evidence import current_state, load_checkpoint, proposed_on
 from .runtime import Runtime
 from .start import run_context, usage_of
 
@@ -38,7 +38,8 @@ def _gate(
         decided=decided,
         session=rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
         proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
-        current_digest=current_state(rt.store).digest(),
+        current=current_state(rt.store),
+        proposed_on=proposed_on(rt.store, checkpoint),
         runtime_binding=runtime_binding,
         now=rt.clock(),
         recovering=recovering,

@@ -33,9 +33,9 @@ from .authorize import (
     cast_vote,
     check_receipts,
     governing_approval,
-    is_stale,
     new_decision,
     recorded_decision,
+    stale_reasons,
 )
 from .claim import ResumeResult
 from .evidence import load_checkpoint
@@ -124,12 +124,14 @@ def _vote_and_resume(
     approvals = _approvals(rt)
     now = rt.clock()
     checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
+    stale = stale_reasons(rt.store, checkpoint) if request.approved else ()
     ask = Ask(
         "cli",
         approved=request.approved,
         reviewed_hash=request.reviewed_hash,
         actor=approver,
-        stale=is_stale(rt.store, checkpoint),
+        stale=bool(stale),
+        stale_because="; ".join(stale),
     )
     go = authorized(approval, ask, now)
     assert approval is not None  # the authorization refuses a missing approval

@@ -10,14 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..domain.approval.approvals import ApprovalRecord
-from ..domain.canonical import sha256_hex
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, DecisionRecord
 from ..domain.shop.changes import describe_changes
-from ..domain.shop.model import ShopState
-from .evidence import review
+from .evidence import freshness, proposed_on, review
 
 _MAX_CHAIN = 50
 
@@ -36,14 +34,18 @@ def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalReco
 
 
 def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
-    """None while the shop is as it was when the plan was proposed; else each change since, in words."""
+    """None while the plan still applies on the shop (the one staleness rule, ``evidence.freshness``); else
+    what changed inside its footprint, or the rule it would break, each as a sentence."""
     current = store.load_state()
-    if current is None or current.digest() == checkpoint.domain_digest:
+    if current is None:
         return None
-    data = store.get_state_snapshot(checkpoint.domain_digest)
-    if data is None or sha256_hex(data) != checkpoint.domain_digest:
-        return ["The shop changed since this plan was proposed (the state it was proposed on is not on record)."]
-    return describe_changes(ShopState.model_validate_json(data), current)
+    _, proposal = review(store, checkpoint.checkpoint_id)
+    verdict = freshness(store, checkpoint, proposal)
+    if not verdict.stale:
+        return None
+    lines = [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]
+    before = proposed_on(store, checkpoint)  # then each change in the shop since, in words
+    return lines + [line for line in describe_changes(before, current) if line not in lines] if before else lines
 
 
 @dataclass(frozen=True)

@@ -31,10 +31,11 @@ from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.planning.propose import check_plannable
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import scenario as find_scenario
-from ..domain.shop.model import parse_day
+from ..domain.shop.model import ShopState, parse_day
 from .evidence import current_state
 from .plan_request import REQUEST_RUN, PlanRequest, shop_for
 from .request_approval import LinkPlan
+from .requests import check_not_started
 from .runtime import Runtime
 
 
@@ -69,12 +70,22 @@ def _add(*usages: dict[str, int]) -> dict[str, int]:
     return {key: sum(u.get(key, 0) for u in usages) for key in {k for u in usages for k in u}}
 
 
+def _fresh_id(shop: ShopState, order_id: str) -> str:
+    n = 2
+    while shop.order(f"{order_id}-{n}") is not None:
+        n += 1
+    return f"{order_id}-{n}"
+
+
 def start_run(
     rt: Runtime,
     request: PlanRequest | str,
     binding: ProviderBinding,
     window: timedelta,
     approval: LinkPlan | None = None,
+    *,
+    again: bool = False,
+    replacing: bool = False,
 ) -> StartResult:
     """Read the request, run the agent until it asks for approval, persist everything, return the checkpoint.
 
@@ -82,6 +93,11 @@ def start_run(
     quantity and a due date raises ``IntakeError`` before anything is written or planned. With ``approval``
     the run's approval record is written in the checkpoint's transaction (and, for "propose again", the
     approval it replaces is closed in it, if it is still open); its policy is checked before anything else.
+
+    A customer's request on the data dir's shop is started once (lifecycle/requests.py): while a run of it
+    is open, ``AlreadyPendingError`` carries that run's ids; once decided, ``RequestAlreadyDecidedError``
+    unless ``again``; both before any model call, with nothing written. ``replacing`` ("propose again")
+    starts the open request's successor run. Reference scenarios re-seed their own shop and are exempt.
     """
     if approval is not None:
         checked_policy(approval.policy)  # ValidationError: nothing seeded, no model called
@@ -90,7 +106,11 @@ def start_run(
     parse_day(request.planning_day)
     message = read_message(request.text)
     shop = shop_for(rt.store, request)
+    if not request.scenario and not replacing:
+        check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
+    if again and shop.order(order.id) is not None:
+        order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
     check_plannable(shop, order, request.planning_day)  # nothing of it fits: refused before anything is written
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"

@@ -9,9 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from ..domain.approval.verification import Refusal, read_checkpoint
+from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, parse_utc
-from .evidence import current_state
+from .evidence import current_state, freshness, review
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class CheckpointStatus:
     created_at: str
     expires_at: str
     approver: str
+    # A pending plan that would no longer apply on the shop (the one staleness rule): reject or propose again.
+    stale: bool = False
 
 
 def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal]]:
@@ -65,6 +68,14 @@ def checkpoint_status(
     return label, record.decision.approver
 
 
+def _stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
+    try:
+        _, proposal = review(store, checkpoint.checkpoint_id)
+    except (ResumeRefusedError, IntegrityError):
+        return False  # the resume gate names that (PROPOSAL_INTEGRITY); it is not a freshness question
+    return freshness(store, checkpoint, proposal).stale
+
+
 def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
     state = current_state(store)
@@ -74,6 +85,7 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
         label, approver = checkpoint_status(store, checkpoint, now, approvals)
+        stale = label == "pending" and _stale(store, checkpoint)
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
@@ -83,6 +95,7 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
                 created_at=checkpoint.created_at,
                 expires_at=checkpoint.expires_at,
                 approver=approver,
+                stale=stale,
             )
         )
     return {

@@ -15,7 +15,7 @@ from production_orchestrator.domain.planning.solver import DEFAULT_NODES
 from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers, describe_existing_shortages
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
-from production_orchestrator.domain.shop.model import ShopState, add_days, day_range, parse_day
+from production_orchestrator.domain.shop.model import Order, ShopState, add_days, day_range, parse_day
 from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
 from tests.support.generated_shops import generate
 
@@ -277,10 +277,36 @@ def test_apply_refuses_a_state_that_moved_on() -> None:
     state = SCENARIOS["rush-order"].taken_in()
     proposal = build_proposal(state, "RUSH-200", TODAY)
     after = apply_proposal(state, proposal)
-    with pytest.raises(PlanningError, match="revision"):
+    with pytest.raises(PlanningError, match=r"order RUSH-200 changed|footprint changed"):
         apply_proposal(after, proposal)
-    with pytest.raises(PlanningError, match="revision"):
+    with pytest.raises(PlanningError, match="footprint changed"):
         apply_proposal(state.with_inventory("THREAD-RED-40", 601), proposal)
+
+
+def test_a_change_outside_the_footprint_does_not_stop_the_apply() -> None:
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    elsewhere = state.with_order(
+        Order(id="ELSEWHERE-1", customer="Other", product="CREST-PATCH-RED", quantity=1, due="2026-09-30", priority=5)
+    ).model_copy(update={"revision": 4})
+    after = apply_proposal(elsewhere, proposal)
+    assert after.revision == 5 and after.order("ELSEWHERE-1") == elsewhere.order("ELSEWHERE-1")
+    assert after.order("RUSH-200") == apply_proposal(state, proposal).order("RUSH-200")
+
+
+def test_the_strict_rule_stales_on_any_change() -> None:
+    state = SCENARIOS["rush-order"].taken_in().model_copy(update={"staleness": "any-change"})
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    elsewhere = state.model_copy(update={"revision": 4})
+    with pytest.raises(PlanningError, match="any-change"):
+        apply_proposal(elsewhere, proposal)
+
+
+def test_a_footprint_that_changed_back_is_no_longer_stale() -> None:
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    recounted = state.with_inventory("THREAD-RED-40", 601).with_inventory("THREAD-RED-40", 600)
+    assert apply_proposal(recounted.model_copy(update={"revision": 3}), proposal).revision == 4
 
 
 def test_apply_refuses_a_proposal_whose_result_was_altered() -> None:

@@ -66,7 +66,7 @@ def run(**changes: Any) -> Go | Refusal:
         "decided": False,
         "session": FACTS,
         "proposal_bytes": PROPOSAL.to_bytes(),
-        "current_digest": STATE.digest(),
+        "current": STATE,
         "runtime_binding": BINDING,
         "now": NOW,
     }
@@ -157,12 +157,20 @@ def test_reviewed_hash_mismatch() -> None:
 
 
 def test_stale_domain_state() -> None:
-    changed = STATE.with_inventory("THREAD-RED-40", 1200).digest()
-    assert code(run(current_digest=changed)) == RefusalCode.STALE_DOMAIN_STATE
+    changed = STATE.with_inventory("THREAD-RED-40", 1200)
+    refused = run(current=changed, proposed_on=STATE)
+    assert code(refused) == RefusalCode.STALE_DOMAIN_STATE
+    assert isinstance(refused, Refusal) and "material THREAD-RED-40 changed" in refused.message
+
+
+def test_a_change_outside_the_footprint_is_not_stale() -> None:
+    elsewhere = STATE.model_copy(update={"operator_email": "someone-else@example.com", "revision": 9})
+    assert isinstance(run(current=elsewhere), Go)
 
 
 def test_already_decided_wins_over_a_moved_digest() -> None:
-    assert code(run(decided=True, current_digest="0" * 64)) == RefusalCode.ALREADY_DECIDED
+    moved = STATE.with_inventory("THREAD-RED-40", 1)
+    assert code(run(decided=True, current=moved)) == RefusalCode.ALREADY_DECIDED
 
 
 def test_expired() -> None:

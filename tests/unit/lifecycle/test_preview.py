@@ -12,10 +12,11 @@ from production_orchestrator.lifecycle.preview import preview_plan
 RUSH = SCENARIOS["rush-order"]
 
 
-def test_preview_is_the_proposal_of_the_order_taken_in_and_leaves_the_shop_as_it_was() -> None:
+def test_preview_is_the_proposal_of_the_request_waiting_beside_the_shop_and_leaves_the_shop_as_it_was() -> None:
     before = RUSH.state.digest()
     proposal = preview_plan(RUSH.state, RUSH.customer_email, RUSH.planning_day)
-    expected = build_proposal(RUSH.taken_in(), RUSH.target_order_id, RUSH.planning_day, proposal.request_text)
+    order = RUSH.taken_in().order(RUSH.target_order_id)
+    expected = build_proposal(RUSH.state, RUSH.target_order_id, RUSH.planning_day, proposal.request_text, pending=order)
     assert proposal.proposal_hash() == expected.proposal_hash()
     assert proposal.planned_by == "solver" and RUSH.state.digest() == before
     greedy = preview_plan(RUSH.state, RUSH.customer_email, RUSH.planning_day, solver_nodes=0)

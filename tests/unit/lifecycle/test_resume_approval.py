@@ -97,7 +97,7 @@ def test_before_claim_is_passed_through(world: MemoryWorld) -> None:
     assert calls == ["checked"]
 
 
-@pytest.mark.parametrize("late", ["is_stale", "verify"])
+@pytest.mark.parametrize("late", ["stale_reasons", "verify"])
 def test_a_cli_resume_that_lost_the_race_is_already_decided_not_stale(
     world: MemoryWorld, monkeypatch: pytest.MonkeyPatch, late: str
 ) -> None:

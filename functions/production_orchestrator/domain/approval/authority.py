@@ -37,7 +37,8 @@ class Ask:
 
     ``via``: ``link`` (a page POST), ``cli`` (``resume --approver``: the vote and the resume at once) or
     ``workflow`` (resume-approval / the resume Lambda: only the decision the approval holds may proceed).
-    ``stale``: the shop changed since the plan was proposed (only an approve needs a fresh shop).
+    ``stale``: the plan no longer applies on the shop (only an approve needs that); ``stale_because`` says
+    what changed inside its footprint, for the refusal.
     """
 
     via: Via
@@ -46,6 +47,7 @@ class Ask:
     actor: str = ""
     stale: bool = False
     allowed: frozenset[str] | None = None
+    stale_because: str = ""
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,9 @@ def _open(approval: ApprovalRecord, ask: Ask) -> Verdict:
     if ask.stale:
         return _refuse(
             RefusalCode.STALE_DOMAIN_STATE,
-            "the shop changed since this plan was proposed: it can be rejected or proposed again, not approved",
+            "the shop changed since this plan was proposed"
+            + (f" ({ask.stale_because})" if ask.stale_because else "")
+            + ": it can be rejected or proposed again, not approved",
         )
     given = approval.approving_votes() + 1
     if ask.via == "cli" and given < approval.required:

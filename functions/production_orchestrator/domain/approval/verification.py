@@ -14,8 +14,10 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..canonical import sha256_hex
 from ..errors import IntegrityError, RefusalCode, ResumeRefusedError
+from ..planning.application import judge
 from ..planning.proposal import ProposalContent, load_proposal
 from ..records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
+from ..shop.model import ShopState
 
 
 @dataclass(frozen=True)
@@ -87,17 +89,20 @@ def verify_resume(
     decided: bool,
     session: SessionFacts,
     proposal_bytes: bytes | None,
-    current_digest: str,
+    current: ShopState,
     runtime_binding: ProviderBinding,
     now: datetime,
     recovering: bool = False,
     already_applied: bool = False,
+    proposed_on: ShopState | None = None,
 ) -> Go | Refusal:
     """Check every fact a resume depends on, in a fixed order; the first failure is the answer.
 
     A claimed decision is reported before anything else changes the verdict, so a replay is always
     ALREADY_DECIDED even after the apply moved the domain digest on. A rejection is not refused for a
-    stale shop: it changes nothing, and it is how a person cancels a plan the shop has moved past.
+    stale shop: it changes nothing, and it is how a person cancels a plan the shop has moved past. Stale
+    is the one rule of :func:`domain.planning.application.judge` on ``current`` (``proposed_on``, the shop
+    the plan was made on when on record, only names what changed).
 
     ``recovering``: finishing a decision claimed in time by a resume that died (see ``claims``). The window
     is not re-checked, the session may show the agent already finished, and when this proposal already
@@ -123,12 +128,12 @@ def verify_resume(
             f"the reviewed hash {request.reviewed_hash[:12]}... is not the pending proposal "
             f"{checkpoint.proposal_hash[:12]}... of checkpoint {cid}",
         )
-    # Only an approve needs the shop as it was: a reject changes nothing, so a stale plan can be cancelled.
-    if request.approved and current_digest != checkpoint.domain_digest and not (recovering and already_applied):
-        return Refusal(
-            RefusalCode.STALE_DOMAIN_STATE,
-            "the shop changed since this plan was proposed; propose again on the current state",
-        )
+    # Only an approve needs a shop the plan still applies on: a reject changes nothing, so a stale plan can
+    # be cancelled. A recovery whose plan already applied finds the shop moved on by its own apply.
+    if request.approved and not (recovering and already_applied):
+        verdict = judge(current, proposal, proposed_on)
+        if verdict.stale:
+            return Refusal(RefusalCode.STALE_DOMAIN_STATE, verdict.message())
     return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)
 
 

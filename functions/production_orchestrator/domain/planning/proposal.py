@@ -5,13 +5,19 @@ read re-hashes (:func:`load_proposal`). Building one is :mod:`.propose`.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from ..canonical import canonical_bytes, content_hash, sha256_hex
 from ..errors import IntegrityError
+from ..shop.footprint import Footprint
 from ..shop.model import Allocation, Order
+
+PLANNER_VERSION = "planner-4"
+# Proposals these versions wrote have no footprint: they are refused with this explanation, never guessed at.
+RETIRED_PLANNER_VERSIONS = ("planner-1", "planner-2", "planner-3")
 
 
 class _Frozen(BaseModel):
@@ -93,7 +99,13 @@ class CommunicationDraft(_Frozen):
 
 
 class ProposalContent(_Frozen):
-    """The immutable content a human reviews; its canonical hash is the proposal's address."""
+    """The immutable content a human reviews; its canonical hash is the proposal's address.
+
+    ``base_digest`` is the whole shop it was made on, ``footprint`` the part of the shop it reads and writes
+    and ``footprint_digest`` that part when it was made. ``result_footprint_digest`` is that part after the
+    plan applies (the same on any shop whose footprint is unchanged); ``result_digest`` the whole shop after
+    it applies on the shop it was made on.
+    """
 
     planner_version: str
     planned_by: Literal["solver", "greedy"] = "greedy"  # which planner produced the schedule changes
@@ -108,6 +120,9 @@ class ProposalContent(_Frozen):
     procurement_actions: tuple[ProcurementAction, ...]
     at_risk: tuple[AtRisk, ...]
     communication_drafts: tuple[CommunicationDraft, ...]
+    footprint: Footprint
+    footprint_digest: str
+    result_footprint_digest: str
     result_digest: str
 
     def to_canonical(self) -> dict[str, Any]:
@@ -139,10 +154,24 @@ class ProposalContent(_Frozen):
         return "; ".join(parts) + "."
 
 
+def _planner_version(data: bytes) -> str:
+    try:
+        version = json.loads(data).get("planner_version")
+    except (ValueError, AttributeError):
+        return ""
+    return version if isinstance(version, str) else ""
+
+
 def load_proposal(data: bytes, expected_hash: str) -> ProposalContent:
     """Parse stored proposal bytes, refusing unless they re-hash to ``expected_hash``."""
     if sha256_hex(data) != expected_hash:
         raise IntegrityError(f"stored proposal does not re-hash to {expected_hash}")
+    version = _planner_version(data)
+    if version in RETIRED_PLANNER_VERSIONS:
+        raise IntegrityError(
+            f"proposal {expected_hash} was made by {version}, which recorded no footprint; this version reads "
+            f"{PLANNER_VERSION} proposals only: reject it and propose again"
+        )
     try:
         return ProposalContent.model_validate_json(data)
     except ValueError as exc:

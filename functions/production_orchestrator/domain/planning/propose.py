@@ -3,8 +3,8 @@ message drafts) and apply an approved one.
 
 Everything here is a pure function of the shop state, the new order and the planning day, so the same
 shop and request always give the same proposal and the same proposal hash. The proposal names the state
-it was built on (revision and digest) and the state it produces (``result_digest``): applying it either
-produces exactly that state or refuses.
+it was built on (revision and digest), its footprint (what it books, moves, adds, reserves and procures)
+with that part's digest, and what it produces; applying it is :mod:`.application`.
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import PlanningError, UnplannableError
-from ..shop.model import Order, ProcurementTask, ShopState, add_days, parse_day, procurement_key
+from ..shop.footprint import footprint_digest, plan_footprint
+from ..shop.model import Order, ShopState, add_days, parse_day
+from .application import apply_proposal, result_of
 from .causes import cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
-from .proposal import Blocker, ProcurementAction, ProposalContent, ScheduleChange
+from .proposal import PLANNER_VERSION, Blocker, ProcurementAction, ProposalContent, ScheduleChange
 from .solver import DEFAULT_NODES
-
-PLANNER_VERSION = "planner-3"
 
 
 def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
@@ -74,11 +74,21 @@ def _plan(state: ShopState, target: Order, planning_day: str, nodes: int = DEFAU
 
 
 def build_proposal(
-    state: ShopState, order_id: str, planning_day: str, request_text: str = "", solver_nodes: int = DEFAULT_NODES
+    shop: ShopState,
+    order_id: str,
+    planning_day: str,
+    request_text: str = "",
+    pending: Order | None = None,
+    solver_nodes: int = DEFAULT_NODES,
 ) -> ProposalContent:
-    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock.
+    """The complete plan for ``order_id`` against ``shop`` from ``planning_day``: deterministic, no clock.
 
-    ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only)."""
+    ``pending`` is the request's order when it waits beside the shop (held with its run, not in ``shop``):
+    it is planned as if taken in, while the proposal's base and footprint digests are those of ``shop``
+    itself, so starting a run changes no digest and the plan adds its order when it applies.
+    ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only).
+    """
+    state = shop if pending is None or shop.order(pending.id) is not None else shop.with_order(pending)
     target = _target(state, order_id, planning_day)
     plan = _plan(state, target, planning_day, solver_nodes, solve=solver_nodes > 0)
     blockers, placement, planned_by = plan.blockers, plan.placement, plan.planned_by
@@ -99,11 +109,17 @@ def build_proposal(
     )
     orders = {o.id: o for o in planned.orders}
     at_risk = plan_at_risk(target, plan.machines, placement, plan.short, lines, orders, planning_day)
+    footprint = plan_footprint(
+        shop,
+        [(c.order_id, c.before, c.after) for c in changes],
+        added=[target],
+        procured=[a.material_id for a in actions],
+    )
     content = {
         "planner_version": PLANNER_VERSION,
         "planned_by": planned_by,
-        "base_revision": state.revision,
-        "base_digest": state.digest(),
+        "base_revision": shop.revision,
+        "base_digest": shop.digest(),
         "planning_day": planning_day,
         "horizon_days": HORIZON_DAYS,
         "request_text": request_text,
@@ -113,42 +129,16 @@ def build_proposal(
         "procurement_actions": actions,
         "at_risk": at_risk,
         "communication_drafts": draft_messages(state, target, tuple(changes), actions, at_risk),
+        "footprint": footprint,
+        "footprint_digest": footprint_digest(shop, footprint),
+        "result_footprint_digest": "",
         "result_digest": "",
     }
     draft = ProposalContent(**content)
-    return draft.model_copy(update={"result_digest": _result(state, draft).digest()})
-
-
-def _result(state: ShopState, proposal: ProposalContent) -> ShopState:
-    orders = {o.id: o for o in state.orders}
-    changed = []
-    for change in proposal.schedule_changes:
-        order = orders.get(change.order_id)
-        if order is None or order.schedule != change.before:
-            raise PlanningError(f"order {change.order_id} is no longer where the proposal expects it")
-        changed.append(order.model_copy(update={"schedule": change.after}))
-    tasks = tuple(
-        ProcurementTask(
-            material=a.material_id, quantity=a.quantity, needed_by=a.needed_by, supplier_email=a.supplier_email
-        )
-        for a in proposal.procurement_actions
-    )
-    return state.with_orders(changed).model_copy(
-        update={
-            "procurement": tuple(sorted(state.procurement + tasks, key=procurement_key)),
-            "revision": state.revision + 1,
-        }
+    after = result_of(shop, draft)
+    return draft.model_copy(
+        update={"result_digest": after.digest(), "result_footprint_digest": footprint_digest(after, footprint)}
     )
 
 
-def apply_proposal(state: ShopState, proposal: ProposalContent) -> ShopState:
-    """The state after ``proposal`` applies: exactly the one it described (``result_digest``), or a refusal."""
-    if state.revision != proposal.base_revision or state.digest() != proposal.base_digest:
-        raise PlanningError(
-            f"the proposal was built on revision {proposal.base_revision} ({proposal.base_digest[:12]}), "
-            f"the shop is at revision {state.revision} ({state.digest()[:12]})"
-        )
-    after = _result(state, proposal)
-    if after.digest() != proposal.result_digest:
-        raise PlanningError("applying the proposal would not give the state it describes; nothing was applied")
-    return after
+__all__ = ["PLANNER_VERSION", "analyze_blockers", "apply_proposal", "build_proposal"]

@@ -225,4 +225,7 @@ def read_shop(doc: Any, *, schema_problems: list[Problem] | None = None) -> Shop
 
 def write_shop(state: ShopState) -> dict[str, Any]:
     """``state`` as a shop document (what ``shop export`` writes and ``shop show --json`` prints)."""
-    return state.model_dump(mode="json", exclude_none=True)
+    data = state.model_dump(mode="json", exclude_none=True)
+    if data["staleness"] == "footprint":
+        del data["staleness"]  # the default, as a file that never chose one reads
+    return data

@@ -214,6 +214,9 @@ class ShopState(_Frozen):
     products: tuple[Product, ...]
     orders: tuple[Order, ...] = ()
     procurement: tuple[ProcurementTask, ...] = ()
+    # Which change of the shop makes a pending plan stale: a change inside its footprint that the plan's
+    # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
+    staleness: Literal["footprint", "any-change"] = "footprint"
 
     @field_validator("timezone")
     @classmethod
@@ -251,8 +254,14 @@ class ShopState(_Frozen):
         return now.astimezone(zone(self.timezone)).date().isoformat()
 
     def to_canonical(self) -> dict[str, Any]:
-        """The state as plain JSON data; every list is already in its defined order."""
-        return self.model_dump(mode="json")
+        """The state as plain JSON data; every list is already in its defined order.
+
+        The default staleness rule is left out, so shops that never chose one keep the digests they had.
+        """
+        data = self.model_dump(mode="json")
+        if data["staleness"] == "footprint":
+            del data["staleness"]
+        return data
 
     def digest(self) -> str:
         """``sha256(canonical(shop state))``."""
