@@ -3,8 +3,10 @@
     POST {"request": "<customer e-mail>"}, SigV4-signed -> Lambda verified the signature and names the caller
     in requestContext.authorizer.iam -> Submission(requested_by = that caller) -> StartExecution -> 202
 
-Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored. A
-request without an IAM caller (the URL misconfigured to ``NONE``) is refused, nothing written.
+Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored; the
+caller becomes a person through the submitter map (``PO_SUBMITTERS``), and a caller it does not name is
+refused (403, ``SUBMITTER_UNKNOWN``), nothing written. A request without an IAM caller (the URL misconfigured
+to ``NONE``) is refused, nothing written.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
 from ..adapters.aws.step_functions import StepFunctionsStarter
-from ..domain.errors import ValidationError
+from ..domain.errors import SubmitterUnknownError, ValidationError
 from ..lifecycle.submit import submit
 from .events import SubmitOutput, SubmitRequest, parse_event
 from .observability import logger, metrics
@@ -99,8 +101,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             caller_id=caller_id,
             request=body.request,
             now=r.core.now(),
+            submitters=dict(r.core.settings.submitters),
             options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
         )
+    except SubmitterUnknownError as exc:
+        logger.warning("submit by an unmapped caller refused", extra={"caller": caller_arn})
+        return _reply(403, {"error": str(exc), "code": exc.code})
     except ValidationError as exc:
         return _reply(400, {"error": str(exc)})
     record = submitted.submission

@@ -29,6 +29,23 @@ PERMANENT_CODES = frozenset(
 )
 
 
+SANDBOX_HINT = (
+    " (the SES account is probably in the sandbox: it sends only to verified addresses; verify the recipient "
+    "or request production access, see the README's SES step)"
+)
+
+
+def _explain(code: str, message: str) -> str:
+    """Name the SES sandbox where its refusals are recognisable: an unverified recipient is MessageRejected
+    "Email address is not verified", and a role that may not use a recipient's identity is AccessDenied."""
+    text = message.lower()
+    if code == "MessageRejected" and "not verified" in text:
+        return SANDBOX_HINT
+    if code in ("AccessDeniedException", "AccessDenied"):
+        return SANDBOX_HINT if "identity" in text or "sandbox" in text else " (the role may not send as this sender)"
+    return ""
+
+
 class SesTransport:
     """Sends from ``sender`` (a verified identity) through ``configuration_set``."""
 
@@ -51,9 +68,11 @@ class SesTransport:
         try:
             response = self._client.send_email(**params)
         except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", "")) or "unknown error"
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", "")) or "unknown error"
             raise DeliveryError(
-                f"ses SendEmail refused {message.key}: {code}", permanent=code in PERMANENT_CODES
+                f"ses SendEmail refused {message.key}: {code}{_explain(code, str(error.get('Message', '')))}",
+                permanent=code in PERMANENT_CODES,
             ) from None
         except BotoCoreError as exc:
             raise DeliveryError(
