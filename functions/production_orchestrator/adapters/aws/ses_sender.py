@@ -7,6 +7,7 @@ repeat after a crash between "SES accepted" and "marked sent" can still be told 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
@@ -30,19 +31,25 @@ PERMANENT_CODES = frozenset(
 
 
 SANDBOX_HINT = (
-    " (the SES account is probably in the sandbox: it sends only to verified addresses; verify the recipient "
-    "or request production access, see the README's SES step)"
+    " (the SES account is in the sandbox: it sends only to verified recipients; verify the recipient or request "
+    "production access, README: Deploying for real, the SES step)"
 )
+_IDENTITY = re.compile(r"identity/([^\s'`\"]+)")
+SENDER_HINT = " (the sender is not a verified SES identity in this region: verify senderEmail or its domain)"
+ROLE_HINT = " (the function's role may not send as this sender: senderEmail differs from the deployed one)"
 
 
-def _explain(code: str, message: str) -> str:
-    """Name the SES sandbox where its refusals are recognisable: an unverified recipient is MessageRejected
-    "Email address is not verified", and a role that may not use a recipient's identity is AccessDenied."""
-    text = message.lower()
+def explain_refusal(code: str, message: str, sender: str) -> str:
+    """What an SES refusal means for the operator. SES names the identities that failed its check: the sender
+    (unverified), or a recipient, which only happens in the sandbox (unverified recipients are refused there);
+    AccessDenied naming an identity other than the sender's is the sandbox's recipient check against IAM."""
+    text = message.casefold()
     if code == "MessageRejected" and "not verified" in text:
-        return SANDBOX_HINT
+        return SENDER_HINT if sender.casefold() in text.split("region", 1)[-1] else SANDBOX_HINT
     if code in ("AccessDeniedException", "AccessDenied"):
-        return SANDBOX_HINT if "identity" in text or "sandbox" in text else " (the role may not send as this sender)"
+        named = set(_IDENTITY.findall(text))
+        own = {sender.casefold(), sender.casefold().rpartition("@")[2]}
+        return SANDBOX_HINT if named - own else ROLE_HINT
     return ""
 
 
@@ -71,7 +78,8 @@ class SesTransport:
             error = exc.response.get("Error", {})
             code = str(error.get("Code", "")) or "unknown error"
             raise DeliveryError(
-                f"ses SendEmail refused {message.key}: {code}{_explain(code, str(error.get('Message', '')))}",
+                f"ses SendEmail refused {message.key}: {code}"
+                + explain_refusal(code, str(error.get("Message", "")), self._sender),
                 permanent=code in PERMANENT_CODES,
             ) from None
         except BotoCoreError as exc:
