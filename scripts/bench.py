@@ -231,6 +231,8 @@ FIRST_REQUEST_MODULES = {
     ],
     "record_expiry": ["production_orchestrator.lifecycle.expire", "production_orchestrator.handlers.events"],
     "report_pending_age": ["production_orchestrator.lifecycle.status"],
+    "submit": ["production_orchestrator.lifecycle.submit", "production_orchestrator.handlers.events"],
+    "send_outbox": ["production_orchestrator.lifecycle.deliver", "production_orchestrator.handlers.events"],
 }
 
 
