@@ -38,6 +38,7 @@ from production_orchestrator.domain.errors import (
     ResumeRefusedError,
     ShopError,
     StartError,
+    UnplannableError,
     ValidationError,
 )
 
@@ -304,6 +305,7 @@ class ApprovalWorkflow(Construct):
             ),
             errors=[
                 PlanningError.__name__,
+                UnplannableError.__name__,
                 ValidationError.__name__,
                 IntakeError.__name__,
                 RequestTooLongError.__name__,

@@ -19,7 +19,13 @@ from infra.constructs.agent_functions import (
 )
 from infra.settings import DEFAULTS, Settings
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
-from production_orchestrator.domain.errors import ConfigurationError, PlanningError, ShopError, ValidationError
+from production_orchestrator.domain.errors import (
+    ConfigurationError,
+    PlanningError,
+    ShopError,
+    UnplannableError,
+    ValidationError,
+)
 from tests.support.cdk_template import (
     function_ids,
     placeholder,
@@ -261,7 +267,8 @@ def test_a_run_without_a_shop_or_a_plannable_request_ends_in_a_named_fail_state(
     catches = {tuple(c["ErrorEquals"]): c["Next"] for c in states[STATE_RUN_AGENT]["Catch"]}
     assert catches[(ShopError.__name__,)] == STATE_NO_SHOP
     planning = next(k for k, v in catches.items() if v == STATE_REQUEST_NOT_PLANNED)
-    assert {PlanningError.__name__, ValidationError.__name__} <= set(planning)
+    # Step Functions matches the raised class's own name, not its bases: each subclass is listed
+    assert {PlanningError.__name__, UnplannableError.__name__, ValidationError.__name__} <= set(planning)
     assert states[STATE_NO_SHOP]["Type"] == "Fail" and states[STATE_NO_SHOP]["Error"] == ShopError.__name__
     # the reason is the handler's own message (no shop yet, or another shop)
     assert states[STATE_NO_SHOP]["CausePath"] == "$.error.Cause"
