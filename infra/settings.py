@@ -97,10 +97,10 @@ ARCHITECTURES = ("arm64", "x86_64")
 # …:application-inference-profile/a1b2c3, or arn:aws:bedrock:REGION::foundation-model/amazon.nova-pro-v1:0.
 MODEL_ARN = re.compile(
     r"^arn:aws[a-z-]*:bedrock:[a-z0-9-]+:(\d{12})?:"
-    r"(?P<kind>foundation-model|inference-profile|application-inference-profile)/(?P<name>[A-Za-z0-9.:_-]{1,128})$"
+    r"(?P<kind>foundation-model|inference-profile|application-inference-profile)/(?P<name>[A-Za-z0-9.:_-]{1,128})\Z"
 )
-_PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/$")
-_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/\Z")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ import json
 import re
 
 _ASSUMED_ROLE_PARTS = re.compile(
-    r"^arn:aws[a-z-]*:sts::(?P<account>\d{12}):assumed-role/(?P<role>[^/]+)/(?P<session>[^/]+)$"
+    r"^arn:aws[a-z-]*:sts::(?P<account>\d{12}):assumed-role/(?P<role>[^/]+)/(?P<session>[^/]+)\Z"
 )
-_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}\Z")
 INBOUND_CHANNEL_PREFIX = "inbound:"
-_CALLER_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,512}$")
+_CALLER_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,512}\Z")
 
 
 def normalize_identity(value: str) -> str:
@@ -40,15 +40,15 @@ def normalize_identity(value: str) -> str:
 
 def is_caller_arn(value: str) -> bool:
     """True for an IAM user/role or STS assumed-role ARN (what an IAM-authorized caller is named by)."""
-    return _CALLER_ARN.match(value) is not None
+    return _CALLER_ARN.fullmatch(value) is not None
 
 
 IDENTITY_CENTER = "identity-center"
 _IDENTITY_CENTER_ROLE = "AWSReservedSSO_"
 _USER_OR_ROLE = re.compile(
-    r"^arn:(?P<partition>aws[a-z-]*):iam::(?P<account>\d{12}):(?P<kind>user|role)/(?P<path>[A-Za-z0-9+=,.@_/-]{1,512})$"
+    r"^arn:(?P<partition>aws[a-z-]*):iam::(?P<account>\d{12}):(?P<kind>user|role)/(?P<path>[A-Za-z0-9+=,.@_/-]{1,512})\Z"
 )
-_PERSON = re.compile(r"^[^\s,]{1,254}$")
+_PERSON = re.compile(r"^[^\s,]{1,254}\Z")
 
 
 def parse_submitter_map(raw: dict[str, object]) -> dict[str, str]:
@@ -101,7 +101,7 @@ def requester_from_caller(user_arn: str, submitters: dict[str, str]) -> str:
 
 def is_email_address(value: str) -> bool:
     """True for one plain address (``name@domain.tld``), as approver lists and the inbound address hold."""
-    return _EMAIL.match(value) is not None
+    return _EMAIL.fullmatch(value) is not None
 
 
 def channel_identity(address: str) -> str:

@@ -82,8 +82,8 @@ class SesTransport:
                 + explain_refusal(code, str(error.get("Message", "")), self._sender),
                 permanent=code in PERMANENT_CODES,
             ) from None
-        except BotoCoreError as exc:
+        except BotoCoreError as exc:  # no answer from SES (connection, timeout): not counted as an attempt
             raise DeliveryError(
-                f"ses SendEmail for {message.key} failed: {type(exc).__name__}", permanent=False
+                f"ses SendEmail for {message.key} failed: {type(exc).__name__}", permanent=False, unreachable=True
             ) from None
         return f"ses:{response['MessageId']}"
