@@ -40,6 +40,8 @@ STATE_DECISION_EXPIRED: Final = "DecisionExpired"
 STATE_SEND_MESSAGES: Final = "SendApprovedMessages"
 STATE_MESSAGES_NOT_SENT: Final = "MessagesNotSent"
 STATE_REQUESTER_UNVERIFIED: Final = "RequesterNotVerified"
+STATE_NO_SHOP: Final = "NoShopToPlanOn"
+STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED
@@ -77,3 +79,4 @@ ENV_METRICS_NAMESPACE: Final = contracts.ENV_METRICS_NAMESPACE
 ENV_SENDER_EMAIL: Final = contracts.ENV_SENDER_EMAIL
 ENV_SES_CONFIGURATION_SET: Final = contracts.ENV_SES_CONFIGURATION_SET
 ENV_STATE_MACHINE_ARN: Final = contracts.ENV_STATE_MACHINE_ARN
+ENV_SUBMITTERS: Final = contracts.ENV_SUBMITTERS

@@ -20,8 +20,8 @@ separationOfDuties  true                          who started a run may not appr
 quorum              2                             approvals a large plan needs (PO_QUORUM, 1-20)
 quorumAboveQuantity (none: never)                 plans procuring more than this need the quorum
                                                   (PO_QUORUM_ABOVE_QUANTITY); others need one approval
-decideReservedConcurrency 10                      concurrent executions reserved for (and capping) the
-                                                  public decision URL; ``none``: no reservation
+decideReservedConcurrency none                    concurrent executions reserved for (and capping) the
+                                                  public decision URL (needs an account quota of 100 + it)
 decisionLease       10m                           how long a resume holds the decision claim
                                                   (PO_DECISION_LEASE); the workflow retries a crashed
                                                   resume after it
@@ -30,6 +30,9 @@ senderEmail         (none)                        verified SES identity the appr
 sesConfigurationSet (one the stack creates)       an existing SES configuration set to send through
 inboundAddress      (none: no e-mail intake)      an address on an SES-verified receiving domain: e-mails
                                                   SES receives for it (SPF, DKIM, DMARC passed) start runs
+messages            on                            send approved plans' messages (needs senderEmail when
+                                                  approverEmails is set); ``off``: they stay in the outbox
+submitters          (none: nobody may submit)     JSON object: principal ARN -> person (who may ``submit``)
 ==================  ============================  =====================================================
 
 The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
@@ -38,6 +41,7 @@ execution may run; a longer window is refused at synth.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +52,7 @@ from production_orchestrator.contracts import is_approver_email
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
+from production_orchestrator.domain.identity import normalize_identity, parse_submitter_map, submitters_env
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.scenarios import SCENARIOS
 
@@ -76,14 +81,24 @@ DEFAULTS: dict[str, Any] = {
     "separationOfDuties": True,
     "quorum": 2,
     "quorumAboveQuantity": "",
-    "decideReservedConcurrency": 10,
+    # None by default: Lambda keeps 100 of the account's concurrency unreserved, and new accounts often have a
+    # quota of 10, where any reservation fails the first deploy.
+    "decideReservedConcurrency": "none",
     "decisionLease": f"{int(DEFAULT_LEASE.total_seconds() // 60)}m",
     "senderEmail": "",
     "sesConfigurationSet": "",
     "inboundAddress": "",
+    "messages": "on",
+    "submitters": "",
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
+# A modelId given as an ARN: arn:aws:bedrock:REGION:ACCOUNT:inference-profile/us.amazon.nova-pro-v1:0,
+# …:application-inference-profile/a1b2c3, or arn:aws:bedrock:REGION::foundation-model/amazon.nova-pro-v1:0.
+MODEL_ARN = re.compile(
+    r"^arn:aws[a-z-]*:bedrock:[a-z0-9-]+:(\d{12})?:"
+    r"(?P<kind>foundation-model|inference-profile|application-inference-profile)/(?P<name>[A-Za-z0-9.:_-]{1,128})\Z"
+)
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/\Z")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
@@ -105,12 +120,14 @@ class Settings:
     separation_of_duties: bool = True
     quorum: int = 2
     quorum_above_quantity: int | None = None
-    decide_reserved_concurrency: int | None = 10
+    decide_reserved_concurrency: int | None = None
     decision_lease: str = "10m"
     decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
     sender_email: str = ""
     ses_configuration_set: str = ""
     inbound_address: str = ""
+    messages: bool = True
+    submitters: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -135,6 +152,7 @@ class Settings:
                 region=str(raw["modelRegion"]),
             )
             window = parse_duration(str(raw["approvalWindow"]))
+            _check_model_arn(binding.model_id, binding.region)
             lease = parse_duration(str(raw["decisionLease"]))
         except (ValueError, ValidationError) as exc:
             raise ConfigurationError(f"invalid model, approval window or decision lease setting: {exc}") from None
@@ -169,6 +187,11 @@ class Settings:
         )
         if above is not None and emails and quorum > len(emails):
             raise ConfigurationError(f"quorum {quorum} can never be reached by {len(emails)} approver(s)")
+        messages = _switch("messages", raw["messages"])
+        _check_sender(emails, messages, sender)
+        separation = _flag("separationOfDuties", raw["separationOfDuties"])
+        submitters = parse_submitters(raw["submitters"])
+        _check_reachable(emails, submitters, separation, quorum if above is not None else 1)
         return cls(
             approver_emails=emails,
             operator_email=operator,
@@ -180,7 +203,7 @@ class Settings:
             session_prefix=prefix,
             log_retention_days=int(raw["logRetentionDays"]),
             architecture=architecture,
-            separation_of_duties=_flag("separationOfDuties", raw["separationOfDuties"]),
+            separation_of_duties=separation,
             quorum=quorum,
             quorum_above_quantity=above,
             decide_reserved_concurrency=_reservation(raw["decideReservedConcurrency"]),
@@ -189,7 +212,27 @@ class Settings:
             sender_email=sender,
             ses_configuration_set=configuration_set,
             inbound_address=inbound,
+            messages=messages,
+            submitters=tuple(sorted(submitters.items())),
         )
+
+    @property
+    def submitters_json(self) -> str:
+        """The submitter mapping as the submit function reads it (``PO_SUBMITTERS``)."""
+        return submitters_env(dict(self.submitters))
+
+
+def _check_model_arn(model_id: str, region: str) -> None:
+    """A modelId given as an ARN must be a Bedrock model or inference-profile ARN in ``modelRegion`` (the
+    runtime calls that region's endpoint with it)."""
+    if not model_id.startswith("arn:"):
+        return
+    match = MODEL_ARN.match(model_id)
+    if match is None:
+        raise ConfigurationError(f"modelId {model_id!r} is not a Bedrock model or inference-profile ARN")
+    arn_region = model_id.split(":")[3]
+    if arn_region != region:
+        raise ConfigurationError(f"modelId names region {arn_region} but modelRegion is {region}: make them the same")
 
 
 def _mail_settings(raw: dict[str, Any]) -> tuple[str, str, str]:
@@ -204,6 +247,54 @@ def _mail_settings(raw: dict[str, Any]) -> tuple[str, str, str]:
     if inbound and not is_approver_email(inbound):
         raise ConfigurationError(f"inboundAddress {inbound!r} is not an e-mail address")
     return sender, configuration_set, inbound
+
+
+def parse_submitters(value: Any) -> dict[str, str]:
+    """``submitters``: a JSON object (``-c 'submitters={"arn:…:role/Ops": "ana@example.com"}'``, or an object in
+    cdk.json) from principal ARNs to people; invalid entries raise. See domain/identity.py for what matches."""
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ConfigurationError('submitters must be a JSON object: {"<principal ARN>": "<person>"}') from None
+    if not isinstance(value, dict):
+        raise ConfigurationError('submitters must be a JSON object: {"<principal ARN>": "<person>"}')
+    try:
+        return parse_submitter_map(value)
+    except ValueError as exc:
+        raise ConfigurationError(f"submitters: {exc}") from None
+
+
+def _check_sender(approvers: tuple[str, ...], messages: bool, sender: str) -> None:
+    """A stack whose plans can be approved and whose messages are on must have a sender to send them from."""
+    if approvers and messages and not sender:
+        raise ConfigurationError(
+            "approverEmails is set and messages are on, but senderEmail is not: approved plans' messages could "
+            "never be sent; set -c senderEmail=<a verified SES identity> or -c messages=off"
+        )
+
+
+def _check_reachable(approvers: tuple[str, ...], submitters: dict[str, str], separation: bool, required: int) -> None:
+    """Under separation of duties, a run submitted by an approver needs ``required`` approvals from the others."""
+    if not separation or not approvers:
+        return
+    folded = {normalize_identity(a) for a in approvers}
+    submitting_approvers = sorted({p for p in submitters.values() if p in folded})
+    if submitting_approvers and len(folded) - 1 < required:
+        raise ConfigurationError(
+            f"{submitting_approvers[0]} may submit runs but, under separationOfDuties, not approve them, and the "
+            f"other {len(folded) - 1} approver(s) cannot give the {required} approval(s) a plan needs: add an "
+            "approver, or (a one-owner shop) -c separationOfDuties=false"
+        )
+
+
+def _switch(key: str, value: Any) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("on", "off"):
+        raise ConfigurationError(f"{key} must be on or off")
+    return text == "on"
 
 
 def _reservation(value: Any) -> int | None:

@@ -30,13 +30,27 @@ class ProductionOrchestratorStack(Stack):
             self, "Functions", settings=settings, store=self.store, topic=self.channel.topic
         )
         self.channel.attach_decision_endpoint(self.functions.decide, link_builder=self.functions.request_approval)
-        self.outbox = OutboxSender(self, "Outbox", settings=settings, store=self.store, functions=self.functions)
+        # messages=off: approved plans' messages stay in the outbox, and no sender or sending state exists.
+        self.outbox = (
+            OutboxSender(self, "Outbox", settings=settings, store=self.store, functions=self.functions)
+            if settings.messages
+            else None
+        )
         self.workflow = ApprovalWorkflow(
-            self, "Workflow", settings=settings, functions=self.functions, sender=self.outbox.function
+            self,
+            "Workflow",
+            settings=settings,
+            functions=self.functions,
+            sender=self.outbox.function if self.outbox else None,
         )
         self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
         self.requests = RequestEntry(
-            self, "Requests", store=self.store, functions=self.functions, state_machine=self.workflow.state_machine
+            self,
+            "Requests",
+            settings=settings,
+            store=self.store,
+            functions=self.functions,
+            state_machine=self.workflow.state_machine,
         )
         # E-mail intake only where an inbound address is configured.
         self.inbound = (
@@ -52,5 +66,10 @@ class ProductionOrchestratorStack(Stack):
             else None
         )
         self.operations = Operations(
-            self, "Operations", settings=settings, workflow=self.workflow, functions=self.functions
+            self,
+            "Operations",
+            settings=settings,
+            workflow=self.workflow,
+            functions=self.functions,
+            failed_deliveries=self.inbound.failed_deliveries if self.inbound else None,
         )

@@ -46,7 +46,15 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 PY = sys.executable
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "functions")}
-STRANDS_FREE = ("decide", "request_approval", "record_expiry", "report_pending_age")
+STRANDS_FREE = (
+    "decide",
+    "request_approval",
+    "record_expiry",
+    "report_pending_age",
+    "submit",
+    "send_outbox",
+    "receive_email",
+)
 AGENT_HANDLERS = ("run_agent", "resume_agent")
 TARGET_STRANDS_FREE = 1.5  # x import boto3 from the same asset
 TARGET_AGENT = 1.15  # x import strands from the same asset
@@ -231,6 +239,9 @@ FIRST_REQUEST_MODULES = {
     ],
     "record_expiry": ["production_orchestrator.lifecycle.expire", "production_orchestrator.handlers.events"],
     "report_pending_age": ["production_orchestrator.lifecycle.status"],
+    "submit": ["production_orchestrator.lifecycle.submit", "production_orchestrator.handlers.events"],
+    "send_outbox": ["production_orchestrator.lifecycle.deliver", "production_orchestrator.handlers.events"],
+    "receive_email": ["production_orchestrator.lifecycle.submit", "production_orchestrator.handlers.events"],
 }
 
 

@@ -36,6 +36,8 @@ ENV_SES_CONFIGURATION_SET: Final = "PO_SES_CONFIGURATION_SET"
 ENV_STATE_MACHINE_ARN: Final = "PO_STATE_MACHINE_ARN"
 # Customer e-mails received by SES for this address start runs (set only when the stack receives e-mail).
 ENV_INBOUND_ADDRESS: Final = "PO_INBOUND_ADDRESS"
+# The submit entry's map of principal ARNs to people (JSON, see domain/identity.py).
+ENV_SUBMITTERS: Final = "PO_SUBMITTERS"
 # The planning solver's budget in work (branch-and-bound nodes per objective stage; 0: the greedy plan only).
 ENV_SOLVER_NODES: Final = "PO_SOLVER_NODES"
 ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"

@@ -17,6 +17,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
+from production_orchestrator.domain.errors import ConfigurationError
+
 from ..bundling import AGENT_ONLY_PACKAGES, lambda_code
 from ..constants import (
     DECIDE_HANDLER,
@@ -58,8 +60,8 @@ from ..permissions import (
     SESSION_ACCESS,
     TABLE_ACCESS,
 )
-from ..settings import Settings
-from .state_store import StateStore
+from ..settings import MODEL_ARN, Settings
+from .state_store import KEEP, StateStore
 
 SERVICE_NAME = "production-orchestrator"
 RETENTION = {
@@ -74,10 +76,41 @@ RETENTION = {
 }
 # Cross-region inference profile ids start with a geography; the profile routes to the base model in
 # any region of that geography, so the foundation-model grant cannot name one region.
-INFERENCE_PROFILE_PREFIXES = ("us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.")
+INFERENCE_PROFILE_PREFIXES = ("us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "us-gov.")
 
 
-AGENT_TIMEOUT_SECONDS = 300
+# What the account may do with an HMAC key without being named in its policy: administer it and verify MACs.
+# Not GenerateMac, and not CreateGrant (a grant could hand GenerateMac to anyone).
+KEY_ADMIN_ACTIONS = (
+    "kms:CancelKeyDeletion",
+    "kms:CreateAlias",
+    "kms:DeleteAlias",
+    "kms:DescribeKey",
+    "kms:DisableKey",
+    "kms:EnableKey",
+    "kms:GetKeyPolicy",
+    "kms:GetKeyRotationStatus",
+    "kms:ListGrants",
+    "kms:ListKeyPolicies",
+    "kms:ListResourceTags",
+    "kms:PutKeyPolicy",
+    "kms:RetireGrant",
+    "kms:RevokeGrant",
+    "kms:ScheduleKeyDeletion",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:UpdateAlias",
+    "kms:UpdateKeyDescription",
+    "kms:VerifyMac",
+)
+# Strands retries a throttled model call 6 times, waiting 4, 8, 16, 32 and 64 s (124 s), and a slow answer
+# takes up to 2 minutes: one model call may need ~244 s. A run makes several calls, so it gets Lambda's
+# maximum; the workflow retries a run that still times out once (RUN_AGENT_TIMEOUT_RETRIES). A resume makes
+# one or two calls after the decision, and must stay shorter than the decision lease (10 minutes) so that a
+# running resume is never taken over.
+RUN_AGENT_TIMEOUT_SECONDS = 900
+RESUME_AGENT_TIMEOUT_SECONDS = 540
+AGENT_TIMEOUT_SECONDS = RESUME_AGENT_TIMEOUT_SECONDS  # the resume's: what the decision lease must outlast
 
 
 def retention(days: int) -> logs.RetentionDays:
@@ -169,11 +202,15 @@ class AgentFunctions(Construct):
         }
         if settings.link_base_url:
             self.environment[ENV_LINK_BASE_URL] = settings.link_base_url
-        self.agent_timeout_seconds = AGENT_TIMEOUT_SECONDS
-        agent_timeout = Duration.seconds(AGENT_TIMEOUT_SECONDS)
+        self.agent_timeout_seconds = RESUME_AGENT_TIMEOUT_SECONDS
         self.run_agent = self._function(
             _Spec(
-                "RunAgent", RUN_AGENT_HANDLER, "runs the agent until it asks for approval", 1024, agent_timeout, True
+                "RunAgent",
+                RUN_AGENT_HANDLER,
+                "runs the agent until it asks for approval",
+                1024,
+                Duration.seconds(RUN_AGENT_TIMEOUT_SECONDS),
+                True,
             ),
         )
         self.request_approval = self._function(
@@ -202,7 +239,7 @@ class AgentFunctions(Construct):
                 RESUME_AGENT_HANDLER,
                 "verifies the decision, then resumes the agent",
                 1024,
-                agent_timeout,
+                Duration.seconds(RESUME_AGENT_TIMEOUT_SECONDS),
                 True,
             ),
         )
@@ -234,9 +271,9 @@ class AgentFunctions(Construct):
             if module in MODEL_USERS:
                 self._grant_model(fn)
             if module in RECEIPT_KEY_ACTIONS:
-                self.receipt_key.grant(fn, *RECEIPT_KEY_ACTIONS[module])
+                self.grant_key(self.receipt_key, fn, RECEIPT_KEY_ACTIONS[module])
             if module in AUDIT_KEY_ACTIONS:
-                self.audit_key.grant(fn, *AUDIT_KEY_ACTIONS[module])
+                self.grant_key(self.audit_key, fn, AUDIT_KEY_ACTIONS[module])
             for action in PUBLISHERS.get(module, ()):
                 fn.add_to_role_policy(iam.PolicyStatement(actions=[action], resources=[topic.topic_arn]))
         # Customer e-mails too large for the execution input are read from the request prefix.
@@ -249,17 +286,47 @@ class AgentFunctions(Construct):
         return tuple(self.by_module.values())
 
     def _hmac_key(self, construct_id: str, purpose: str, rotation: str) -> kms.Key:
-        """An HMAC_SHA_256 KMS key (kept when the stack is deleted: what it MACed must stay verifiable)."""
+        """An HMAC_SHA_256 KMS key (kept when the stack is deleted: what it MACed must stay verifiable).
+
+        Its policy does not delegate to IAM (no ``root: kms:*``): the account may administer the key and verify
+        MACs (a yes/no that mints nothing: the operator's audit-verify), but only the roles named by
+        :meth:`grant_key` may generate a MAC, so no administrator's identity policy can mint a receipt or an
+        audit link. The account keeps ``PutKeyPolicy`` (KMS refuses a policy that locks it out); changing the
+        policy is a CloudTrail event.
+        """
+        account = iam.AccountRootPrincipal()
+        policy = iam.PolicyDocument(
+            statements=[
+                iam.PolicyStatement(
+                    sid="AccountAdministersAndVerifies",
+                    principals=[account],
+                    actions=list(KEY_ADMIN_ACTIONS),
+                    resources=["*"],  # in a key policy, "*" is this key
+                )
+            ]
+        )
         key = kms.Key(
             self,
             construct_id,
             description=f"production orchestrator: {purpose} (HMAC_SHA_256)",
             key_spec=kms.KeySpec.HMAC_256,
             key_usage=kms.KeyUsage.GENERATE_VERIFY_MAC,
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=KEEP,
+            policy=policy,
         )
         acknowledge(key, "AwsSolutions-KMS5", f"HMAC keys cannot have automatic rotation in KMS; {rotation}")
         return key
+
+    @staticmethod
+    def grant_key(key: kms.Key, fn: lambda_.IFunction, actions: tuple[str, ...]) -> None:
+        """``actions`` on ``key`` for ``fn``'s role, in the key policy (which does not delegate to IAM) and, to be
+        read beside the role's other permissions, in its identity policy too."""
+        role = fn.role
+        assert role is not None
+        key.add_to_resource_policy(
+            iam.PolicyStatement(principals=[iam.ArnPrincipal(role.role_arn)], actions=list(actions), resources=["*"])
+        )
+        fn.add_to_role_policy(iam.PolicyStatement(actions=list(actions), resources=[key.key_arn]))
 
     def add_strands_free(
         self, construct_id: str, handler: str, description: str, timeout: Duration
@@ -331,20 +398,66 @@ class AgentFunctions(Construct):
         if binding.provider != "bedrock":
             return
         stack = Stack.of(self)
-        model_id = binding.model_id
-        if model_id.startswith(INFERENCE_PROFILE_PREFIXES):
-            base_model = model_id.split(".", 1)[1]
-            resources = [
-                f"arn:{stack.partition}:bedrock:{binding.region}:{stack.account}:inference-profile/{model_id}",
-                f"arn:{stack.partition}:bedrock:*::foundation-model/{base_model}",
-            ]
+        grant = model_grant(stack.partition, stack.account, binding.region, binding.model_id)
+        if grant.acknowledged:
             assert fn.role is not None
             acknowledge(
                 fn.role,
-                f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/{base_model}]",
-                "A cross-region inference profile routes to its one base model in any region of its "
-                "geography; the grant names that model and no other.",
+                f"AwsSolutions-IAM5[Resource::{grant.acknowledged}]",
+                "An inference profile routes to its base model in any region of its geography; the grant names "
+                "that model (or, for an application profile, only models reached through that one profile).",
             )
-        else:
-            resources = [f"arn:{stack.partition}:bedrock:{binding.region}::foundation-model/{model_id}"]
-        fn.add_to_role_policy(iam.PolicyStatement(actions=list(MODEL_ACTIONS), resources=resources))
+        fn.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=list(MODEL_ACTIONS),
+                resources=list(grant.resources),
+                conditions=grant.conditions or None,
+            )
+        )
+
+
+@dataclass(frozen=True)
+class ModelGrant:
+    """The Bedrock resources (and conditions) a model id needs; ``acknowledged``: the wildcard resource, if any,
+    as cdk-nag names it."""
+
+    resources: tuple[str, ...]
+    conditions: dict[str, dict[str, str]]
+    acknowledged: str = ""
+
+
+def model_grant(partition: str, account: str, region: str, model_id: str) -> ModelGrant:
+    """What invoking ``model_id`` needs: a foundation-model id, a cross-region profile id (``us.…``), or an ARN of
+    a foundation model, an inference profile or an application inference profile (used as given)."""
+    if model_id.startswith("arn:"):
+        match = MODEL_ARN.match(model_id)
+        if match is None:
+            raise ConfigurationError(f"modelId {model_id!r} is not a Bedrock model or inference-profile ARN")
+        kind, name = match.group("kind"), match.group("name")
+        if kind == "foundation-model":
+            return ModelGrant((model_id,), {})
+        if kind == "inference-profile" and name.startswith(INFERENCE_PROFILE_PREFIXES):
+            base = name.split(".", 1)[1]
+            return ModelGrant(
+                (model_id, f"arn:{partition}:bedrock:*::foundation-model/{base}"),
+                {},
+                f"arn:<AWS::Partition>:bedrock:*::foundation-model/{base}",
+            )
+        # An application inference profile names its model only inside Bedrock: any foundation model, but only
+        # when reached through this one profile.
+        return ModelGrant(
+            (model_id, f"arn:{partition}:bedrock:*::foundation-model/*"),
+            {"StringEquals": {"bedrock:InferenceProfileArn": model_id}},
+            "arn:<AWS::Partition>:bedrock:*::foundation-model/*",
+        )
+    if model_id.startswith(INFERENCE_PROFILE_PREFIXES):
+        base_model = model_id.split(".", 1)[1]
+        return ModelGrant(
+            (
+                f"arn:{partition}:bedrock:{region}:{account}:inference-profile/{model_id}",
+                f"arn:{partition}:bedrock:*::foundation-model/{base_model}",
+            ),
+            {},
+            f"arn:<AWS::Partition>:bedrock:*::foundation-model/{base_model}",
+        )
+    return ModelGrant((f"arn:{partition}:bedrock:{region}::foundation-model/{model_id}",), {})

@@ -16,6 +16,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
+from production_orchestrator.domain.identity import normalize_identity
 
 from ..constants import ENV_LINK_BASE_URL
 from ..outputs import output
@@ -44,11 +45,15 @@ class ApprovalChannel(Construct):
         output(self, "ApprovalTopicArn", self.topic.topic_arn, "approval e-mails go out here")
         for email in settings.approver_emails:
             # One message per approver, each holding that approver's own link: the filter makes sure an
-            # approver receives only theirs. Confirm with AuthenticateOnUnsubscribe=true (see README) so a
-            # mail scanner cannot unsubscribe the approver.
+            # approver receives only theirs. The published attribute is the normalized identity (case-folded),
+            # and SNS string filters match exactly, so the filter holds the same form: `Ana@Example.com` as
+            # typed would never match. Confirm with AuthenticateOnUnsubscribe=true (see README) so a mail
+            # scanner cannot unsubscribe the approver.
+            attribute = normalize_identity(email)
             self.topic.add_subscription(
                 subscriptions.EmailSubscription(
-                    email, filter_policy={APPROVER_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[email])}
+                    email,
+                    filter_policy={APPROVER_ATTRIBUTE: sns.SubscriptionFilter.string_filter(allowlist=[attribute])},
                 )
             )
         if not settings.approver_emails:

@@ -31,9 +31,15 @@ from production_orchestrator.domain.errors import (
     ConfigurationError,
     DeliveryFailedError,
     DeliveryIncompleteError,
+    IntakeError,
+    PlanningError,
     RequesterUnverifiedError,
+    RequestTooLongError,
     ResumeRefusedError,
+    ShopError,
     StartError,
+    UnplannableError,
+    ValidationError,
 )
 
 from ..constants import (
@@ -42,9 +48,11 @@ from ..constants import (
     OUTCOME_REJECTED,
     STATE_DECISION_EXPIRED,
     STATE_MESSAGES_NOT_SENT,
+    STATE_NO_SHOP,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_REQUEST_NOT_PLANNED,
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
@@ -72,6 +80,10 @@ RESUME_CRASH_ERRORS = (
     BackendError.__name__,
 )
 RESUME_CRASH_RETRIES = 2
+# A run that timed out (a model throttled for minutes) or whose runtime died is started once more: what the
+# dead run wrote (a checkpoint no approval points at) is never offered to anyone.
+RUN_AGENT_TIMEOUT_ERRORS = ("Sandbox.Timedout", "Lambda.Unknown", "Runtime.ExitError")
+RUN_AGENT_TIMEOUT_RETRIES = 1
 # Step Functions' own log group name: /aws/vendedlogs/states/ keeps it out of the account's CloudWatch Logs
 # resource policy (5,120 characters), which log groups under other names are added to.
 VENDED_LOGS_PREFIX = "/aws/vendedlogs/states/"
@@ -126,7 +138,7 @@ class ApprovalWorkflow(Construct):
         *,
         settings: Settings,
         functions: AgentFunctions,
-        sender: lambda_.IFunction,
+        sender: lambda_.IFunction | None,
     ) -> None:
         super().__init__(scope, construct_id)
 
@@ -155,6 +167,12 @@ class ApprovalWorkflow(Construct):
                 {"input": sfn.JsonPath.entire_payload, "execution_name": sfn.JsonPath.string_at("$$.Execution.Name")}
             ),
             "$.run",
+        )
+        run_agent.add_retry(
+            errors=list(RUN_AGENT_TIMEOUT_ERRORS),
+            interval=Duration.seconds(60),
+            max_attempts=RUN_AGENT_TIMEOUT_RETRIES,
+            backoff_rate=1,
         )
         wait_for_decision = tasks.LambdaInvoke(
             self,
@@ -210,28 +228,31 @@ class ApprovalWorkflow(Construct):
         plan_applied = sfn.Succeed(
             self, STATE_PLAN_APPLIED, comment="the reviewed plan applied exactly once and its messages were sent"
         )
-        send_messages = invoke(
-            STATE_SEND_MESSAGES,
-            sender,
-            sfn.TaskInput.from_object(
-                {
-                    "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id"),
-                    "proposal_hash": sfn.JsonPath.string_at("$.run.proposal_hash"),
-                }
-            ),
-            "$.messages",
-        )
-        send_messages.add_retry(errors=[DeliveryIncompleteError.__name__], **SEND_RETRY)  # type: ignore[arg-type]
-        send_messages.add_catch(
-            sfn.Fail(
-                self,
-                STATE_MESSAGES_NOT_SENT,
-                error=DeliveryFailedError.__name__,
-                cause="the plan applied, but not every message was sent: see the outbox (status failed or queued)",
-            ),
-            errors=[sfn.Errors.ALL],
-            result_path="$.error",
-        )
+        applied: sfn.IChainable = plan_applied
+        if sender is not None:
+            send_messages = invoke(
+                STATE_SEND_MESSAGES,
+                sender,
+                sfn.TaskInput.from_object(
+                    {
+                        "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id"),
+                        "proposal_hash": sfn.JsonPath.string_at("$.run.proposal_hash"),
+                    }
+                ),
+                "$.messages",
+            )
+            send_messages.add_retry(errors=[DeliveryIncompleteError.__name__], **SEND_RETRY)  # type: ignore[arg-type]
+            send_messages.add_catch(
+                sfn.Fail(
+                    self,
+                    STATE_MESSAGES_NOT_SENT,
+                    error=DeliveryFailedError.__name__,
+                    cause="the plan applied, but not every message was sent: see the outbox (status failed or queued)",
+                ),
+                errors=[sfn.Errors.ALL],
+                result_path="$.error",
+            )
+            applied = send_messages.next(plan_applied)
         plan_rejected = sfn.Succeed(self, STATE_PLAN_REJECTED, comment="rejected; the domain state is unchanged")
         resume_refused = sfn.Fail(
             self,
@@ -260,11 +281,42 @@ class ApprovalWorkflow(Construct):
             errors=[RequesterUnverifiedError.__name__],
             result_path="$.error",
         )
+        # A run with nothing to plan on (no shop imported yet, another shop in the table) or a request that cannot
+        # be planned ends in a state that says so, with the class name as its error, never a bare failure.
+        run_agent.add_catch(
+            sfn.Fail(
+                self,
+                STATE_NO_SHOP,
+                error=ShopError.__name__,
+                # The handler's own message: no shop yet (import one: README, deploy step 6), or another shop.
+                cause_path=sfn.JsonPath.string_at("$.error.Cause"),
+            ),
+            errors=[ShopError.__name__],
+            result_path="$.error",
+        )
+        run_agent.add_catch(
+            sfn.Fail(
+                self,
+                STATE_REQUEST_NOT_PLANNED,
+                # The class and message of what refused it (an unknown product, no capacity, a quorum the approvers
+                # cannot reach); nothing was proposed.
+                error_path=sfn.JsonPath.string_at("$.error.Error"),
+                cause_path=sfn.JsonPath.string_at("$.error.Cause"),
+            ),
+            errors=[
+                PlanningError.__name__,
+                UnplannableError.__name__,
+                ValidationError.__name__,
+                IntakeError.__name__,
+                RequestTooLongError.__name__,
+            ],
+            result_path="$.error",
+        )
         wait_for_decision.add_catch(decision_expired, errors=[sfn.Errors.TIMEOUT], result_path="$.error")
         resume.add_catch(resume_refused, errors=[ResumeRefusedError.__name__], result_path="$.error")
         outcome = (
             sfn.Choice(self, STATE_OUTCOME)
-            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), send_messages.next(plan_applied))
+            .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_APPLIED), applied)
             .when(sfn.Condition.string_equals("$.resume.outcome", OUTCOME_REJECTED), plan_rejected)
             .when(
                 sfn.Condition.and_(
@@ -311,7 +363,7 @@ class ApprovalWorkflow(Construct):
         )
         stack = Stack.of(self)
         invoked = (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry)
-        for fn in (*invoked, sender):
+        for fn in (*invoked, *([sender] if sender is not None else [])):
             logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
             acknowledge(
                 role,

@@ -16,11 +16,15 @@ from __future__ import annotations
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_ses as ses
+from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from ..constants import ENV_INBOUND_ADDRESS, ENV_STATE_MACHINE_ARN, INBOUND_PREFIX, RECEIVE_EMAIL_HANDLER
+from ..nag import acknowledge
+from ..outputs import output
 from ..permissions import TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
@@ -119,5 +123,26 @@ class InboundMail(Construct):
         # SES checks both grants when the rule is created: they must exist first.
         assert bucket.policy is not None
         self.rule.node.add_dependency(bucket.policy, permission)
-        # A refusal returns normally; only a missing object or an AWS error is retried (twice, by Lambda).
-        self.function.configure_async_invoke(retry_attempts=2, max_event_age=Duration.hours(6))
+        # A refusal returns normally; only a missing object or an AWS error is retried (twice, by Lambda). An
+        # event that fails its retries (or outlives its age) goes to this queue, not nowhere: the e-mail stays
+        # under inbound/, the queue holds the SES event naming it, and the operations' alarm fires on it.
+        self.failed_deliveries = sqs.Queue(
+            self,
+            "FailedDeliveries",
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            retention_period=Duration.days(14),
+        )
+        acknowledge(
+            self.failed_deliveries,
+            "AwsSolutions-SQS3",
+            "This queue is itself the on-failure destination of the e-mail intake; an operator reads it by hand.",
+        )
+        self.function.configure_async_invoke(
+            retry_attempts=2,
+            max_event_age=Duration.hours(6),
+            on_failure=destinations.SqsDestination(self.failed_deliveries),
+        )
+        output(
+            self, "FailedDeliveriesQueueUrl", self.failed_deliveries.queue_url, "received e-mails that started no run"
+        )

@@ -3,7 +3,7 @@ approvals, function errors; one dashboard; an optional e-mail subscription for t
 
 from __future__ import annotations
 
-from aws_cdk import Duration
+from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as cw_actions
 from aws_cdk import aws_events as events
@@ -12,6 +12,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from ..constants import (
@@ -30,6 +31,7 @@ from .agent_functions import AgentFunctions
 from .approval_channel import encrypted_topic
 from .approval_workflow import ApprovalWorkflow
 
+CLOUDWATCH_PRINCIPAL = "cloudwatch.amazonaws.com"
 PERIOD = Duration.minutes(5)
 # Page before the window closes: at 80% of the window a human still has time to decide.
 PENDING_AGE_ALARM_FRACTION = 0.8
@@ -46,21 +48,46 @@ class Operations(Construct):
         settings: Settings,
         workflow: ApprovalWorkflow,
         functions: AgentFunctions,
+        failed_deliveries: sqs.IQueue | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         # CloudWatch cannot publish to a topic under the AWS-managed SNS key; this key lets it (and only
         # it, besides the account's administrators) use the key for the alarm topic.
+        # Nothing it encrypted outlives the topic: it goes with the stack (KMS deletes it after 7 days).
         alarm_key = kms.Key(
-            self, "AlarmTopicKey", enable_key_rotation=True, description="production orchestrator alarm topic"
+            self,
+            "AlarmTopicKey",
+            enable_key_rotation=True,
+            description="production orchestrator alarm topic",
+            removal_policy=RemovalPolicy.DESTROY,
+            pending_window=Duration.days(7),
         )
         alarm_key.add_to_resource_policy(
             iam.PolicyStatement(
-                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                principals=[iam.ServicePrincipal(CLOUDWATCH_PRINCIPAL)],
                 actions=["kms:Decrypt", "kms:GenerateDataKey"],
                 resources=["*"],  # in a key policy, "*" is this key
             )
         )
         self.alarm_topic = encrypted_topic(self, "AlarmTopic", "Production orchestrator alarms", alarm_key)
+        # The TLS-only topic policy replaces SNS's default one, which let the account's services publish: without
+        # this Allow, CloudWatch's alarm actions are refused and no alarm e-mail ever arrives. Only this account's
+        # alarms may publish.
+        stack = Stack.of(self)
+        self.alarm_topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="CloudWatchAlarmsPublish",
+                principals=[iam.ServicePrincipal(CLOUDWATCH_PRINCIPAL)],
+                actions=["sns:Publish"],
+                resources=[self.alarm_topic.topic_arn],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {
+                        "aws:SourceArn": f"arn:{stack.partition}:cloudwatch:{stack.region}:{stack.account}:alarm:*"
+                    },
+                },
+            )
+        )
         if settings.operator_email:
             self.alarm_topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))
         machine = workflow.state_machine
@@ -131,6 +158,15 @@ class Operations(Construct):
                 "the decision URL hit its reserved concurrency (a flood, or more approvers than it allows)",
             )
         )
+        if failed_deliveries is not None:
+            alarms.append(
+                self._alarm(
+                    "FailedEmailDeliveries",
+                    failed_deliveries.metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum"),
+                    1,
+                    "a received customer e-mail failed its retries and started no run (see FailedDeliveriesQueueUrl)",
+                )
+            )
         self.alarms = alarms
 
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", default_interval=Duration.days(7))

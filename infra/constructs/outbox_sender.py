@@ -5,8 +5,9 @@
                                               v  when it gives up, or a message is refused for good
                                         MessagesNotSent (Fail) -> the UndeliveredMessages alarm
 
-Its role may send from the one verified identity (``senderEmail``, the address or its domain, whichever
-SES verified) through the one configuration set, and read and conditionally write the table's items.
+Its role may send only as ``senderEmail`` (``ses:FromAddress``; the address or its domain verified in SES),
+to any recipient SES lets it reach (in the sandbox, verified ones only), through the one configuration set,
+and read and conditionally write the table's items.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from aws_cdk import aws_ses as ses
 from constructs import Construct
 
 from ..constants import ENV_SENDER_EMAIL, ENV_SES_CONFIGURATION_SET, SEND_OUTBOX_HANDLER
+from ..nag import acknowledge
 from ..permissions import AUDIT_KEY_ACTIONS, TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
@@ -46,7 +48,9 @@ class OutboxSender(Construct):
         )
         self.function.add_environment(ENV_SES_CONFIGURATION_SET, configuration_set_name)
         store.grant_table(self.function, TABLE_ACCESS["send_outbox"])
-        functions.audit_key.grant(self.function, *AUDIT_KEY_ACTIONS["send_outbox"])  # its sent-events are MACed
+        functions.grant_key(
+            functions.audit_key, self.function, AUDIT_KEY_ACTIONS["send_outbox"]
+        )  # its sent-events are MACed
         if not settings.sender_email:
             Annotations.of(self).add_warning_v2(
                 "po:no-sender",
@@ -56,15 +60,23 @@ class OutboxSender(Construct):
             return
         self.function.add_environment(ENV_SENDER_EMAIL, settings.sender_email)
         stack = Stack.of(self)
-        domain = settings.sender_email.split("@", 1)[1]
         prefix = f"arn:{stack.partition}:ses:{stack.region}:{stack.account}"
+        # SES authorizes SendEmail against every identity the message touches: the sender's and, in the SES
+        # sandbox, each (verified) recipient's too. Naming only the sender's identity makes every sandbox send
+        # AccessDenied; so the grant covers the account's identities, and ses:FromAddress holds the role to the
+        # one sender, whatever the recipients.
         self.function.add_to_role_policy(
             iam.PolicyStatement(
                 actions=list(SES_SEND_ACTIONS),
-                resources=[
-                    f"{prefix}:identity/{settings.sender_email}",
-                    f"{prefix}:identity/{domain}",
-                    f"{prefix}:configuration-set/{configuration_set_name}",
-                ],
+                resources=[f"{prefix}:identity/*", f"{prefix}:configuration-set/{configuration_set_name}"],
+                conditions={"StringEquals": {"ses:FromAddress": settings.sender_email}},
             )
+        )
+        role = self.function.role
+        assert role is not None
+        acknowledge(
+            role,
+            "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]",
+            "SES checks the recipients' identities too while the account is in the sandbox; the ses:FromAddress "
+            "condition limits sending to the one sender address.",
         )

@@ -3,8 +3,9 @@
     production-orchestrator submit (SigV4, the caller's credentials) -> SubmitUrl (AWS_IAM) -> submit
         -> Submission(requested_by = the caller Lambda verified) in the table -> StartExecution(name)
 
-Who may submit is whoever holds ``lambda:InvokeFunctionUrl`` on this function (an identity policy in this
-account); its role may only put items into the table and start executions of the one state machine.
+Who may call is whoever holds ``lambda:InvokeFunctionUrl`` on this function (an identity policy in this
+account); who that caller is, the ``submitters`` map says (an unmapped caller is refused).
+Its role may only put items into the table and start executions of the one state machine.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from ..constants import ENV_STATE_MACHINE_ARN, SUBMIT_HANDLER
+from ..constants import ENV_STATE_MACHINE_ARN, ENV_SUBMITTERS, SUBMIT_HANDLER
 from ..permissions import TABLE_ACCESS
+from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
@@ -32,6 +34,7 @@ class RequestEntry(Construct):
         scope: Construct,
         construct_id: str,
         *,
+        settings: Settings,
         store: StateStore,
         functions: AgentFunctions,
         state_machine: sfn.IStateMachine,
@@ -41,6 +44,8 @@ class RequestEntry(Construct):
             "Submit", SUBMIT_HANDLER, "starts a run for a signed request, recording who sent it", Duration.seconds(15)
         )
         self.function.add_environment(ENV_STATE_MACHINE_ARN, state_machine.state_machine_arn)
+        # Who a signed caller is: only principals this map names may submit (an unmapped one is refused).
+        self.function.add_environment(ENV_SUBMITTERS, settings.submitters_json)
         store.grant_table(self.function, TABLE_ACCESS["submit"])
         self.function.add_to_role_policy(
             iam.PolicyStatement(actions=list(SUBMIT_STATE_ACTIONS), resources=[state_machine.state_machine_arn])

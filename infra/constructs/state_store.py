@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Final
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
@@ -15,6 +16,11 @@ from ..nag import acknowledge
 from ..outputs import output
 from ..permissions import TableAccess
 from ..settings import Settings
+
+# Kept when the stack is deleted or the resource replaced (evidence), but removed when the first create fails:
+# plain RETAIN would leave a table, a bucket and keys behind after every failed first deploy, and the next
+# attempt would collide with nothing but cost (table, bucket) or $1 a month per key.
+KEEP: Final = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
 
 
 class StateStore(Construct):
@@ -31,7 +37,7 @@ class StateStore(Construct):
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             enforce_ssl=True,
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=KEEP,
             lifecycle_rules=[
                 s3.LifecycleRule(
                     id="expire-old-sessions",
@@ -61,7 +67,7 @@ class StateStore(Construct):
             ),
             time_to_live_attribute=TABLE_TTL_ATTRIBUTE,
             deletion_protection=True,
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=KEEP,
         )
         output(self, "TableName", self.table.table_name, "the state table (retained)")
         output(

@@ -18,6 +18,7 @@ import pytest
 from infra.constants import (
     STATE_DECISION_EXPIRED,
     STATE_MESSAGES_NOT_SENT,
+    STATE_NO_SHOP,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
@@ -30,7 +31,9 @@ from infra.constants import (
 from production_orchestrator.domain.errors import (
     DeliveryFailedError,
     RequesterUnverifiedError,
+    ShopError,
 )
+from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
@@ -131,6 +134,23 @@ def test_a_hand_typed_start_execution_is_refused_without_a_verified_requester(aw
     assert deployment.store.load_state() is None  # nothing ran, nothing was seeded
     (run_agent,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
     assert run_agent.error is not None and run_agent.error["errorType"] == RequesterUnverifiedError.__name__
+
+
+def test_a_run_on_a_fresh_table_ends_in_no_shop_to_plan_on_with_the_reason(aws: LocalAws) -> None:
+    # Deploy, then submit before importing a shop: the first thing a new operator may well do.
+    deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
+    submitted = deployment.submit(scenario("rush-order").customer_email)
+    execution_arn = str(submitted["execution_arn"])
+    assert deployment.wait_for_status(execution_arn) == "FAILED"
+    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_NO_SHOP]
+    (failed,) = [
+        e["executionFailedEventDetails"]
+        for e in deployment.history(execution_arn)
+        if "executionFailedEventDetails" in e
+    ]
+    assert failed["error"] == ShopError.__name__
+    assert "import one" in json.loads(failed["cause"])["errorMessage"]
+    assert deployment.store.load_state() is None  # nothing was planned or written
 
 
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:

@@ -12,7 +12,11 @@ from pathlib import Path
 from tests.support.cdk_template import resources_of_type, synthesize
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTEXT = {"approvalWindow": "2h", "approverEmails": "a@example.com,b@example.com"}
+CONTEXT = {
+    "approvalWindow": "2h",
+    "approverEmails": "a@example.com,b@example.com",
+    "senderEmail": "orders@shop.example",
+}
 
 
 def test_the_monthly_cost_covers_every_function_of_the_template(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ CONTEXT = {
     "approvalWindow": "2h",
     "approverEmails": "a@example.com,b@example.com",
     "inboundAddress": "orders@shop.example",
+    "senderEmail": "orders@shop.example",
 }
 LOGS = {"logs:CreateLogStream", "logs:PutLogEvents"}
 XRAY = {"xray:PutTelemetryRecords", "xray:PutTraceSegments"}
@@ -62,11 +63,14 @@ EXPECTED_ACTIONS = {
     | AUDIT_MAC
     | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem", "dynamodb:PutItem"},
     "report_pending_age": BASE | {"dynamodb:GetItem", "dynamodb:Query"},
-    # no senderEmail in CONTEXT: no SES grant (tests/infra/test_outbox_sender.py checks the one with a sender)
-    "send_outbox": BASE | AUDIT_MAC | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"},
+    # tests/infra/test_outbox_sender.py checks the SES grant's resources and condition
+    "send_outbox": BASE | AUDIT_MAC | {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "ses:SendEmail"},
     "submit": BASE | {"dynamodb:PutItem", "states:StartExecution"},
     # a retried SES delivery reads the submission it wrote (tests/infra/test_inbound_mail.py: the resources)
-    "receive_email": BASE | {"dynamodb:PutItem", "dynamodb:GetItem", "s3:GetObject", "states:StartExecution"},
+    "receive_email": BASE
+    | {"dynamodb:PutItem", "dynamodb:GetItem", "s3:GetObject", "states:StartExecution"}
+    # its on-failure destination (Lambda sends a failed event with the function's role; CDK's queue grant)
+    | {"sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"},
 }
 TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
 
@@ -152,20 +156,26 @@ def test_the_model_grant_matches_how_the_agent_calls_the_model() -> None:
 # --- the decision endpoint --------------------------------------------------------------------------------
 
 
-def test_the_decision_function_has_reserved_concurrency(template: dict[str, Any], custom: dict[str, Any]) -> None:
+def test_no_concurrency_is_reserved_by_default_so_a_new_account_can_deploy(
+    template: dict[str, Any], custom: dict[str, Any]
+) -> None:
+    # Lambda keeps 100 unreserved: reserving any needs a quota above 100, and new accounts often have 10.
     functions = resources_of_type(template, "AWS::Lambda::Function")
     reserved = {
         fn["Properties"]["Handler"].split(".")[-2]: fn["Properties"].get("ReservedConcurrentExecutions")
         for fn in functions.values()
     }
-    assert reserved.pop("decide") == DEFAULTS["decideReservedConcurrency"] == 10
-    assert set(reserved.values()) == {None}, "only the public endpoint is capped"
+    assert DEFAULTS["decideReservedConcurrency"] == "none"
+    assert set(reserved.values()) == {None}
+    # An account with the quota may cap the public endpoint, and only it.
     decide = custom["Resources"][function_ids(custom)["decide"]]
     assert decide["Properties"]["ReservedConcurrentExecutions"] == 3
-    # An account whose concurrency quota leaves no room to reserve can opt out.
-    unreserved = synthesize({**CONTEXT, "decideReservedConcurrency": "none"})
-    decide = unreserved["Resources"][function_ids(unreserved)["decide"]]
-    assert "ReservedConcurrentExecutions" not in decide["Properties"]
+    capped = {
+        fn["Properties"]["Handler"].split(".")[-2]
+        for fn in resources_of_type(custom, "AWS::Lambda::Function").values()
+        if fn["Properties"].get("ReservedConcurrentExecutions") is not None
+    }
+    assert capped == {"decide"}
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "ten", "1001", "2.5"])
@@ -192,6 +202,7 @@ def test_every_alarm_has_the_expected_signal_threshold_and_missing_data_rule(tem
         "UndeliveredMessages": ("ProductionOrchestrator", "WorkflowMessagesNotSent", "Sum", 1),
         "OldestPendingApprovalAge": ("ProductionOrchestrator", "OldestPendingApprovalAgeSeconds", "Maximum", 5760),
         "DecideThrottles": ("AWS/Lambda", "Throttles", "Sum", 1),
+        "FailedEmailDeliveries": ("AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", 1),
         **{f"{name}Errors": ("AWS/Lambda", "Errors", "Sum", 1) for name in _FUNCTION_NAMES},
     }
     assert set(alarms) == {"FailedExecutions", *expected_metrics}
@@ -306,6 +317,7 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
         "DashboardName",
         "DecisionUrl",
         "SubmitUrl",
+        "FailedDeliveriesQueueUrl",  # with an inbound address: received e-mails that started no run
     }
     machine = next(iter(resources_of_type(template, "AWS::StepFunctions::StateMachine")))
     assert template["Outputs"]["StateMachineArn"]["Value"] == {"Ref": machine}

@@ -14,7 +14,7 @@ from production_orchestrator.domain.errors import ConfigurationError
 from tests.support.cdk_template import function_ids, resources_of_type, role_statements, synthesize
 
 INBOUND = "orders@shop.example"
-CONTEXT = {"approverEmails": "approver@example.com"}
+CONTEXT = {"approverEmails": "approver@example.com", "senderEmail": "orders@shop.example"}
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from tests.support.cdk_template import placeholder, resources_of_type, state_mac
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return synthesize({"approverEmails": "approver@example.com"})
+    return synthesize({"approverEmails": "approver@example.com", "senderEmail": "orders@shop.example.com"})
 
 
 def _submit_id(template: dict[str, Any]) -> str:

@@ -30,7 +30,12 @@ from production_orchestrator.domain import errors
 from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
 from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
 
-CONTEXT = {"approvalWindow": "2h", "approverEmails": "approver@example.com", "operatorEmail": "ops@example.com"}
+CONTEXT = {
+    "approvalWindow": "2h",
+    "approverEmails": "approver@example.com",
+    "operatorEmail": "ops@example.com",
+    "senderEmail": "orders@shop.example.com",
+}
 LAMBDA_SERVICE_ERRORS = {"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException"}
 CONTRACT_ENV = {
     "PO_TABLE_NAME",
@@ -150,7 +155,10 @@ def test_every_catch_and_fail_names_a_real_error_class(definition: dict[str, Any
     for state in definition["States"].values():
         for catch in state.get("Catch", []):
             names.extend(catch["ErrorEquals"])
-        if state["Type"] == "Fail":
+        if state["Type"] == "Fail" and "ErrorPath" in state:
+            # the caught error's own class (one of the catches' names above)
+            assert state["ErrorPath"] == "$.error.Error"
+        elif state["Type"] == "Fail":
             names.append(state["Error"])
     assert names
     for name in names:

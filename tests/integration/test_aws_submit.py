@@ -13,7 +13,7 @@ from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubm
 from production_orchestrator.domain.errors import RequesterUnverifiedError
 from production_orchestrator.domain.scenarios import scenario
 from tests.support.aws_flow import _invoke, run_agent_event, submit
-from tests.support.moto_aws import ACCOUNT, AwsWorld, Clock, iam_caller, load_event, submit_event
+from tests.support.moto_aws import ACCOUNT, CI_USER, AwsWorld, Clock, iam_caller, load_event, submit_event
 
 REQUEST = scenario("rush-order").customer_email
 
@@ -48,10 +48,29 @@ def test_a_forged_requested_by_in_the_body_records_the_real_caller(aws: AwsWorld
     assert run["requested_by"] == "olga@shop.example"
 
 
-def test_a_caller_that_is_not_a_role_session_email_is_named_by_its_arn(aws: AwsWorld, clock: Clock) -> None:
-    user = {**iam_caller(), "userArn": f"arn:aws:iam::{ACCOUNT}:user/CI-Bot", "callerId": "AIDAEXAMPLE"}
+def test_an_iam_user_is_the_person_the_submitter_map_names(aws: AwsWorld, clock: Clock) -> None:
+    user = {**iam_caller(), "userArn": CI_USER, "callerId": "AIDAEXAMPLE"}
     out = submit(aws, REQUEST, user)
-    assert out["requested_by"] == f"arn:aws:iam::{ACCOUNT}:user/ci-bot"
+    assert out["requested_by"] == "ci-bot"
+
+
+@pytest.mark.parametrize(
+    "user_arn",
+    [
+        # approver ana assumes a role nobody mapped and picks her session name: the name proves nothing
+        f"arn:aws:sts::{ACCOUNT}:assumed-role/Deployer/build-42",
+        f"arn:aws:sts::{ACCOUNT}:assumed-role/Deployer/ana@example.com",
+        f"arn:aws:iam::{ACCOUNT}:user/ci-bot-2",
+    ],
+)
+def test_an_unmapped_caller_is_refused_with_its_code_and_nothing_is_written(
+    user_arn: str, aws: AwsWorld, clock: Clock
+) -> None:
+    before = aws.snapshot()
+    response = _post({"request": REQUEST}, {**iam_caller(), "userArn": user_arn})
+    assert response["statusCode"] == 403, response["body"]
+    assert json.loads(response["body"])["code"] == "SUBMITTER_UNKNOWN"
+    assert aws.snapshot() == before and _executions(aws) == []
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubm
 from production_orchestrator.domain.scenarios import scenario
 from tests.support.aws_flow import _invoke
 from tests.support.clidriver import Run, cli
-from tests.support.moto_aws import ACCOUNT, REGION, AwsWorld, Clock
+from tests.support.moto_aws import REGION, AwsWorld, Clock, operator_arn
 from tests.support.signed_url import Caller, SignedFunctionUrl, signed_function_url
 
-OLGA = f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/olga@shop.example"
+OLGA = operator_arn("olga@shop.example")
 
 
 @pytest.fixture

@@ -4,12 +4,13 @@
     -> allowed by an Allow statement naming the action whose condition (if any) matches that value
 
 Only what the stack's policies use is evaluated: Allow statements, actions, ForAllValues:StringLike on
-dynamodb:LeadingKeys and StringLike on s3:prefix (resources are this stack's own and are asserted by the
-template tests).
+dynamodb:LeadingKeys, StringLike on s3:prefix and StringEquals on ses:FromAddress (resources are this
+stack's own and are asserted by the template tests).
 """
 
 from __future__ import annotations
 
+import glob
 from collections.abc import Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
@@ -67,10 +68,15 @@ def allowed(statements: Iterable[dict[str, Any]], action: str, partition_key: st
 
 
 def _modelled_patterns(conditions: dict[str, Any]) -> list[str] | None:
-    for operator, key in (("ForAllValues:StringLike", "dynamodb:LeadingKeys"), ("StringLike", "s3:prefix")):
+    for operator, key in (
+        ("ForAllValues:StringLike", "dynamodb:LeadingKeys"),
+        ("StringLike", "s3:prefix"),
+        ("StringEquals", "ses:FromAddress"),  # an exact value is its own (wildcard-free) pattern
+    ):
         if set(conditions) == {operator} and set(conditions[operator]) == {key}:
             patterns = conditions[operator][key]
-            return patterns if isinstance(patterns, list) else [patterns]
+            listed = patterns if isinstance(patterns, list) else [patterns]
+            return [glob.escape(p) for p in listed] if operator == "StringEquals" else listed
     return None
 
 

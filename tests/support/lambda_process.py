@@ -72,6 +72,8 @@ def _record_calls(calls: list[list[Any]]) -> None:
             scope = _partition_keys(operation, params)
         elif operation == "ListObjectsV2":
             scope = [str(params.get("Prefix", ""))]  # what s3:prefix conditions see
+        elif signing == "ses" and operation == "SendEmail":
+            scope = [str(params.get("FromEmailAddress", ""))]  # what ses:FromAddress conditions see
         else:
             scope = []
         calls.append([signing, operation, scope])

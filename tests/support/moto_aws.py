@@ -41,6 +41,21 @@ from production_orchestrator.adapters.aws.table_schema import (
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 APPROVERS = ("ana@example.com", "ben@example.com")
+# Callers sign in through IAM Identity Center (the session name is the signed-in user, set by Identity
+# Center); the deployment's submitter map names that role, plus one IAM user for automation.
+OPERATOR_ROLE = "AWSReservedSSO_ShopOperator_0a1b2c3d"
+CI_USER = f"arn:aws:iam::{ACCOUNT}:user/CI-Bot"
+SUBMITTERS = {
+    f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/{OPERATOR_ROLE}": "identity-center",
+    CI_USER: "ci-bot",
+}
+
+
+def operator_arn(session: str) -> str:
+    """The caller ARN of the Identity Center user ``session``."""
+    return f"arn:aws:sts::{ACCOUNT}:assumed-role/{OPERATOR_ROLE}/{session}"
+
+
 LINK_BASE_URL = "https://approve.example.com/"
 EVENTS_DIR = Path(__file__).resolve().parent.parent / "events"
 DUMMY_CREDENTIALS = {
@@ -213,6 +228,7 @@ class AwsWorld:
             "PO_APPROVERS": ",".join(APPROVERS),
             "PO_SCENARIO": "rush-order",
             "PO_STATE_MACHINE_ARN": self.state_machine_arn,
+            "PO_SUBMITTERS": json.dumps(SUBMITTERS),
         }
 
     # -- observation ---------------------------------------------------------------------------------
@@ -285,7 +301,7 @@ def iam_caller(session: str = "olga@shop.example") -> dict[str, str]:
         "accessKey": "ASIA" + "X" * 16,
         "accountId": ACCOUNT,
         "callerId": f"AROAEXAMPLE:{session}",
-        "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/{session}",
+        "userArn": operator_arn(session),
         "userId": f"AROAEXAMPLE:{session}",
     }
 

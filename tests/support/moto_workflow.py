@@ -51,6 +51,7 @@ from production_orchestrator.domain.errors import ResumeRefusedError
 from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import render, resources_of_type, state_machine_definition
+from tests.support.moto_aws import SUBMITTERS, operator_arn
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -86,6 +87,7 @@ LOCAL_CONTEXT = {
     "approverEmails": "approver@example.com",
     "approvalWindow": "10m",
     "senderEmail": "orders@shop.example.com",
+    "submitters": json.dumps(SUBMITTERS),
 }
 EXPIRING_CONTEXT = {**LOCAL_CONTEXT, "approvalWindow": "4s"}
 _TERMINAL = {"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"}
@@ -581,7 +583,7 @@ class Deployment:
                     "iam": {
                         "accountId": ACCOUNT,
                         "callerId": f"AROALOCAL:{session}",
-                        "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/{session}",
+                        "userArn": operator_arn(session),
                         "userId": f"AROALOCAL:{session}",
                     }
                 },

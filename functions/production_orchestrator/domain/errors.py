@@ -68,6 +68,12 @@ class InboundRefusedError(ValidationError):
         self.human_message = message
 
 
+class SubmitterUnknownError(ValidationError):
+    """An authenticated caller the deployment's submitter map does not name may not start a run. Nothing written."""
+
+    code = "SUBMITTER_UNKNOWN"
+
+
 class ShopFileError(ValidationError):
     """A shop file is not a valid shop; ``problems`` holds every ``(JSON path, message)`` found."""
 

@@ -9,6 +9,9 @@ A refusal (an unauthenticated sender, spam, another recipient, a message too lar
 own address) is logged with its code and counted (``InboundRefused``), writes nothing and returns normally, so
 the delivery is not retried. A missing object or a failing AWS call raises, so Lambda retries the delivery;
 the retry finds the record it wrote and the execution it started (one run per message).
+
+The module imports boto3 and the logger only; the checks, the event models (pydantic) and the submit step load
+with the first event.
 """
 
 from __future__ import annotations
@@ -17,18 +20,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..adapters.aws.s3_requests import read_received
-from ..adapters.aws.step_functions import StepFunctionsStarter
 from ..contracts import METRIC_INBOUND_REFUSED, METRIC_INBOUND_SUBMITTED
 from ..domain.errors import InboundRefusalCode, InboundRefusedError, ValidationError
-from ..domain.intake.inbound_mail import ReceivedMail, accept_message, check_receipt
-from ..lifecycle.submit import submit_received
-from .events import ReceivedEmailEvent, parse_event
 from .observability import count, count_refusal, logger, metrics
 from .root import Core, core
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..adapters.aws.step_functions import StepFunctionsStarter
+    from ..domain.intake.inbound_mail import ReceivedMail
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,8 @@ class _Root:
 @cache
 def root() -> _Root:
     """Build once per cold start."""
+    from ..adapters.aws.step_functions import StepFunctionsStarter
+
     shared = core()
     settings = shared.settings.require("state_machine_arn", "inbound_address", "session_bucket")
     return _Root(
@@ -62,6 +65,8 @@ def _refused(refusal: InboundRefusedError, message_id: str = "") -> dict[str, An
 
 
 def _stored_message(r: _Root, mail: ReceivedMail) -> str:
+    from ..adapters.aws.s3_requests import read_received
+
     try:
         return read_received(r.core.client("s3"), r.bucket, mail.message_id)
     except ValidationError as exc:  # larger than any request may be (a missing object raises: retried)
@@ -72,6 +77,10 @@ def _stored_message(r: _Root, mail: ReceivedMail) -> str:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run for an authenticated customer e-mail, or refuse it (returning normally either way)."""
+    from ..domain.intake.inbound_mail import accept_message, check_receipt
+    from ..lifecycle.submit import submit_received
+    from .events import ReceivedEmailEvent, parse_event
+
     try:
         mail = parse_event(ReceivedEmailEvent, event).received()
     except ValidationError as exc:

@@ -8,6 +8,9 @@
 
 A message marked sent is never sent again, so a retry of this state (or of the whole invocation) sends
 only what is still queued.
+
+The module imports boto3 and the logger only; the transport, the delivery step and the event models (pydantic)
+load with the first event, so a cold start pays for them once, when there is something to send.
 """
 
 from __future__ import annotations
@@ -16,15 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..adapters.aws.ses_sender import SesTransport
 from ..domain.errors import DeliveryFailedError, DeliveryIncompleteError
-from ..lifecycle.deliver import deliver
-from .events import SendOutboxEvent, SendOutboxOutput, parse_event
 from .observability import logger, metrics
 from .root import Core, core
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..adapters.aws.ses_sender import SesTransport
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,8 @@ class _Root:
 @cache
 def root() -> _Root:
     """Build once per cold start; without ``PO_SENDER_EMAIL`` nothing can be sent (a configuration error)."""
+    from ..adapters.aws.ses_sender import SesTransport
+
     shared = core()
     settings = shared.settings.require("sender_email")
     transport = SesTransport(shared.client("sesv2"), str(settings.sender_email), settings.ses_configuration_set or "")
@@ -46,6 +50,9 @@ def root() -> _Root:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Send what is queued for the plan; raise so the workflow retries, or alarms, when any is left."""
+    from ..lifecycle.deliver import deliver
+    from .events import SendOutboxEvent, SendOutboxOutput, parse_event
+
     request = parse_event(SendOutboxEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, proposal_hash=request.proposal_hash)
     r = root()

@@ -6,6 +6,7 @@ the environment variable, raised before any event is handled.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from datetime import timedelta
@@ -19,6 +20,7 @@ from ..domain.approval.claims import DEFAULT_LEASE
 from ..domain.approval.policy import ApprovalPolicy, build_policy
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
+from ..domain.identity import parse_submitter_map
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
@@ -45,6 +47,7 @@ ENV_VARS = {
     "ses_configuration_set": contracts.ENV_SES_CONFIGURATION_SET,
     "state_machine_arn": contracts.ENV_STATE_MACHINE_ARN,
     "inbound_address": contracts.ENV_INBOUND_ADDRESS,
+    "submitters": contracts.ENV_SUBMITTERS,
     "solver_nodes": contracts.ENV_SOLVER_NODES,
 }
 _TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}\Z")
@@ -87,6 +90,22 @@ class Settings(BaseModel):
     state_machine_arn: str | None = None
     # Customer e-mails SES receives for this address start runs.
     inbound_address: str | None = None
+    # Who may submit: principal ARN -> person (domain/identity.py); empty: every caller is refused.
+    # (pairs, not a dict: the settings are frozen and hashed)
+    submitters: tuple[tuple[str, str], ...] = ()
+
+    @field_validator("submitters", mode="before")
+    @classmethod
+    def _submitters(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise ValueError("is not a JSON object") from None
+        if not isinstance(value, dict):
+            raise ValueError("is not a JSON object")
+        return tuple(sorted(parse_submitter_map(value).items()))
+
     # The planning solver's budget in work, never in time (domain/planning/solver.py DEFAULT_NODES).
     solver_nodes: int = Field(default=200, ge=0, le=100_000)
 

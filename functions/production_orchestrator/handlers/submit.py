@@ -3,8 +3,13 @@
     POST {"request": "<customer e-mail>"}, SigV4-signed -> Lambda verified the signature and names the caller
     in requestContext.authorizer.iam -> Submission(requested_by = that caller) -> StartExecution -> 202
 
-Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored. A
-request without an IAM caller (the URL misconfigured to ``NONE``) is refused, nothing written.
+The module imports boto3 and the logger only; the event classes, the event models (pydantic) and the submit
+step load with the first request.
+
+Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored; the
+caller becomes a person through the submitter map (``PO_SUBMITTERS``), and a caller it does not name is
+refused (403, ``SUBMITTER_UNKNOWN``), nothing written. A request without an IAM caller (the URL misconfigured
+to ``NONE``) is refused, nothing written.
 """
 
 from __future__ import annotations
@@ -14,17 +19,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
-
-from ..adapters.aws.step_functions import StepFunctionsStarter
-from ..domain.errors import ValidationError
-from ..lifecycle.submit import submit
-from .events import SubmitOutput, SubmitRequest, parse_event
+from ..domain.errors import SubmitterUnknownError, ValidationError
 from .observability import logger, metrics
 from .root import Core, core
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..adapters.aws.step_functions import StepFunctionsStarter
+    from .events import SubmitRequest
 
 _MAX_BODY = 64 * 1024
 
@@ -38,6 +42,8 @@ class _Root:
 @cache
 def root() -> _Root:
     """Build once per cold start."""
+    from ..adapters.aws.step_functions import StepFunctionsStarter
+
     shared = core()
     settings = shared.settings.require("state_machine_arn")
     return _Root(
@@ -64,6 +70,8 @@ def _caller(event: LambdaFunctionUrlEvent) -> tuple[str, str]:
 
 
 def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
+    from .events import SubmitRequest, parse_event
+
     raw = event.decoded_body or ""
     if len(raw) > _MAX_BODY:
         raise ValidationError("the body is too large")
@@ -78,6 +86,11 @@ def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""
+    from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
+
+    from ..lifecycle.submit import submit
+    from .events import SubmitOutput
+
     request = LambdaFunctionUrlEvent(event)
     try:
         method = request.request_context.http.method.upper()
@@ -99,8 +112,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             caller_id=caller_id,
             request=body.request,
             now=r.core.now(),
+            submitters=dict(r.core.settings.submitters),
             options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
         )
+    except SubmitterUnknownError as exc:
+        logger.warning("submit by an unmapped caller refused", extra={"caller": caller_arn})
+        return _reply(403, {"error": str(exc), "code": exc.code})
     except ValidationError as exc:
         return _reply(400, {"error": str(exc)})
     record = submitted.submission

@@ -22,8 +22,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..domain.errors import IntegrityError, RequesterUnverifiedError, ValidationError
-from ..domain.identity import normalize_identity, requester_from_caller
+from ..domain.errors import IntegrityError, RequesterUnverifiedError, SubmitterUnknownError, ValidationError
+from ..domain.identity import is_caller_arn, normalize_identity, requester_from_caller
 from ..domain.intake.inbound_mail import AcceptedMail
 from ..domain.intake.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
 from ..domain.ports import SubmissionStore, WorkflowStarter
@@ -46,15 +46,19 @@ def submit(
     caller_id: str,
     request: str,
     now: datetime,
+    submitters: dict[str, str],
     options: dict[str, str] | None = None,
 ) -> Submitted:
-    """Record who submitted ``request``, then start its run under a fresh execution name (``options``, such
-    as the planning day, go into the execution input beside it; never who asked)."""
+    """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller is
+    refused, nothing written), then start its run under a fresh execution name (``options``, such as the
+    planning day, go into the execution input beside it; never who asked)."""
     _check_request(request)
+    if not is_caller_arn(caller_arn):
+        raise ValidationError("the caller is not named by an IAM or STS ARN")
     try:
-        requested_by = requester_from_caller(caller_arn)
+        requested_by = requester_from_caller(caller_arn, submitters)
     except ValueError as exc:
-        raise ValidationError(str(exc)) from None
+        raise SubmitterUnknownError(str(exc)) from None
     submission = _submission(
         f"sub-{secrets.token_hex(16)}",
         requested_by,

@@ -1,35 +1,80 @@
-"""One comparable form for people and AWS callers."""
+"""One comparable form for people; AWS callers become people only through the deployment's submitter map."""
 
 from __future__ import annotations
 
 import pytest
 
-from production_orchestrator.domain.identity import normalize_identity, requester_from_caller
+from production_orchestrator.domain.identity import (
+    IDENTITY_CENTER,
+    normalize_identity,
+    parse_submitter_map,
+    requester_from_caller,
+)
 
 ACCOUNT = "123456789012"
+SSO_ROLE = "AWSReservedSSO_Ops_0123"
+SUBMITTERS = parse_submitter_map(
+    {
+        f"arn:aws:iam::{ACCOUNT}:role/ShopOperator": "Olga@Shop.Example",
+        f"arn:aws:iam::{ACCOUNT}:user/CI-Bot": "ci-bot",
+        f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/{SSO_ROLE}": IDENTITY_CENTER,
+        f"arn:aws-us-gov:iam::{ACCOUNT}:role/R": "bob@gov.example",
+    }
+)
 
 
 @pytest.mark.parametrize(
     ("arn", "requester"),
     [
+        # a role is one person, whatever session name its caller picked
         (f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/Olga@Shop.Example", "olga@shop.example"),
-        (f"arn:aws:sts::{ACCOUNT}:assumed-role/AWSReservedSSO_Ops_0123/ana@example.com", "ana@example.com"),
-        (
-            f"arn:aws:sts::{ACCOUNT}:assumed-role/Deployer/session-1",
-            f"arn:aws:sts::{ACCOUNT}:assumed-role/deployer/session-1",
-        ),
-        (f"arn:aws:iam::{ACCOUNT}:user/CI-Bot", f"arn:aws:iam::{ACCOUNT}:user/ci-bot"),
-        (f"arn:aws-us-gov:sts::{ACCOUNT}:assumed-role/R/bob@gov.example", "bob@gov.example"),
+        (f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/ana@example.com", "olga@shop.example"),
+        (f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/build-42", "olga@shop.example"),
+        # Identity Center sets the session name to the signed-in user
+        (f"arn:aws:sts::{ACCOUNT}:assumed-role/{SSO_ROLE}/Ana@Example.com", "ana@example.com"),
+        (f"arn:aws:iam::{ACCOUNT}:user/CI-Bot", "ci-bot"),
+        (f"arn:aws-us-gov:sts::{ACCOUNT}:assumed-role/R/someone", "bob@gov.example"),
     ],
 )
-def test_a_caller_stands_for_its_session_email_or_its_arn(arn: str, requester: str) -> None:
-    assert requester_from_caller(arn) == requester
+def test_a_mapped_caller_is_its_person(arn: str, requester: str) -> None:
+    assert requester_from_caller(arn, SUBMITTERS) == requester
 
 
-@pytest.mark.parametrize("arn", ["", "olga@shop.example", "arn:aws:s3:::bucket", f"arn:aws:sts::{ACCOUNT}:"])
-def test_anything_but_a_caller_arn_is_refused(arn: str) -> None:
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "",
+        "olga@shop.example",
+        "arn:aws:s3:::bucket",
+        f"arn:aws:sts::{ACCOUNT}:",
+        # the trap: a session named after an approver, of a role nobody mapped
+        f"arn:aws:sts::{ACCOUNT}:assumed-role/Deployer/ana@example.com",
+        "arn:aws:sts::999999999999:assumed-role/ShopOperator/olga@shop.example",  # same role name, other account
+        f"arn:aws:iam::{ACCOUNT}:user/ci-bot-2",
+    ],
+)
+def test_anything_unmapped_is_refused(arn: str) -> None:
     with pytest.raises(ValueError):
-        requester_from_caller(arn)
+        requester_from_caller(arn, SUBMITTERS)
+
+
+def test_nobody_may_submit_without_a_map() -> None:
+    with pytest.raises(ValueError, match="not a known submitter"):
+        requester_from_caller(f"arn:aws:sts::{ACCOUNT}:assumed-role/ShopOperator/olga@shop.example", {})
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"arn:aws:sts::123456789012:assumed-role/ShopOperator/olga": "olga"},  # sessions are not principals
+        {"ShopOperator": "olga"},
+        {f"arn:aws:iam::{ACCOUNT}:role/ShopOperator": IDENTITY_CENTER},  # only SSO roles name people by session
+        {f"arn:aws:iam::{ACCOUNT}:role/ShopOperator": "two words"},
+    ],
+)
+def test_a_bad_map_is_refused(raw: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        parse_submitter_map(raw)
 
 
 def test_identities_compare_trimmed_and_case_folded() -> None:

@@ -7,6 +7,7 @@ repeat after a crash between "SES accepted" and "marked sent" can still be told 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
@@ -27,6 +28,29 @@ PERMANENT_CODES = frozenset(
         "AccessDeniedException",
     }
 )
+
+
+SANDBOX_HINT = (
+    " (the SES account is in the sandbox: it sends only to verified recipients; verify the recipient or request "
+    "production access, README: Deploying for real, the SES step)"
+)
+_IDENTITY = re.compile(r"identity/([^\s'`\"]+)")
+SENDER_HINT = " (the sender is not a verified SES identity in this region: verify senderEmail or its domain)"
+ROLE_HINT = " (the function's role may not send as this sender: senderEmail differs from the deployed one)"
+
+
+def explain_refusal(code: str, message: str, sender: str) -> str:
+    """What an SES refusal means for the operator. SES names the identities that failed its check: the sender
+    (unverified), or a recipient, which only happens in the sandbox (unverified recipients are refused there);
+    AccessDenied naming an identity other than the sender's is the sandbox's recipient check against IAM."""
+    text = message.casefold()
+    if code == "MessageRejected" and "not verified" in text:
+        return SENDER_HINT if sender.casefold() in text.split("region", 1)[-1] else SANDBOX_HINT
+    if code in ("AccessDeniedException", "AccessDenied"):
+        named = set(_IDENTITY.findall(text))
+        own = {sender.casefold(), sender.casefold().rpartition("@")[2]}
+        return SANDBOX_HINT if named - own else ROLE_HINT
+    return ""
 
 
 class SesTransport:
@@ -51,9 +75,12 @@ class SesTransport:
         try:
             response = self._client.send_email(**params)
         except ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", "")) or "unknown error"
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", "")) or "unknown error"
             raise DeliveryError(
-                f"ses SendEmail refused {message.key}: {code}", permanent=code in PERMANENT_CODES
+                f"ses SendEmail refused {message.key}: {code}"
+                + explain_refusal(code, str(error.get("Message", "")), self._sender),
+                permanent=code in PERMANENT_CODES,
             ) from None
         except BotoCoreError as exc:  # no answer from SES (connection, timeout): not counted as an attempt
             raise DeliveryError(

@@ -1,0 +1,324 @@
+"""The README's "Deploying for real" steps, run as written against the moto server.
+
+Every shell line of every numbered step is recognized and run, in order: ``aws ...`` lines as the same
+botocore operation (the operation, each parameter and its type checked against the service model), the
+operator CLI as the installed module in a fresh process, ``production-orchestrator submit`` through the
+CLI's own parser and the submit function, and ``npx cdk deploy`` as the synthesized template (with its
+``-c`` values, checked by the app's own settings) deployed on moto by the deployment the workflow tests use.
+What a person does between lines (opening the link and pressing Approve) is played by the test; a line that
+needs what only a person has (the confirmation token from a mail) is checked, not run. A line this runner
+does not know fails, so the steps cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import botocore.session
+import pytest
+
+from infra.constants import STATE_PLAN_APPLIED, STATE_SEND_MESSAGES
+from production_orchestrator.cli.main import COMMAND_MODULES
+from production_orchestrator.cli.parser import build_parser
+from tests.support.cdk_template import synthesize
+from tests.support.moto_workflow import REGION, Deployment, LocalAws, local_aws, ses_accepted
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+SECTION = "### Deploying for real"
+# What the moto deployment needs instead of Bedrock: the scripted model, and a window long enough to decide in.
+MOTO_CONTEXT = {
+    "provider": "deterministic",
+    "modelId": "scripted-planner-v1",
+    "modelRegion": "",
+    "approvalWindow": "10m",
+}
+# Each of these must be a step's subject, in this order: the deploy is complete only with all of them.
+REQUIRED_STEPS = (
+    "tools",
+    "bootstrap",
+    "bedrock model access",
+    "ses",
+    "deploy",
+    "import your shop",
+    "submit",
+    "approvers confirm",
+    "first request",
+    "teardown",
+)
+HUMAN_ONLY = {"<token>"}  # from a mail only the approver receives
+
+
+@dataclass
+class Step:
+    number: int
+    title: str
+    text: str
+    commands: list[str] = field(default_factory=list)
+
+
+def readme_steps() -> list[Step]:
+    """The numbered steps of the section and the shell lines of each (comments and blank lines dropped)."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index(SECTION) + len(SECTION) :]
+    section = section[: section.index("\n### ")]
+    steps: list[Step] = []
+    for match in re.finditer(r"^(\d+)\. \*\*(.+?)\*\*(.*?)(?=^\d+\. \*\*|\Z)", section, re.S | re.M):
+        body = match.group(3)
+        step = Step(int(match.group(1)), match.group(2), body)
+        for block in re.findall(r"```sh\n(.*?)\n\s*```", body, re.S):
+            for line in block.splitlines():
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    step.commands.append(line)
+        steps.append(step)
+    return steps
+
+
+def test_the_steps_are_numbered_and_complete() -> None:
+    steps = readme_steps()
+    assert [s.number for s in steps] == list(range(1, len(steps) + 1))
+    subjects = [f"{s.title} {s.text[:200]}".lower() for s in steps]
+    position = 0
+    for required in REQUIRED_STEPS:
+        found = next((i for i in range(position, len(subjects)) if required in subjects[i]), None)
+        assert found is not None, f"no step about {required!r} after step {position + 1}"
+        position = found
+
+
+class Runner:
+    """Runs README lines against one moto deployment; ``values`` fills ``<Placeholders>``."""
+
+    def __init__(self, aws: LocalAws, tmp: Path) -> None:
+        self.aws = aws
+        self.tmp = tmp
+        self.deployment: Deployment | None = None
+        self.template: dict[str, Any] = {}
+        self.values: dict[str, str] = {}
+        self.botocore = botocore.session.get_session()
+        self.ran: list[str] = []
+
+    # -- placeholders --------------------------------------------------------------------------------
+
+    def fill(self, line: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if self.template and name[0].isupper() and "_" not in name:
+                assert name in self.template["Outputs"], f"<{name}> is not a stack output"
+            assert name in self.values, f"nothing fills <{name}> yet"
+            return self.values[name]
+
+        return re.sub(r"<([A-Za-z_]+)>", one, line)
+
+    # -- dispatch ------------------------------------------------------------------------------------
+
+    def run(self, line: str) -> Any:
+        words = shlex.split(line)
+        if words[:1] == ["make"]:
+            return self._make(words[1:])
+        if words[:2] == ["npx", "cdk"]:
+            return self._cdk(words[2:])
+        if words[:1] == ["aws"]:
+            return self._aws(line)
+        if words[:3] == [sys.executable.rsplit("/", 1)[-1], "-m", "production_orchestrator.cli.aws_ops"] or words[
+            :3
+        ] == ["python", "-m", "production_orchestrator.cli.aws_ops"]:
+            return self._operator_cli(self.fill(line))
+        if words[:2] == ["production-orchestrator", "submit"]:
+            return self._submit(words[2:])
+        raise AssertionError(f"the README runner does not know this line: {line}")
+
+    def _make(self, targets: list[str]) -> None:
+        # The test suite runs inside what `make setup` built; the targets must exist as written.
+        makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+        for target in targets:
+            assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"no make target {target}"
+
+    def _cdk(self, args: list[str]) -> None:
+        command, rest = args[0], args[1:]
+        if command == "bootstrap":
+            assert len(rest) == 1 and re.fullmatch(r"aws://\d{12}/[a-z]{2}(-[a-z]+)+-\d", rest[0]), rest
+            return
+        if command == "destroy":
+            assert self.deployment is not None and not rest
+            return
+        assert command == "deploy", f"cdk {command}"
+        context: dict[str, str] = {}
+        for flag, value in zip(rest[::2], rest[1::2], strict=True):
+            assert flag == "-c", flag
+            key, _, raw = value.partition("=")
+            context[key] = raw
+        # The README's values as the app reads them (synthesis refuses a deployment that cannot work), with the
+        # scripted model in place of Bedrock.
+        self.template = synthesize({**context, **MOTO_CONTEXT})
+        # The sender identity is verified by the README's own step, not by the deployment.
+        self.deployment = self.aws.deploy(self.template, verify_sender=False)
+        outputs = self.template["Outputs"]
+        self.values.update(
+            {
+                "TableName": self.deployment.table_name,
+                "ApprovalTopicArn": self.deployment.topic_arn,
+                "StateMachineArn": self.deployment.state_machine_arn,
+            }
+        )
+        assert {"SubmitUrl", "DecisionUrl", "TableName", "ApprovalTopicArn"} <= set(outputs)
+
+    def _aws(self, line: str) -> Any:
+        words = shlex.split(line)
+        service, operation_name, params = words[1], words[2], words[3:]
+        model = self.botocore.get_service_model(service)
+        operation = model.operation_model(
+            next(
+                name
+                for name in model.operation_names
+                if re.sub(r"(?<!^)([A-Z])", r"-\1", name).lower() == operation_name
+            )
+        )
+        members = operation.input_shape.members if operation.input_shape else {}
+        by_flag = {re.sub(r"(?<!^)([A-Z])", r"-\1", name).lower(): name for name in members}
+        kwargs: dict[str, Any] = {}
+        query = None
+        index = 0
+        while index < len(params):
+            flag = params[index].removeprefix("--")
+            if flag == "query":
+                query = params[index + 1]
+                index += 2
+                continue
+            negated = flag.startswith("no-") and flag[3:] in by_flag and flag not in by_flag
+            name = by_flag[flag[3:] if negated else flag]
+            shape = members[name]
+            if shape.type_name == "boolean" and (
+                negated or index + 1 >= len(params) or params[index + 1].startswith("--")
+            ):
+                kwargs[name] = not negated
+                index += 1
+                continue
+            raw = params[index + 1]
+            kwargs[name] = {"boolean": raw == "true", "integer": int(raw) if raw.isdigit() else raw}.get(
+                shape.type_name, raw
+            )
+            index += 2
+        for required in operation.input_shape.required_members if operation.input_shape else ():
+            assert required in kwargs, f"{line}: missing --{required}"
+        if any(placeholder in line for placeholder in HUMAN_ONLY):
+            return None  # checked against the model above; the value is in a person's mailbox
+        filled = {k: self.fill(v) if isinstance(v, str) else v for k, v in kwargs.items()}
+        method = re.sub(r"(?<!^)([A-Z])", r"_\1", operation.name).lower()
+        assert self.deployment is not None or service == "sesv2", f"{line} before the deploy"
+        response = getattr(self.aws.client(service), method)(**filled)
+        return response.get(query) if query else response
+
+    def _operator_cli(self, line: str) -> None:
+        words = shlex.split(line)
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
+            "AWS_ENDPOINT_URL": self.aws.endpoint,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "PYTHONPATH": str(ROOT / "functions"),
+        }
+        done = subprocess.run(
+            [sys.executable, *words[1:]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+
+    def _submit(self, args: list[str]) -> None:
+        # The installed CLI's parser accepts the line as written (--stack reads SubmitUrl from CloudFormation,
+        # which moto's deployment does not run): the request goes to the deployed submit function, signed as
+        # the Identity Center user the README's submitters map names.
+        parsed = build_parser(COMMAND_MODULES).parse_args(["submit", *args])
+        assert self.deployment is not None
+        assert parsed.stack == "ProductionOrchestrator"
+        request = (ROOT / parsed.request).read_text(encoding="utf-8")
+        options = {"as_of": parsed.as_of} if parsed.as_of else {}
+        out = self.deployment.submit(request, **options)
+        self.values["EXECUTION_ARN"] = str(out["execution_arn"])
+        self.values["EXECUTION_NAME"] = str(out["execution_name"])
+
+
+@pytest.fixture(scope="module")
+def aws() -> Iterator[LocalAws]:
+    with local_aws() as local:
+        yield local
+
+
+def test_the_deploy_steps_run_as_written(aws: LocalAws, tmp_path: Path) -> None:
+    runner = Runner(aws, tmp_path)
+    ses_mark = len(ses_accepted())
+    results: dict[str, Any] = {}
+    for step in readme_steps():
+        for line in step.commands:
+            if line.startswith("aws stepfunctions describe-execution"):
+                # The person watches the console until the approver has decided: play the approver here.
+                deployment = runner.deployment
+                assert deployment is not None
+                message = deployment.wait_for_message()
+                page, decided = deployment.decide(message.link, approve=True)
+                assert (page.status, decided.status) == (200, 200)
+                deployment.wait_for_status(runner.values["EXECUTION_ARN"])
+            results[line] = runner.run(line)
+            runner.ran.append(line)
+    deployment = runner.deployment
+    assert deployment is not None
+    status_lines = [line for line in results if line.startswith("aws stepfunctions describe-execution")]
+    assert [results[line] for line in status_lines] == ["SUCCEEDED"]
+    states = deployment.states(runner.values["EXECUTION_ARN"])
+    assert states[-2:] == [STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
+    # The plan applied on the imported shop, its messages went out through SES from the verified sender.
+    assert len(ses_accepted()) > ses_mark
+    # Teardown: the table is gone.
+    tables = aws.client("dynamodb").list_tables()["TableNames"]
+    assert deployment.table_name not in tables
+    assert any(line.startswith("npx cdk deploy") for line in runner.ran)
+    assert any("shop-import" in line for line in runner.ran)
+
+
+def test_a_submit_before_the_shop_import_step_ends_in_no_shop_to_plan_on(aws: LocalAws, tmp_path: Path) -> None:
+    """The README's order matters: a run submitted between the deploy and the shop import step says why it
+    cannot plan (the state NoShopToPlanOn), and writes nothing."""
+    runner = Runner(aws, tmp_path)
+    steps = readme_steps()
+    deploy = next(line for s in steps for line in s.commands if line.startswith("npx cdk deploy"))
+    submit = next(line for s in steps for line in s.commands if line.startswith("production-orchestrator submit"))
+    for line in next(s for s in steps if "ses" in s.title.lower()).commands:
+        runner.run(line)
+    runner.run(deploy)
+    runner.run(submit)
+    deployment = runner.deployment
+    assert deployment is not None
+    arn = runner.values["EXECUTION_ARN"]
+    assert deployment.wait_for_status(arn) == "FAILED"
+    assert deployment.states(arn)[-1] == "NoShopToPlanOn"
+    assert deployment.store.load_state() is None
+
+
+def test_an_unknown_line_fails_the_runner(aws: LocalAws, tmp_path: Path) -> None:
+    runner = Runner(aws, tmp_path)
+    with pytest.raises(AssertionError, match="does not know"):
+        runner.run("curl https://example.com/install.sh")
+    with pytest.raises(StopIteration):
+        runner.run("aws dynamodb drop-everything --table-name x")
+    with pytest.raises(KeyError):
+        runner.run("aws sesv2 create-email-identity --email-address orders@harbour-print.example")
+
+
+def test_a_synth_refusal_in_the_deploy_line_fails_the_runner(aws: LocalAws, tmp_path: Path) -> None:
+    from production_orchestrator.domain.errors import ConfigurationError
+
+    runner = Runner(aws, tmp_path)
+    with pytest.raises(ConfigurationError, match="senderEmail"):
+        runner.run("npx cdk deploy -c approverEmails=ana@harbour-print.example")
+    assert json.dumps(MOTO_CONTEXT)  # the overrides never touch the README's approvers, sender or submitters
