@@ -11,6 +11,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from ..domain.presentation import terminal_safe
+
 PROG = "production-orchestrator"
 
 EXIT_OK = 0
@@ -36,8 +38,8 @@ EXIT_CODES = (
 
 
 def say(message: str) -> None:
-    """One line for a person, on stderr."""
-    print(message, file=sys.stderr)
+    """One line for a person, on stderr (control characters from user-supplied text shown escaped)."""
+    print(terminal_safe(message, keep_newlines=True), file=sys.stderr)
 
 
 def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
@@ -48,7 +50,7 @@ def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
     for key, value in values.items():
         if value is None or isinstance(value, list | dict):
             continue
-        print(f"{key.upper()}={_text(value)}")
+        print(f"{key.upper()}={terminal_safe(_text(value))}")
 
 
 def _text(value: Any) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
 
@@ -22,30 +23,67 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..canonical import content_hash
 from ..errors import IntakeError
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
-from .customer_message import CustomerMessage
-from .dates import DATE_EXPRESSION, resolve_due
+from .customer_message import CustomerMessage, sent_day
+from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
+from .thread import earlier_messages
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,24}?)\s*:\s*(.+?)\s*$")
+# "Label: value" lines; the label is matched folded (lower case, no accents), in any of the five languages.
+_LABEL = re.compile(r"^\s*\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3})\*{0,2}\s*:\s*(.+?)\s*$")
 LABELS = {
-    "product": ("product", "product code", "item", "article", "sku"),
-    "quantity": ("quantity", "qty", "amount", "pieces", "units"),
-    "due": ("needed by", "due", "due date", "deadline", "delivery date", "required by", "deliver by", "wanted by"),
-    "priority": ("priority",),
-    "customer": ("customer", "company", "client"),
-    "order": ("order", "order id", "order number", "po", "purchase order"),
-}
+    "product": (
+        "product", "product code", "item", "article", "sku", "produkt", "artikel", "artikelnummer", "produit",
+        "article", "reference", "ref", "producto", "articulo", "referencia", "artikelnr", "art.-nr", "art nr",
+    ),
+    "quantity": (
+        "quantity", "qty", "amount", "pieces", "units", "menge", "anzahl", "stueckzahl", "stuckzahl", "stueck",
+        "quantite", "nombre", "cantidad", "unidades", "aantal", "hoeveelheid", "stuks",
+    ),
+    "due": (
+        "needed by", "due", "due date", "deadline", "delivery date", "required by", "deliver by", "wanted by",
+        "date needed", "liefertermin", "lieferdatum", "termin", "faellig", "faellig am", "benoetigt bis",
+        "gewuenschter liefertermin", "date de livraison", "date limite", "echeance", "livraison", "pour le",
+        "fecha de entrega", "fecha limite", "entrega", "plazo", "leverdatum", "leveringsdatum", "uiterlijk",
+        "deadline datum", "gewenste leverdatum",
+    ),
+    "priority": ("priority", "prioritaet", "prioritat", "priorite", "prioridad", "prioriteit"),
+    "customer": (
+        "customer", "company", "client", "kunde", "firma", "cliente", "empresa", "klant", "bedrijf", "societe",
+    ),
+    "order": (
+        "order", "order id", "order number", "po", "purchase order", "bestellung", "bestellnummer",
+        "auftrag", "auftragsnummer", "commande", "numero de commande", "bon de commande", "pedido",
+        "numero de pedido", "orden", "bestelling", "bestelnummer", "ordernummer",
+    ),
+}  # fmt: skip
 _LABEL_OF = {label: fact for fact, labels in LABELS.items() for label in labels}
-_STOP = {"with", "and", "the", "for", "of", "a", "an", "in", "on", "to", "our", "your", "some"}
-_NUMBER = r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w-])"
-_UNIT = re.compile(_NUMBER + r"\s*(?:x|\u00d7|pcs|pc|pieces|units|items)\b", re.IGNORECASE)
-_DUE = re.compile(
-    r"\b(?:by|before|until|till|no\s+later\s+than|due(?:\s+(?:on|by))?|deadline\s*:?|latest)\s+"
-    rf"(?P<phrase>{DATE_EXPRESSION})|(?P<alone>(?:in|within)\s+\S+\s+(?:days?|weeks?)\b)",
-    re.IGNORECASE,
+_STOP = {
+    "with", "and", "the", "for", "of", "a", "an", "in", "on", "to", "our", "your", "some", "please", "more",
+    "und", "der", "die", "das", "mit", "fuer", "von", "ein", "eine", "einen", "unsere", "unser", "bitte",
+    "le", "la", "les", "des", "de", "du", "et", "avec", "pour", "un", "une", "nos", "notre", "en",
+    "el", "los", "las", "con", "para", "y", "una", "nuestro", "nuestra", "nuestros", "nuestras",
+    "het", "een", "van", "met", "voor", "onze", "ons",
+}  # fmt: skip
+# A whole number: 1,000 / 1.000 / 1 000 (no-break or thin space) / 1'000 as thousands, never a decimal.
+_NUMBER_CORE = r"(?<![\w.,'-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[\u00a0\u202f']\d{3})+|\d{1,8})"
+_NUMBER = _NUMBER_CORE + r"(?![\w-]|[.,]\d)"
+_UNITS = (
+    r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
+    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea"
 )
-_ANY_DATE = re.compile(DATE_EXPRESSION, re.IGNORECASE)
+_UNIT = re.compile(_NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{_UNITS})(?!\w)")
+_DUE_LEAD = (
+    r"by|before|until|till|for|no\s+later\s+than|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
+    r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
+    r"avant(?:\s+le)?|pour(?:\s+le)?|d'ici(?:\s+le)?|au\s+plus\s+tard(?:\s+le)?|jusqu'au|le|"
+    r"para(?:\s+el)?|antes\s+del?|a\s+mas\s+tardar(?:\s+el)?|hasta(?:\s+el)?|el|"
+    r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
+)
+_DUE = re.compile(
+    rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION})",
+)
+_ANY_DATE = re.compile(DATE_EXPRESSION)
 
 
 class Catalogued(Protocol):
@@ -85,14 +123,46 @@ class RequestFacts(BaseModel):
     )
 
 
+def stem(word: str) -> str:
+    """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody."""
+    word = fold(word)
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def words(text: str) -> set[str]:
-    """Lower-case words of ``text`` without stop words, plural ``s`` dropped (for description matching)."""
-    found = set()
-    for word in re.findall(r"[a-z0-9]+", text.lower()):
-        if word in _STOP:
-            continue
-        found.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return found
+    """The words of ``text`` as :func:`stem` gives them, without stop words (for description matching)."""
+    return {stem(word) for word in re.findall(r"[a-z0-9]+", fold(text)) if word not in _STOP}
+
+
+def alike(a: str, b: str) -> bool:
+    """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen),
+    or the same stem of at least six letters with short endings (embroidered, embroidery)."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    if len(short) >= 4 and long in (short + "n", short + "en", short + "e"):
+        return True
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared >= 6 and len(a) - shared <= 3 and len(b) - shared <= 3
+
+
+def covers(said: set[str], wanted: set[str]) -> bool:
+    """True when every word of ``wanted`` is, inflected or not, among ``said``."""
+    return all(w in said or any(alike(w, s) for s in said) for w in wanted)
+
+
+def _label_key(text: str) -> str:
+    return " ".join(fold(text).replace("*", " ").split())
 
 
 def labels(body: str) -> dict[str, list[str]]:
@@ -100,10 +170,20 @@ def labels(body: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for line in body.splitlines():
         match = _LABEL.match(line)
-        fact = _LABEL_OF.get(" ".join(match.group(1).lower().split())) if match else None
+        fact = _LABEL_OF.get(_label_key(match.group(1))) if match else None
         if match is not None and fact is not None:
-            found.setdefault(fact, []).append(match.group(2))
+            found.setdefault(fact, []).append(match.group(2).strip("* "))
     return found
+
+
+def _prose(body: str) -> str:
+    """``body`` without its known ``Label: value`` lines: what the customer wrote in sentences."""
+    kept = []
+    for line in body.splitlines():
+        match = _LABEL.match(line)
+        if match is None or _label_key(match.group(1)) not in _LABEL_OF:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _code_in(code: str, text: str) -> bool:
@@ -119,7 +199,8 @@ def _most_specific(matches: Sequence[Catalogued]) -> list[Catalogued]:
 
 
 def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogued]:
-    """The products ``phrase`` names: an exact code, codes in it, descriptions in it, or it in descriptions."""
+    """The products ``phrase`` names: an exact code, codes in it, descriptions in it, or it in descriptions
+    (words matched with their plurals and common inflections)."""
     exact = [p for p in products if p.code.lower() == phrase.strip().lower()]
     if exact:
         return exact
@@ -127,79 +208,166 @@ def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogu
     if coded:
         return coded
     said = words(phrase)
-    described = [p for p in products if words(p.description) <= said]
+    described = [p for p in products if covers(said, words(p.description))]
     if described:
         return _most_specific(described)
-    return [p for p in products if said and said <= words(p.description)]
-
-
-def _distinct(values: list[str], fact: str, problems: list[str]) -> str | None:
-    unique = list(dict.fromkeys(" ".join(v.split()) for v in values))
-    if len(unique) > 1:
-        problems.append(f"{fact}: the e-mail gives several ({'; '.join(unique)}); say which one")
-        return None
-    return unique[0] if unique else None
+    return [p for p in products if said and covers(words(p.description), said)]
 
 
 def _quantities(text: str, product: Catalogued | None) -> list[str]:
-    plain = _ANY_DATE.sub(" ", text)
+    plain = _ANY_DATE.sub(" ", fold(text))
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     if product is not None:
         names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
-        for match in re.finditer(_NUMBER + r"((?:\s+[A-Za-z][\w-]*){1,4})", plain):
-            if names & (words(match.group(2)) | {w.lower() for w in match.group(2).split()}):
+        for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
+            said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
+            if any(alike(n, w) for n in names for w in said):
                 found.append(match.group(1))
-    return [q.replace(",", "") for q in found]
+        # A number a few words before the product's own code: "120 gorras bordadas (CAP-LOGO)".
+        code = re.escape(product.code.lower())
+        window = _NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
+        found += [m.group(1) for m in re.finditer(window, plain)]
+    return list(dict.fromkeys(found))
+
+
+def _amount(text: str) -> int | None:
+    """A whole number as written (``1,000``, ``1.000``, ``1 000``, ``1'000``); None for anything else."""
+    text = text.strip()
+    if re.fullmatch(r"[+-]?\d{1,12}", text):
+        return int(text)
+    grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
+    return int(re.sub(r"\D", "", text)) if grouped else None
 
 
 def _shortened(text: str, products: Sequence[Catalogued]) -> list[str]:
     """Descriptions people shorten after a number ("50 navy totes"): the longest run of the words that follow
     it, every one a word of a description, names those products (several: ambiguous, refused later)."""
     named: list[str] = []
-    for match in re.finditer(_NUMBER + r"((?:\s+[A-Za-z][\w-]*){1,4})", _ANY_DATE.sub(" ", text)):
+    for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", _ANY_DATE.sub(" ", fold(text))):
         tokens = match.group(2).split()
         for size in range(len(tokens), 0, -1):
             said = words(" ".join(tokens[:size]))
-            fits = [p.description for p in products if said and said <= words(p.description)]
+            fits = [p.description for p in products if said and covers(words(p.description), said)]
             if fits:
                 named += fits
                 break
     return named
 
 
-def _due_phrases(text: str, anchor: date) -> list[str]:
+def _due_days(text: str, anchor: date) -> dict[date, str]:
     by_day: dict[date, str] = {}
-    for match in _DUE.finditer(text):
+    for match in _DUE.finditer(fold(text)):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor)
         if day is not None:
             by_day.setdefault(day, phrase)
-    return list(by_day.values())
+    return by_day
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One message of a thread (the newest first), with the day its relative dates count from."""
+
+    text: str
+    anchor: date
+
+
+def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
+    parts = [_Part(f"{message.subject}\n{message.body}", anchor)]
+    for text, dated in earlier_messages(message.earlier):
+        parts.append(_Part(text, sent_day(dated) or anchor))
+    return parts
+
+
+def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
+    """Each labelled fact from the newest message of the thread that labels it."""
+    found: dict[str, list[str]] = {}
+    for part in _thread(message, date(2000, 1, 1)):
+        for fact, values in labels(part.text).items():
+            found.setdefault(fact, values)
+    return found
+
+
+def _several(fact: str, values: dict[str, str], problems: list[str]) -> None:
+    problems.append(f"{fact}: the e-mail gives several ({'; '.join(values.values())}); say which one")
+
+
+def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[str]) -> str | None:
+    """The product ``part`` names (labelled and in its sentences), None when it names none; both must agree."""
+    seen: dict[str, str] = {}
+    text = _prose(part.text)
+    named = [p.code for p in products if _code_in(p.code, text)]
+    if not named:
+        named = [
+            p.description for p in _most_specific([p for p in products if covers(words(text), words(p.description))])
+        ]
+    for value in [*labels(part.text).get("product", []), *(named or _shortened(text, products))]:
+        matched = match_products(value, products)
+        key = matched[0].code if len(matched) == 1 else " ".join(value.lower().split())
+        seen.setdefault(key, value)
+    if len(seen) > 1:
+        _several("product", seen, problems)
+        return None
+    return next(iter(seen.values()), None)
+
+
+def _read_quantity(part: _Part, product: Catalogued | None, problems: list[str]) -> int | str | None:
+    seen: dict[str, str] = {}
+    for value in labels(part.text).get("quantity", []):
+        amount = _amount(value)
+        if amount is None:
+            return value  # not a whole number: named by the resolver
+        seen.setdefault(str(amount), f"{amount} (labelled)")
+    for value in _quantities(_prose(part.text), product):
+        amount = _amount(value)
+        if amount is not None:
+            seen.setdefault(str(amount), str(amount))
+    if len(seen) > 1:
+        _several("quantity", seen, problems)
+        return None
+    return int(next(iter(seen))) if seen else None
+
+
+def _read_due(part: _Part, problems: list[str]) -> str | None:
+    seen: dict[str, str] = {}
+    for value in labels(part.text).get("due", []):
+        day = resolve_due(value, part.anchor)
+        if day is None:
+            return value  # not a date: named by the resolver
+        seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
+    for day, phrase in _due_days(_prose(part.text), part.anchor).items():
+        seen.setdefault(day.isoformat(), phrase)
+    if len(seen) > 1:
+        _several("due date", seen, problems)
+        return None
+    return next(iter(seen), None)
 
 
 def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor: date) -> RequestFacts:
-    """The rule-based reader (the deterministic provider): labels first, else codes, descriptions, numbers
-    next to units or product words, and dates after "by", "before", "until"... Conflicts go to ``unclear``."""
+    """The rule-based reader (the deterministic provider). Each fact from the newest message of the thread that
+    states it: labels and sentences both (disagreeing, the fact is unclear and both are named), codes,
+    descriptions and their plurals, numbers next to units or product words, dates after "by", "bis",
+    "avant le", "para el", "uiterlijk"... Due dates come back as ISO days, counted from their own message."""
     problems: list[str] = []
-    found = labels(message.body)
-    text = f"{message.subject}\n{message.body}"
-    product = _distinct(found.get("product", []), "product", problems)
-    if product is None and "product" not in found:
-        named = [p.code for p in products if _code_in(p.code, text)]
-        if not named:
-            named = [
-                p.description for p in _most_specific([p for p in products if words(p.description) <= words(text)])
-            ]
-        product = _distinct(named or _shortened(text, products), "product", problems)
+    parts = _thread(message, anchor)
+    product = quantity = due = None
+    for part in parts:
+        product = _read_product(part, products, problems)
+        if product is not None or problems:
+            break
     matched = match_products(product, products) if product else []
-    quantity = _distinct(
-        found.get("quantity") or _quantities(text, matched[0] if len(matched) == 1 else None), "quantity", problems
-    )
-    due = _distinct(found.get("due") or _due_phrases(text, anchor), "due date", problems)
-    amount = int(quantity.replace(",", "")) if quantity and re.fullmatch(r"[+-]?[\d,]{1,12}", quantity) else None
-    if quantity and amount is None:
+    for part in parts:
+        quantity = _read_quantity(part, matched[0] if len(matched) == 1 else None, problems)
+        if quantity is not None or any(p.startswith("quantity") for p in problems):
+            break
+    for part in parts:
+        due = _read_due(part, problems)
+        if due is not None or any(p.startswith("due date") for p in problems):
+            break
+    if isinstance(quantity, str):
         problems.append(f"quantity: {quantity!r} is not a whole number")
-    return RequestFacts(product=product, quantity=amount, due=due, unclear=problems)
+        quantity = None
+    return RequestFacts(product=product, quantity=quantity, due=due, unclear=problems)
 
 
 def _product(facts: RequestFacts, products: Sequence[Product], problems: list[str]) -> Product | None:
@@ -242,6 +410,14 @@ def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[st
     return day.isoformat()
 
 
+def _distinct(values: list[str], fact: str, problems: list[str]) -> str | None:
+    unique = list(dict.fromkeys(" ".join(v.split()) for v in values))
+    if len(unique) > 1:
+        problems.append(f"{fact}: the e-mail gives several ({'; '.join(unique)}); say which one")
+        return None
+    return unique[0] if unique else None
+
+
 def _labelled(found: dict[str, list[str]], fact: str, problems: list[str]) -> str | None:
     return _distinct(found.get(fact, []), fact, problems)
 
@@ -271,9 +447,15 @@ def resolve_request(
     product = _product(facts, shop.products, problems)
     quantity = _quantity(facts, problems)
     due = _due(facts, anchor, planning_day, problems)
-    found = labels(message.body)
+    found = thread_labels(message)
     priority = _priority(found, problems)
-    customer = _labelled(found, "customer", problems) or message.sender_name or message.sender or "unnamed customer"
+    customer = (
+        _labelled(found, "customer", problems)
+        or message.sender_name
+        or message.signed_name
+        or message.sender
+        or "unnamed customer"
+    )
     order_id = _labelled(found, "order", problems)
     if order_id is not None and not ID_PATTERN.match(order_id):
         problems.append(f"order: {order_id!r} is not a valid order id")
