@@ -2,6 +2,7 @@
 
     e-mail -> reader: what, how many, by when (RequestFacts)   rules here (deterministic provider), or a
                                                                 model through a typed tool (Bedrock, Ollama)
+           (vocabulary.py: labels and product words; thread.py: the newest message that states each fact)
            -> labels read by rules for every provider: Customer:, Order:, Priority:
            -> resolve_request: the same checks whoever read it -> an unscheduled Order, or IntakeError
               naming every missing or ambiguous fact (nothing is written, no further model call)
@@ -16,7 +17,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,46 +26,10 @@ from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
 from .thread import earlier_messages
+from .vocabulary import Catalogued, alike, code_in, covers, labels, match_products, most_specific, prose, words
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-# "Label: value" lines; the label is matched folded (lower case, no accents), in any of the five languages.
-_LABEL = re.compile(r"^\s*\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3})\*{0,2}\s*:\s*(.+?)\s*$")
-LABELS = {
-    "product": (
-        "product", "product code", "item", "article", "sku", "produkt", "artikel", "artikelnummer", "produit",
-        "article", "reference", "ref", "producto", "articulo", "referencia", "artikelnr", "art.-nr", "art nr",
-    ),
-    "quantity": (
-        "quantity", "qty", "amount", "pieces", "units", "menge", "anzahl", "stueckzahl", "stuckzahl", "stueck",
-        "quantite", "nombre", "cantidad", "unidades", "aantal", "hoeveelheid", "stuks",
-    ),
-    "due": (
-        "needed by", "due", "due date", "deadline", "delivery date", "required by", "deliver by", "wanted by",
-        "date needed", "liefertermin", "lieferdatum", "termin", "faellig", "faellig am", "benoetigt bis",
-        "gewuenschter liefertermin", "date de livraison", "date limite", "echeance", "livraison", "pour le",
-        "fecha de entrega", "fecha limite", "entrega", "plazo", "leverdatum", "leveringsdatum", "uiterlijk",
-        "deadline datum", "gewenste leverdatum",
-    ),
-    "priority": ("priority", "prioritaet", "prioritat", "priorite", "prioridad", "prioriteit"),
-    "customer": (
-        "customer", "company", "client", "kunde", "firma", "cliente", "empresa", "klant", "bedrijf", "societe",
-    ),
-    "order": (
-        "order", "order id", "order number", "po", "purchase order", "bestellung", "bestellnummer",
-        "auftrag", "auftragsnummer", "commande", "numero de commande", "bon de commande", "pedido",
-        "numero de pedido", "orden", "bestelling", "bestelnummer", "ordernummer",
-    ),
-}  # fmt: skip
-_LABEL_OF = {label: fact for fact, labels in LABELS.items() for label in labels}
-_STOP = {
-    "with", "and", "the", "for", "of", "a", "an", "in", "on", "to", "our", "your", "some", "please", "more",
-    "und", "der", "die", "das", "mit", "fuer", "von", "ein", "eine", "einen", "unsere", "unser", "bitte",
-    "le", "la", "les", "des", "de", "du", "et", "avec", "pour", "un", "une", "nos", "notre", "en",
-    "el", "los", "las", "con", "para", "y", "una", "nuestro", "nuestra", "nuestros", "nuestras",
-    "het", "een", "van", "met", "voor", "onze", "ons",
-}  # fmt: skip
-# A whole number: 1,000 / 1.000 / 1 000 (no-break or thin space) / 1'000 as thousands, never a decimal.
 _NUMBER_CORE = r"(?<![\w.,'-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[\u00a0\u202f']\d{3})+|\d{1,8})"
 _NUMBER = _NUMBER_CORE + r"(?![\w-]|[.,]\d)"
 _UNITS = (
@@ -84,16 +48,6 @@ _DUE = re.compile(
     rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION})",
 )
 _ANY_DATE = re.compile(DATE_EXPRESSION)
-
-
-class Catalogued(Protocol):
-    """What a reader needs of a product: its code and description."""
-
-    @property
-    def code(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
 
 
 class RequestFacts(BaseModel):
@@ -121,97 +75,6 @@ class RequestFacts(BaseModel):
         description="Facts the e-mail gives in conflicting ways, each as 'fact: why' (for example "
         "'due date: Friday and Monday'); that fact is then null.",
     )
-
-
-def stem(word: str) -> str:
-    """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody."""
-    word = fold(word)
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def words(text: str) -> set[str]:
-    """The words of ``text`` as :func:`stem` gives them, without stop words (for description matching)."""
-    return {stem(word) for word in re.findall(r"[a-z0-9]+", fold(text)) if word not in _STOP}
-
-
-def alike(a: str, b: str) -> bool:
-    """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen),
-    or the same stem of at least six letters with short endings (embroidered, embroidery)."""
-    if a == b:
-        return True
-    short, long = sorted((a, b), key=len)
-    if len(short) >= 4 and long in (short + "n", short + "en", short + "e"):
-        return True
-    shared = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared >= 6 and len(a) - shared <= 3 and len(b) - shared <= 3
-
-
-def covers(said: set[str], wanted: set[str]) -> bool:
-    """True when every word of ``wanted`` is, inflected or not, among ``said``."""
-    return all(w in said or any(alike(w, s) for s in said) for w in wanted)
-
-
-def _label_key(text: str) -> str:
-    return " ".join(fold(text).replace("*", " ").split())
-
-
-def labels(body: str) -> dict[str, list[str]]:
-    """Each known ``Label: value`` line, by fact (a fact may be labelled more than once)."""
-    found: dict[str, list[str]] = {}
-    for line in body.splitlines():
-        match = _LABEL.match(line)
-        fact = _LABEL_OF.get(_label_key(match.group(1))) if match else None
-        if match is not None and fact is not None:
-            found.setdefault(fact, []).append(match.group(2).strip("* "))
-    return found
-
-
-def _prose(body: str) -> str:
-    """``body`` without its known ``Label: value`` lines: what the customer wrote in sentences."""
-    kept = []
-    for line in body.splitlines():
-        match = _LABEL.match(line)
-        if match is None or _label_key(match.group(1)) not in _LABEL_OF:
-            kept.append(line)
-    return "\n".join(kept)
-
-
-def _code_in(code: str, text: str) -> bool:
-    return re.search(rf"(?<![A-Za-z0-9._-]){re.escape(code)}(?![A-Za-z0-9_-])", text, re.IGNORECASE) is not None
-
-
-def _most_specific(matches: Sequence[Catalogued]) -> list[Catalogued]:
-    """Of products whose descriptions all match, the one whose words include every other's, if there is one."""
-    for candidate in matches:
-        if all(words(other.description) < words(candidate.description) for other in matches if other != candidate):
-            return [candidate]
-    return list(matches)
-
-
-def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogued]:
-    """The products ``phrase`` names: an exact code, codes in it, descriptions in it, or it in descriptions
-    (words matched with their plurals and common inflections)."""
-    exact = [p for p in products if p.code.lower() == phrase.strip().lower()]
-    if exact:
-        return exact
-    coded = [p for p in products if _code_in(p.code, phrase)]
-    if coded:
-        return coded
-    said = words(phrase)
-    described = [p for p in products if covers(said, words(p.description))]
-    if described:
-        return _most_specific(described)
-    return [p for p in products if said and covers(words(p.description), said)]
 
 
 def _quantities(text: str, product: Catalogued | None) -> list[str]:
@@ -295,11 +158,11 @@ def _several(fact: str, values: dict[str, str], problems: list[str]) -> None:
 def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[str]) -> str | None:
     """The product ``part`` names (labelled and in its sentences), None when it names none; both must agree."""
     seen: dict[str, str] = {}
-    text = _prose(part.text)
-    named = [p.code for p in products if _code_in(p.code, text)]
+    text = prose(part.text)
+    named = [p.code for p in products if code_in(p.code, text)]
     if not named:
         named = [
-            p.description for p in _most_specific([p for p in products if covers(words(text), words(p.description))])
+            p.description for p in most_specific([p for p in products if covers(words(text), words(p.description))])
         ]
     for value in [*labels(part.text).get("product", []), *(named or _shortened(text, products))]:
         matched = match_products(value, products)
@@ -318,7 +181,7 @@ def _read_quantity(part: _Part, product: Catalogued | None, problems: list[str])
         if amount is None:
             return value  # not a whole number: named by the resolver
         seen.setdefault(str(amount), f"{amount} (labelled)")
-    for value in _quantities(_prose(part.text), product):
+    for value in _quantities(prose(part.text), product):
         amount = _amount(value)
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
@@ -335,7 +198,7 @@ def _read_due(part: _Part, problems: list[str]) -> str | None:
         if day is None:
             return value  # not a date: named by the resolver
         seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
-    for day, phrase in _due_days(_prose(part.text), part.anchor).items():
+    for day, phrase in _due_days(prose(part.text), part.anchor).items():
         seen.setdefault(day.isoformat(), phrase)
     if len(seen) > 1:
         _several("due date", seen, problems)
