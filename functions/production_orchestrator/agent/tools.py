@@ -240,7 +240,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request.
         """
-        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text)
+        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text, ctx.given)
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
         faults.point("after_proposal_write")

@@ -177,6 +177,11 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
         f"Approval requested for order {order.id} from {order.customer}",
         f"  {order.quantity} x {order.product}, priority {order.priority}, due {order.due}; "
         f"planned from {proposal.planning_day}",
+        *(
+            [f"  Given by {proposal.given.given_by}, not read from the e-mail: {', '.join(proposal.given.named())}"]
+            if proposal.given
+            else []
+        ),
         "",
         "What blocks it:",
         *(f"  - {line}" for line in describe_blockers(proposal)),

@@ -32,7 +32,7 @@ from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_
 from ..domain.scenarios import scenario as find_scenario
 from ..domain.shop.model import parse_day
 from .evidence import current_state
-from .plan_request import REQUEST_RUN, PlanRequest, shop_for
+from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .request_approval import LinkPlan
 from .runtime import Runtime
 
@@ -87,11 +87,13 @@ def start_run(
     parse_day(request.planning_day)
     message = read_message(request.text)
     shop = shop_for(rt.store, request)
-    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
+    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
+    plannable(shop, order, request, message.text)
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
+    ctx.given = request.given
     run_name = request.scenario or REQUEST_RUN
     if request.scenario:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))

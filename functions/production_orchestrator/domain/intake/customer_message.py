@@ -23,8 +23,8 @@ from datetime import date
 from email.message import EmailMessage
 
 from ..errors import IntakeError, RequestTooLongError
-from ..shop.model import EMAIL_PATTERN
-from .language import Language, detect_language
+from ..shop.model import EMAIL_PATTERN, Language
+from .language import detect_language
 from .thread import signature_name, split_signature, split_thread
 from .visible_text import decode_bytes, visible_text
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import content_hash
 from ..errors import IntakeError
+from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
@@ -295,16 +296,32 @@ def _priority(found: dict[str, list[str]], problems: list[str]) -> int:
     return int(raw)
 
 
+_GIVEN_FACT_NAMES = {"product": "product", "quantity": "quantity", "due": "due date"}
+
+
+def with_given(facts: RequestFacts, given: GivenFacts | None) -> RequestFacts:
+    """``facts`` with what a person gave filling or replacing them (and no longer unclear)."""
+    if given is None:
+        return facts
+    replaced = {name: value for name, value in given.facts().items() if name in _GIVEN_FACT_NAMES}
+    named = {_GIVEN_FACT_NAMES[name] for name in replaced}
+    unclear = [u for u in facts.unclear if str(u).split(":", 1)[0].strip().lower() not in named]
+    return facts.model_copy(update={**replaced, "unclear": unclear})
+
+
 def resolve_request(
     message: CustomerMessage,
     facts: RequestFacts,
     shop: ShopState,
     planning_day: str,
+    given: GivenFacts | None = None,
 ) -> Order:
     """The unscheduled order ``facts`` describe on ``shop``, or ``IntakeError`` naming every problem.
 
-    Relative due dates count from the e-mail's ``Date:`` (else the planning day).
+    Relative due dates count from the e-mail's ``Date:`` (else the planning day). ``given`` facts (from the
+    person who started the run) fill or replace the e-mail's, and what the e-mail left unclear about them.
     """
+    facts = with_given(facts, given)
     problems: list[str] = []
     anchor = message.sent_day or parse_day(planning_day)
     product = _product(facts, shop.products, problems)
@@ -313,7 +330,8 @@ def resolve_request(
     found = thread_labels(message)
     priority = _priority(found, problems)
     customer = (
-        _labelled(found, "customer", problems)
+        (given.customer if given is not None else None)
+        or _labelled(found, "customer", problems)
         or message.sender_name
         or message.signed_name
         or message.sender
@@ -337,6 +355,7 @@ def resolve_request(
         quantity=quantity,
         due=due,
         priority=priority,
+        language=message.language,
     )
     _check_existing(shop, order)
     return order

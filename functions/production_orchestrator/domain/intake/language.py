@@ -6,12 +6,10 @@ Counted from common words of each language in the newest message; English when n
 from __future__ import annotations
 
 import re
-from typing import Literal
 
+from ..shop.model import LANGUAGES, Language
 from .dates import fold
 
-Language = Literal["en", "de", "fr", "es", "nl"]
-LANGUAGES: tuple[Language, ...] = ("en", "de", "fr", "es", "nl")
 _WORDS = {
     "en": "the and please we need could you for with by thanks would our of to is are hello hi can us them these "
     "this will be have like",

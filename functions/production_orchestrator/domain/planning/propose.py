@@ -18,6 +18,7 @@ from .proposal import (
     AtRisk,
     Blocker,
     CapacityConflict,
+    GivenFacts,
     InventoryShortage,
     ProcurementAction,
     ProposalContent,
@@ -101,8 +102,11 @@ def _at_risk(target: Order, placement: Placement, lines: list[Line], orders: dic
     return tuple(risks[k] for k in sorted(risks))
 
 
-def build_proposal(state: ShopState, order_id: str, planning_day: str, request_text: str = "") -> ProposalContent:
-    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock."""
+def build_proposal(
+    state: ShopState, order_id: str, planning_day: str, request_text: str = "", given: GivenFacts | None = None
+) -> ProposalContent:
+    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock.
+    ``given``: the facts the person who started the run gave, recorded with the plan."""
     target = _target(state, order_id, planning_day)
     blockers, placement = _plan(state, target, planning_day)
     changes = [
@@ -136,6 +140,7 @@ def build_proposal(state: ShopState, order_id: str, planning_day: str, request_t
         "at_risk": at_risk,
         "communication_drafts": draft_messages(state, target, tuple(changes), actions, at_risk),
         "result_digest": "",
+        "given": given,
     }
     draft = ProposalContent(**content)
     return draft.model_copy(update={"result_digest": _result(state, draft).digest()})
