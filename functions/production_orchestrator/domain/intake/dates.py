@@ -66,8 +66,8 @@ def fold(text: str) -> str:
     """``text`` in lower case with accents folded (``ä`` -> ``ae``... German, the rest dropped): the form
     dates, numbers and product words are matched in, so ``Décembre``, ``décembre`` and ``decembre`` agree."""
     text = text.lower().replace("ß", "ss").replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
-    text = text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    text = text.replace("\u2019", "'")
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
 def _alternatives(names: object) -> str:

@@ -78,10 +78,10 @@ class RequestFacts(BaseModel):
     )
 
 
-def _quantities(text: str, product: Catalogued | None) -> list[str]:
+def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     plain = _ANY_DATE.sub(" ", fold(text))
     found = [m.group(1) for m in _UNIT.finditer(plain)]
-    if product is not None:
+    for product in candidates:
         names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
         for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
             said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
@@ -175,14 +175,14 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
     return next(iter(seen.values()), None)
 
 
-def _read_quantity(part: _Part, product: Catalogued | None, problems: list[str]) -> int | str | None:
+def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
         amount = _amount(value)
         if amount is None:
             return value  # not a whole number: named by the resolver
         seen.setdefault(str(amount), f"{amount} (labelled)")
-    for value in _quantities(prose(part.text), product):
+    for value in _quantities(prose(part.text), candidates):
         amount = _amount(value)
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
@@ -220,8 +220,10 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
         if product is not None or problems:
             break
     matched = match_products(product, products) if product else []
+    if not matched and product is None and problems:  # several products named: a number next to any of them
+        matched = list(products)
     for part in parts:
-        quantity = _read_quantity(part, matched[0] if len(matched) == 1 else None, problems)
+        quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             break
     for part in parts:
