@@ -92,11 +92,12 @@ def _body_text(message: EmailMessage) -> str:
 
 def _header(parsed: EmailMessage, name: str) -> str:
     """A header's value on one line: undecodable bytes of 8-bit headers read as UTF-8 (else Windows-1252),
-    line breaks from encoded words folded into spaces."""
+    line breaks from encoded words folded into spaces. ``IntakeError`` for one the email package cannot
+    read (an encoded ``From:`` holding a line break): a sender nobody can name starts nothing."""
     try:
         value = str(parsed.get(name, "") or "")
-    except (ValueError, LookupError, IndexError, TypeError):  # a header the email package cannot parse
-        value = ""
+    except (ValueError, LookupError, IndexError, TypeError):
+        raise IntakeError(f"the e-mail's {name} header cannot be read") from None
     if any("\udc80" <= c <= "\udcff" for c in value):
         value = decode_bytes(value.encode("utf-8", "surrogateescape"), None)
     return " ".join(value.split())
@@ -130,7 +131,7 @@ def read_message(raw: str) -> CustomerMessage:
     raw = raw.lstrip("\ufeff")
     # Parsed as bytes, so an 8-bit body is decoded by its own charset (or as the UTF-8 it usually is).
     parsed = email.message_from_bytes(raw.encode("utf-8", "surrogateescape"), policy=email.policy.default)
-    if not isinstance(parsed, EmailMessage) or not any(_header(parsed, h) for h in _KNOWN_HEADERS):
+    if not isinstance(parsed, EmailMessage) or not any(h in parsed for h in _KNOWN_HEADERS):
         body, signature, earlier = _parts(raw)
         message = CustomerMessage(body=body, signature=signature, earlier=earlier)
     else:
