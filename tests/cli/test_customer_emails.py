@@ -31,7 +31,7 @@ def start(data: Path, request: Path | str, *flags: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("email", "named"),
     [
-        ("ho-03-huge-quantity.eml", "do not fit anywhere"),  # passes intake; the planner cannot place it
+        ("ho-03-huge-quantity.eml", "more than its machines have in 10 x 90 days"),
         ("ho-02-year-9999.eml", "due date"),  # "by tomorrow" on 31 Dec 9999
         ("lab-01-label-disagrees.eml", "quantity: the e-mail gives several (4000 (labelled); 400)"),
     ],

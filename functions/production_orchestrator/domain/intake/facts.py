@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import content_hash
 from ..errors import IntakeError
+from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
@@ -262,6 +263,25 @@ def _quantity(facts: RequestFacts, problems: list[str]) -> int | None:
     return None
 
 
+# An order of which part fits is planned with the rest at risk (planning/propose.py); one that would keep its
+# machines busy for more than this many whole horizons is a slip of the keyboard, not a plan to propose.
+HORIZONS_AT_MOST = 10
+
+
+def _fits_horizon(product: Product, quantity: int, shop: ShopState, problems: list[str]) -> bool:
+    """False (and the problem named) when ``quantity`` needs more machine time than the product's machines have
+    in :data:`HORIZONS_AT_MOST` planning horizons, every day free: refused here, before anything is written."""
+    need = quantity * product.minutes_per_unit
+    most = HORIZONS_AT_MOST * HORIZON_DAYS * sum(m.minutes_per_day for m in shop.machines if m.id in product.machines)
+    if need <= most:
+        return True
+    problems.append(
+        f"quantity: {quantity} x {product.code} needs {need} machine-minutes, more than its machines have in "
+        f"{HORIZONS_AT_MOST} x {HORIZON_DAYS} days ({most}); order fewer or split the order"
+    )
+    return False
+
+
 def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str]) -> str | None:
     if not facts.due or not facts.due.strip():
         problems.append("due date: missing (by when is it needed?)")
@@ -328,6 +348,8 @@ def resolve_request(
     anchor = message.sent_day or parse_day(planning_day)
     product = _product(facts, shop.products, problems)
     quantity = _quantity(facts, problems)
+    if product is not None and quantity is not None and not _fits_horizon(product, quantity, shop, problems):
+        quantity = None
     due = _due(facts, anchor, planning_day, problems)
     found = thread_labels(message)
     priority = _priority(found, problems)
