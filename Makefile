@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model
+	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model corpus-providers
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
 # `python -m production_orchestrator` work without PYTHONPATH.
@@ -53,6 +53,11 @@ typecheck: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests
+
+# The whole e-mail corpus (tests/corpus/) read through the deterministic, Bedrock and Ollama clients (~3 min);
+# `make test` reads a sample of it.
+corpus-providers: $(STAMP)
+	PO_FULL_CORPUS=1 $(PY) -m pytest -q tests/integration/test_providers_corpus.py
 
 # Races, SIGKILL at every persistence point, tampering, hostile input: writes evidence/torture.json (~6 min).
 torture: $(STAMP)

@@ -51,7 +51,9 @@ MESSAGE = (
     "--b1\r\n"
     "Content-Type: text/html; charset=utf-8\r\n"
     "\r\n"
-    "<p>Hello, we need this as soon as possible.</p>\r\n"
+    # What a mail client shows (the HTML part) says what the text part says: intake reads the HTML one.
+    "<p>Hello, we need this as soon as possible:<br>Customer: Northside FC<br>Order: RUSH-200<br>\r\n"
+    "Product: CREST-PATCH-RED<br>Quantity: 120<br>Needed by: 2026-08-12<br>Priority: 100</p>\r\n"
     "--b1--\r\n"
 )
 FROM = "Coach Ana Lind <Coach@Northside-FC.example>"
@@ -163,6 +165,11 @@ def test_a_refused_email_writes_nothing_starts_nothing_and_is_counted(
         (MESSAGE.replace("Priority: 100", "x" * 20_001), "MESSAGE_TOO_LARGE"),
         (b" \r\n\r\n", "MESSAGE_UNREADABLE"),
         (b"From: coach@northside-fc.example\r\n\r\n", "MESSAGE_UNREADABLE"),
+        # An encoded From holding a line break: the email package cannot read it; refused, not raised.
+        (
+            MESSAGE.replace("From: Coach Ana Lind <", "From: =?utf-8?q?Coach=0ABcc=3A_x?= <"),
+            "MESSAGE_UNREADABLE",
+        ),
     ],
 )
 def test_a_message_that_is_not_a_readable_request_from_the_judged_sender_is_refused(

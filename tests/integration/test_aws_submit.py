@@ -4,6 +4,7 @@ requester is refused under separation of duties. Real handlers over wire calls t
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -96,6 +97,29 @@ def test_a_refused_submit_writes_nothing_and_starts_nothing(
     response = _invoke("submit", event)
     assert response["statusCode"] == status, response["body"]
     assert "error" in json.loads(response["body"])
+    assert aws.snapshot() == before and _executions(aws) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "base64_encoded", "named"),
+    [
+        ("not base64!", True, "UTF-8 JSON"),
+        (base64.b64encode(b'{"request": "\xff\xfe 50 x CAP"}').decode(), True, "UTF-8 JSON"),
+        (json.dumps({"request": REQUEST, "as_of": "2026-02-30"}), False, "not a day of the calendar"),
+        (json.dumps({"request": REQUEST, "as_of": "2026-2-3"}), False, "YYYY-MM-DD"),
+        (json.dumps({"request": "50 x CAP by Friday \udc80"}), False, "request"),
+    ],
+)
+def test_a_body_that_cannot_be_read_is_a_400_with_a_code_and_starts_nothing(
+    body: str, base64_encoded: bool, named: str, aws: AwsWorld, clock: Clock
+) -> None:
+    before = aws.snapshot()
+    event = submit_event({"request": REQUEST}, iam_caller())
+    event["body"], event["isBase64Encoded"] = body, base64_encoded
+    response = _invoke("submit", event)
+    assert response["statusCode"] == 400, response["body"]
+    reply = json.loads(response["body"])
+    assert reply["code"] == "REQUEST_INVALID" and named in reply["error"]
     assert aws.snapshot() == before and _executions(aws) == []
 
 

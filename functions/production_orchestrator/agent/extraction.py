@@ -18,6 +18,7 @@ from strands.types.exceptions import StructuredOutputException
 from ..domain.errors import IntakeError
 from ..domain.intake.customer_message import CustomerMessage
 from ..domain.intake.facts import RequestFacts, resolve_request
+from ..domain.planning.proposal import GivenFacts
 from ..domain.records import ProviderBinding
 from ..domain.shop.model import Order, ShopState
 from .prompts import EXTRACTION_PROMPT, extraction_message
@@ -30,8 +31,10 @@ def read_request(
     message: CustomerMessage,
     shop: ShopState,
     planning_day: str,
+    given: GivenFacts | None = None,
 ) -> tuple[Order, dict[str, int]]:
-    """The order ``message`` asks for on ``shop`` (``IntakeError`` naming what is missing) and the usage."""
+    """The order ``message`` asks for on ``shop`` (``IntakeError`` naming what is missing) and the usage;
+    ``given`` facts (from the person who started the run) fill or replace what the model read."""
     agent = Agent(
         model=build_model(binding, settings),
         tools=[],
@@ -49,7 +52,7 @@ def read_request(
     facts = result.structured_output
     if not isinstance(facts, RequestFacts):
         raise IntakeError("the model did not record the request's facts; nothing was planned")
-    return resolve_request(message, facts, shop, planning_day), _usage(result)
+    return resolve_request(message, facts, shop, planning_day, given), _usage(result)
 
 
 def _usage(result: Any) -> dict[str, int]:

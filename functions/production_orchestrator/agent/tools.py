@@ -272,6 +272,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
             ctx.request_text,
             pending=ctx.request,
             solver_nodes=ctx.solver_nodes,
+            given=ctx.given,
         )
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())

@@ -7,10 +7,11 @@ person (next steps, warnings, errors) goes to stderr, so piping stdout never mix
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Mapping
 from typing import Any
+
+from ..domain.presentation import terminal_safe as terminal_safe  # one escaping for every command
 
 PROG = "production-orchestrator"
 
@@ -37,8 +38,8 @@ EXIT_CODES = (
 
 
 def say(message: str) -> None:
-    """One line for a person, on stderr."""
-    print(message, file=sys.stderr)
+    """One line for a person, on stderr (control characters from user-supplied text shown escaped)."""
+    print(terminal_safe(message, keep_newlines=True), file=sys.stderr)
 
 
 def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
@@ -49,7 +50,7 @@ def emit(values: Mapping[str, Any], *, as_json: bool) -> None:
     for key, value in values.items():
         if value is None or isinstance(value, list | dict):
             continue
-        print(f"{key.upper()}={_text(value)}")
+        print(f"{key.upper()}={terminal_safe(_text(value))}")
 
 
 def _text(value: Any) -> str:
@@ -71,13 +72,3 @@ def refused(code: str, message: str, *, as_json: bool) -> int:
         print(f"REFUSED={code}")
     say(f"refused: {message}")
     return EXIT_REFUSED
-
-
-# C0 and C1 controls, DEL, and the invisible marks that reorder or split what a terminal shows (bidi overrides
-# and isolates, line and paragraph separators): text a customer or a store supplied must never drive a terminal.
-_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]")
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with every control character shown escaped (``\\x1b``, ``\\n``, ``\\u202e``), never obeyed."""
-    return _UNSAFE_FOR_TERMINAL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

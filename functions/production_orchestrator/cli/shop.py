@@ -13,6 +13,7 @@ start --request PATH|- [--as-of DAY]   plan a customer's e-mail on this data dir
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from functools import cache
@@ -32,6 +33,7 @@ from ..lifecycle.plan_request import PlanRequest, on_current_shop
 from ..lifecycle.requests import pending_requests
 from ..lifecycle.shop_import import ImportResult, import_shop
 from . import inputs
+from .given import add_given_flags, given_facts
 from .output import EXIT_OK, PROG
 from .parser import actions, command, data_dir
 from .root import local_runtime, utc_now
@@ -102,6 +104,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
     start.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)")
+    add_given_flags(start)
 
 
 def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
@@ -113,8 +116,10 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
             raise ValidationError(f"--as-of: {exc}") from None
     text = read_text(args.request, "request") if args.request else None
     if args.scenario or not args.request:
-        return PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
-    return on_current_shop(store, text or "", args.as_of, utc_now())
+        chosen = PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
+    else:
+        chosen = on_current_shop(store, text or "", args.as_of, utc_now())
+    return dataclasses.replace(chosen, given=given_facts(args))
 
 
 def report_import(result: ImportResult, state: ShopState) -> int:

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from ..domain.presentation import render_review
+from ..domain.presentation import render_review, terminal_safe
 from ..domain.records import Checkpoint
 from ..lifecycle.evidence import review
 from ..lifecycle.history import history
@@ -46,9 +46,10 @@ def _show(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    print(f"Status: {label} ({_meaning(label, who, checkpoint)})")
+    # What a customer or approver wrote (names, reasons, the request) is shown escaped, never obeyed.
+    print(terminal_safe(f"Status: {label} ({_meaning(label, who, checkpoint)})"))
     print()
-    print(render_review(checkpoint, proposal))
+    print(terminal_safe(render_review(checkpoint, proposal), keep_newlines=True))
     return EXIT_OK
 
 
@@ -58,11 +59,16 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report)
         return EXIT_OK
-    print(f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}")
+    print(
+        terminal_safe(
+            f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}"
+        )
+    )
     for a in report["approvals"]:
         who = f" by {a['approver']}" if a["approver"] else ""
         label = f"{a['status']} (stale)" if a.get("stale") else a["status"]
-        print(f"  {a['checkpoint_id']}  {label:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}")
+        line = f"  {a['checkpoint_id']}  {label:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}"
+        print(terminal_safe(line))
     if not report["approvals"]:
         print("  no approvals yet")
     return EXIT_OK
@@ -80,7 +86,7 @@ def history_command(args: argparse.Namespace) -> int:
         who = f" {e.approver}" if e.approver else ""
         why = f' "{e.reason}"' if e.reason else ""
         note = f" ({e.note})" if e.note else ""
-        print(f"{e.at}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}")
+        print(terminal_safe(f"{e.at}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}"))
     if not entries:
         print("no decisions yet")
     return EXIT_OK

@@ -6,6 +6,7 @@ The approval page (approval_web/pages.py) renders the same pieces as HTML, so th
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -14,6 +15,26 @@ from .planning.materials import ShopShortage
 from .planning.proposal import CapacityConflict, InventoryShortage, ProposalContent
 from .records import Checkpoint, parse_utc
 from .shop.model import ShopState, hours, parse_day, runs
+
+# Line and paragraph separators, and every control or format character (escape sequences, C1 controls such
+# as CSI, bidi overrides, zero-width characters): what could move a cursor, recolour, hide or reorder text.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def terminal_safe(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every character that could drive a terminal shown escaped (ESC as ``\\x1b``, a bidi
+    override as ``\\u202e``): what a customer or approver wrote is shown, never obeyed. ``keep_newlines``
+    keeps ``\\n`` for text that is several lines by design (a rendered plan); a value on one line escapes it.
+    """
+    return "".join(
+        _escaped(c) if unicodedata.category(c) in _UNSAFE_CATEGORIES and not (keep_newlines and c == "\n") else c
+        for c in str(text)
+    )
 
 
 def shop_zone(state: ShopState | None) -> str:
@@ -195,6 +216,11 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
         f"Approval requested for order {order.id} from {order.customer}",
         f"  {order.quantity} x {order.product}, priority {order.priority}, due {order.due}; "
         f"planned from {proposal.planning_day}",
+        *(
+            [f"  Given by {proposal.given.given_by}, not read from the e-mail: {', '.join(proposal.given.named())}"]
+            if proposal.given
+            else []
+        ),
         "",
         "What blocks it:",
         *(f"  - {line}" for line in describe_blockers(proposal)),

@@ -6,9 +6,10 @@ pointer under ``decision`` are lifted to the top level, so flat and nested paylo
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+import re
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from ..contracts import REQUEST_PREFIX, Outcome
@@ -17,8 +18,22 @@ from ..domain.errors import ValidationError
 from ..domain.intake.inbound_mail import ReceivedMail
 from ..domain.intake.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
 from ..domain.records import CheckpointId, ProposalHash, SessionId
+from ..domain.shop.model import parse_day
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _existing_day(value: str) -> str:
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("must be a day written YYYY-MM-DD")
+    try:
+        return parse_day(value).isoformat()
+    except ValueError:
+        raise ValueError(f"{value} is not a day of the calendar") from None
+
+
+# A planning day that exists (2026-02-30 is refused here, not by a run that can only fail).
+PlanningDay = Annotated[str, AfterValidator(_existing_day)]
 
 
 def parse_event(model: type[M], event: Any) -> M:
@@ -66,7 +81,7 @@ class RunAgentEvent(_Event):
     request: str | None = Field(default=None, min_length=1, max_length=MAX_REQUEST_CHARS, repr=False)
     # ".." is refused where the key is read (adapters/aws/s3_requests.py).
     request_s3_key: str | None = Field(default=None, pattern=rf"^{REQUEST_PREFIX}[A-Za-z0-9!_.*'()/-]{{1,900}}$")
-    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    as_of: PlanningDay | None = None
     # Who started the run as the execution input claims it: believed only with separation of duties off.
     requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
     # Set by the state machine from the context object, so an execution input cannot choose it.
@@ -107,7 +122,7 @@ class SubmitRequest(_Event):
 
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
     scenario: str | None = Field(default=None, max_length=60)
-    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    as_of: PlanningDay | None = None
 
 
 class SubmitOutput(BaseModel):

@@ -72,14 +72,22 @@ def _caller(event: LambdaFunctionUrlEvent) -> tuple[str, str]:
 def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
     from .events import SubmitRequest, parse_event
 
-    raw = event.decoded_body or ""
+    try:
+        raw = event.decoded_body or ""
+    except (ValueError, TypeError):  # not base64 (binascii.Error) or not UTF-8 (UnicodeDecodeError)
+        raise ValidationError("the body must be UTF-8 JSON (base64-encoded only when isBase64Encoded is set)") from None
     if len(raw) > _MAX_BODY:
         raise ValidationError("the body is too large")
     try:
         data = json.loads(raw)
     except ValueError:
         raise ValidationError('the body must be JSON: {"request": "<customer e-mail>"}') from None
-    return parse_event(SubmitRequest, data)
+    body = parse_event(SubmitRequest, data)
+    try:
+        body.request.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON "\udc80"): no text a request could be hashed from
+        raise ValidationError("the request must be UTF-8 text") from None
+    return body
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -119,7 +127,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.warning("submit by an unmapped caller refused", extra={"caller": caller_arn})
         return _reply(403, {"error": str(exc), "code": exc.code})
     except ValidationError as exc:
-        return _reply(400, {"error": str(exc)})
+        return _reply(400, {"error": str(exc), "code": "REQUEST_INVALID"})
     record = submitted.submission
     logger.info(
         "run submitted",

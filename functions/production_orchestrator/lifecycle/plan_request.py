@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..domain.errors import ShopError
-from ..domain.planning.proposal import ProposalContent
+from ..domain.errors import IntakeError, PlanningError, ShopError
+from ..domain.planning.proposal import GivenFacts, ProposalContent
+from ..domain.planning.propose import build_proposal
 from ..domain.ports import ShopStore
 from ..domain.records import Checkpoint
 from ..domain.scenarios import SCENARIOS
 from ..domain.scenarios import scenario as find_scenario
-from ..domain.shop.model import ShopState
+from ..domain.shop.model import Order, ShopState
 
 REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
 
@@ -21,12 +22,14 @@ REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir'
 class PlanRequest:
     """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
 
-    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it).
+    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it);
+    ``given`` holds the facts the person starting the run gave themselves (recorded in the proposal).
     """
 
     text: str
     planning_day: str
     scenario: str = ""
+    given: GivenFacts | None = None
 
     @classmethod
     def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
@@ -38,7 +41,9 @@ class PlanRequest:
     def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
         """The same request on the same planning day, for proposing again on the current shop."""
         scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
-        return cls(text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario)
+        return cls(
+            text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario, given=proposal.given
+        )
 
 
 def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
@@ -47,6 +52,18 @@ def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: 
     if shop is None:
         raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
     return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
+
+
+def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) -> None:
+    """Refuse (``IntakeError``) a request the planner cannot plan on ``shop`` (more than fits in its horizon,
+    say) before anything is written: the plan is built once, in memory, as the run's own tool will build it."""
+    pending = None if shop.order(order.id) is not None else order
+    try:
+        # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
+        build_proposal(shop, order.id, request.planning_day, text, pending=pending, solver_nodes=0, given=request.given)
+    except PlanningError as exc:
+        problem = f"plan: {exc}"
+        raise IntakeError(f"the request cannot be planned: {problem}", problems=(problem,)) from None
 
 
 def shop_for(store: ShopStore, request: PlanRequest) -> ShopState:

@@ -33,7 +33,7 @@ from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_
 from ..domain.scenarios import scenario as find_scenario
 from ..domain.shop.model import ShopState, parse_day
 from .evidence import current_state
-from .plan_request import REQUEST_RUN, PlanRequest, shop_for
+from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .request_approval import LinkPlan
 from .requests import check_not_started
 from .runtime import Runtime
@@ -108,14 +108,16 @@ def start_run(
     shop = shop_for(rt.store, request)
     if not request.scenario and not replacing:
         check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
-    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
+    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
     check_plannable(shop, order, request.planning_day)  # nothing of it fits: refused before anything is written
+    plannable(shop, order, request, message.text)  # any other reason the planner would fail: refused here too
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
+    ctx.given = request.given
     run_name = request.scenario or REQUEST_RUN
     if request.scenario:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))

@@ -1,10 +1,14 @@
 """A customer's e-mail as the planner reads it: plain text or an ``.eml`` (RFC 5322, MIME).
 
     raw text -> headers? (From / Date / Subject / To / Message-ID)
-                 yes: sender, sent day, message id, subject; the text/plain body (else text/html, tags dropped)
+                 yes: sender, sent day, message id, subject; the body the customer's mail client shows:
+                      the HTML part's visible text (visible_text.py), else the text/plain part, its bytes
+                      decoded as what they are (UTF-8 declared Latin-1, 8-bit, no charset at all)
                  no:  the whole text is the body
-             -> ``text``: one canonical rendering (the headers that matter, a blank line, the body), which
-                the model sees, the proposal keeps and a re-run reads again
+             -> thread.py: the newest message | its signature | the messages it quotes or forwards
+             -> ``text``: one canonical rendering (the headers that matter, a blank line, the body, the
+                signature, the earlier messages), which the model sees, the proposal keeps and a re-run
+                reads again into the same parts
 
 Attachments are never read; only the text of the message counts toward its size limit.
 """
@@ -14,14 +18,15 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
-import html
-import re
 from dataclasses import dataclass
 from datetime import date
 from email.message import EmailMessage
 
 from ..errors import IntakeError, RequestTooLongError
-from ..shop.model import EMAIL_PATTERN
+from ..shop.model import EMAIL_PATTERN, Language
+from .language import detect_language
+from .thread import signature_name, split_signature, split_thread
+from .visible_text import decode_bytes, visible_text
 
 MAX_REQUEST_CHARS = 20_000
 _KNOWN_HEADERS = ("from", "date", "subject", "to", "message-id")
@@ -29,7 +34,8 @@ _KNOWN_HEADERS = ("from", "date", "subject", "to", "message-id")
 
 @dataclass(frozen=True)
 class CustomerMessage:
-    """The parts of an e-mail the intake uses; ``text`` is the canonical rendering of them."""
+    """The parts of an e-mail the intake uses; ``text`` is the canonical rendering of them. ``body`` is the
+    newest message without its signature; ``earlier`` the messages it quotes or forwards, as written."""
 
     body: str
     sender: str = ""
@@ -37,11 +43,23 @@ class CustomerMessage:
     date_header: str = ""
     message_id: str = ""
     subject: str = ""
+    signature: str = ""
+    earlier: str = ""
+
+    @property
+    def language(self) -> Language:
+        """The language the newest message is written in (en, de, fr, es, nl)."""
+        return detect_language(f"{self.subject}\n{self.body}" if self.body.strip() else self.earlier)
+
+    @property
+    def signed_name(self) -> str:
+        """The name the signature gives, if any."""
+        return signature_name(self.signature)
 
     @property
     def sent_day(self) -> date | None:
         """The day the sender dated it (in the sender's own offset): what "by Friday" counts from."""
-        return _sent_day(self.date_header)
+        return sent_day(self.date_header)
 
     @property
     def text(self) -> str:
@@ -55,31 +73,43 @@ class CustomerMessage:
             head.append(f"Subject: {self.subject}")
         if self.message_id:
             head.append(f"Message-ID: {self.message_id}")
-        return "\n".join(head) + "\n\n" + self.body if head else self.body
+        body = "\n\n".join(part for part in (self.body, self.signature, self.earlier) if part)
+        return "\n".join(head) + "\n\n" + body if head else body
 
 
 def _body_text(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("plain", "html"))
+    # A mail client shows the HTML part when there is one: the text/plain alternative (which may say
+    # something else, hidden from the customer) is read only when there is no HTML.
+    part = message.get_body(preferencelist=("html", "plain"))
     if part is None:
         return ""
-    try:
-        content = part.get_content()
-    except (LookupError, ValueError):  # an unknown charset or a broken transfer encoding
-        payload = part.get_payload(decode=True)
-        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload or "")
-    if not isinstance(content, str):
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
         return ""
-    if part.get_content_subtype() == "html":
-        content = html.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"(?i)<br\s*/?>|</p>", "\n", content)))
-    return content
+    content = decode_bytes(payload, part.get_content_charset())
+    return visible_text(content) if part.get_content_subtype() == "html" else content
 
 
-def _sent_day(value: str | None) -> date | None:
+def _header(parsed: EmailMessage, name: str) -> str:
+    """A header's value on one line: undecodable bytes of 8-bit headers read as UTF-8 (else Windows-1252),
+    line breaks from encoded words folded into spaces. ``IntakeError`` for one the email package cannot
+    read (an encoded ``From:`` holding a line break): a sender nobody can name starts nothing."""
+    try:
+        value = str(parsed.get(name, "") or "")
+    except (ValueError, LookupError, IndexError, TypeError):
+        raise IntakeError(f"the e-mail's {name} header cannot be read") from None
+    if any("\udc80" <= c <= "\udcff" for c in value):
+        value = decode_bytes(value.encode("utf-8", "surrogateescape"), None)
+    return " ".join(value.split())
+
+
+def sent_day(value: str | None) -> date | None:
+    """The day an RFC 5322 date names, in its own offset (None when it names none)."""
     if not value:
         return None
     try:
         return email.utils.parsedate_to_datetime(value).date()
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
 
 
@@ -88,25 +118,37 @@ def _clean(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def _parts(body: str) -> tuple[str, str, str]:
+    newest, earlier = split_thread(_clean(body))
+    message, signature = split_signature(newest)
+    return message, signature, earlier
+
+
 def read_message(raw: str) -> CustomerMessage:
     """The e-mail in ``raw`` (plain text or RFC 5322); ``IntakeError`` when it is empty or too long."""
     if not isinstance(raw, str) or not raw.strip():
         raise IntakeError("the customer request is empty")
-    parsed = email.message_from_string(raw.lstrip("\ufeff"), policy=email.policy.default)
-    if not isinstance(parsed, EmailMessage) or not any(parsed.get(h) for h in _KNOWN_HEADERS):
-        message = CustomerMessage(body=_clean(raw))
+    raw = raw.lstrip("\ufeff")
+    # Parsed as bytes, so an 8-bit body is decoded by its own charset (or as the UTF-8 it usually is).
+    parsed = email.message_from_bytes(raw.encode("utf-8", "surrogateescape"), policy=email.policy.default)
+    if not isinstance(parsed, EmailMessage) or not any(h in parsed for h in _KNOWN_HEADERS):
+        body, signature, earlier = _parts(raw)
+        message = CustomerMessage(body=body, signature=signature, earlier=earlier)
     else:
-        name, address = email.utils.parseaddr(str(parsed.get("From", "")))
+        name, address = email.utils.parseaddr(_header(parsed, "From"))
         valid = bool(EMAIL_PATTERN.fullmatch(address))
+        body, signature, earlier = _parts(_body_text(parsed))
         message = CustomerMessage(
-            body=_clean(_body_text(parsed)),
+            body=body,
             sender=address if valid else "",
             sender_name=" ".join(name.split())[:120] if valid else "",
-            date_header=" ".join(str(parsed.get("Date", "")).split())[:100],
-            message_id=" ".join(str(parsed.get("Message-ID", "")).split())[:200],
-            subject=" ".join(str(parsed.get("Subject", "")).split())[:300],
+            date_header=_header(parsed, "Date")[:100],
+            message_id=_header(parsed, "Message-ID")[:200],
+            subject=_header(parsed, "Subject")[:300],
+            signature=signature,
+            earlier=earlier,
         )
-    if not message.body.strip() and not message.subject:
+    if not message.text.strip() or (not (message.body + message.earlier).strip() and not message.subject):
         raise IntakeError("the customer request has no text")
     if len(message.text) > MAX_REQUEST_CHARS:
         raise RequestTooLongError(f"the customer request's text is longer than {MAX_REQUEST_CHARS} characters")

@@ -1,131 +1,182 @@
-"""Due dates as people write them, read against an anchor day (the e-mail's ``Date:``, else the planning day).
+"""Due dates as people write them, in English, German, French, Spanish and Dutch, read against an anchor day
+(the e-mail's ``Date:``, else the planning day).
 
-    "2026-12-04", "04.12.2026", "December 4", "4 Dec 2026", "Friday", "next Friday", "tomorrow", "today",
-    "in 10 days", "within 2 weeks", "10 days from now"  ->  an ISO day
+    "2026-12-04", "04.12.2026", "15/12/2026", "December 4", "4 Dec 2026", "4. Dezember", "le 4 décembre",
+    "4 de diciembre", "Friday", "Freitag", "vendredi", "next Friday", "tomorrow", "morgen", "demain",
+    "mañana", "in 10 days", "in 10 Tagen", "dans 10 jours", "en 10 días", "binnen 10 dagen", "within 2 weeks"
+    ->  an ISO day
 
 A weekday means the first such day after the anchor ("by Friday" written on a Friday is a week later); a
-day and month without a year mean the next such date on or after the anchor. Anything else is unreadable
-(None): the intake then names the due date as missing rather than guess.
+day and month without a year mean the next such date on or after the anchor. ``15/12/2026`` is day first;
+``12/04/2026`` (either could be the month) is unreadable, as is anything else this reader does not know and
+any day past the calendar's end (None): the intake then names the due date rather than guess.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date, timedelta
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
-WEEKDAY_NAMES = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("monday", "mon"),
-            ("tuesday", "tue", "tues"),
-            ("wednesday", "wed"),
-            ("thursday", "thu", "thurs"),
-            ("friday", "fri"),
-            ("saturday", "sat"),
-            ("sunday", "sun"),
-        )
-    )
-    for name in names
-}
+_MONTH_NAMES = (
+    # English, German, French, Spanish, Dutch (accents are folded before matching)
+    ("january", "jan", "januar", "janvier", "enero", "ene", "januari", "jaenner", "janner"),
+    ("february", "feb", "februar", "fevrier", "fev", "febrero", "februari"),
+    ("march", "mar", "maerz", "marz", "mars", "marzo", "maart", "mrt"),
+    ("april", "apr", "avril", "avr", "abril", "abr"),
+    ("may", "mai", "mayo", "mei"),
+    ("june", "jun", "juni", "juin", "junio"),
+    ("july", "jul", "juli", "juillet", "juil", "julio"),
+    ("august", "aug", "aout", "agosto", "augustus"),
+    ("september", "sep", "sept", "septembre", "septiembre", "setiembre"),
+    ("october", "oct", "oktober", "okt", "octobre", "octubre"),
+    ("november", "nov", "novembre", "noviembre"),
+    ("december", "dec", "dezember", "dez", "decembre", "diciembre", "dic"),
+)
+MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES, start=1) for name in names}
+_WEEKDAY_NAMES = (
+    ("monday", "montag", "lundi", "lunes", "maandag"),
+    ("tuesday", "tue", "tues", "dienstag", "mardi", "martes", "dinsdag"),
+    ("wednesday", "mittwoch", "mercredi", "miercoles", "woensdag"),
+    ("thursday", "thu", "thurs", "donnerstag", "jeudi", "jueves", "donderdag"),
+    ("friday", "fri", "freitag", "vendredi", "viernes", "vrijdag"),
+    ("saturday", "samstag", "sonnabend", "samedi", "sabado", "zaterdag"),
+    ("sunday", "sonntag", "dimanche", "domingo", "zondag"),
+)
+WEEKDAY_NAMES = {name: number for number, names in enumerate(_WEEKDAY_NAMES) for name in names}
 NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "fourteen": 14, "fifteen": 15, "twenty": 20, "thirty": 30,
+    "a": 1, "an": 1,
+    "ein": 1, "einer": 1, "einem": 1, "zwei": 2, "drei": 3, "vier": 4, "fuenf": 5, "funf": 5, "sechs": 6,
+    "sieben": 7, "acht": 8, "zehn": 10, "vierzehn": 14,
+    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "dix": 10, "quinze": 15,
+    "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "diez": 10, "quince": 15,
+    "een": 1, "twee": 2, "drie": 3, "vijf": 5, "tien": 10, "veertien": 14,
 }  # fmt: skip
+_DAY_UNITS = ("days", "day", "tagen", "tage", "tag", "jours", "jour", "dias", "dia", "dagen", "dag")
+_WEEK_UNITS = ("weeks", "week", "wochen", "woche", "semaines", "semaine", "semanas", "semana", "weken")
+_TODAY = ("today", "heute", "aujourd'hui", "aujourdhui", "hoy", "vandaag")
+_TOMORROW = ("tomorrow", "morgen", "demain", "manana")
+_DAY_AFTER = ("the day after tomorrow", "uebermorgen", "ubermorgen", "apres-demain", "apres demain",
+              "pasado manana", "overmorgen")  # fmt: skip
 
-_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
-_WEEKDAY = "|".join(sorted(WEEKDAY_NAMES, key=len, reverse=True))
-_COUNT = r"\d{1,3}|" + "|".join(NUMBER_WORDS)
-_ORDINAL = r"(?:st|nd|rd|th)?"
-# One date expression; every alternative is a named group so resolve() knows which form it saw.
-DATE_EXPRESSION = (
-    r"(?P<iso>\d{4}-\d{2}-\d{2})"
-    r"|(?P<dotted>\d{1,2}\.\d{1,2}\.(?:\d{4})?)"
-    rf"|(?P<month_day>(?:{_MONTH})\.?\s+\d{{1,2}}{_ORDINAL}(?:,?\s+\d{{4}})?)"
-    rf"|(?P<day_month>\d{{1,2}}{_ORDINAL}\s+(?:of\s+)?(?:{_MONTH})\.?(?:,?\s+\d{{4}})?)"
-    rf"|(?P<relative>(?:in|within)\s+(?:{_COUNT})\s+(?:days?|weeks?))"
-    rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
-    r"|(?P<named>the\s+day\s+after\s+tomorrow|tomorrow|today)"
-    rf"|(?P<weekday>(?:(?:next|this|coming)\s+)?(?:{_WEEKDAY})\b)"
+
+def fold(text: str) -> str:
+    """``text`` in lower case with accents folded (``ä`` -> ``ae``... German, the rest dropped): the form
+    dates, numbers and product words are matched in, so ``Décembre``, ``décembre`` and ``decembre`` agree."""
+    text = text.lower().replace("ß", "ss").replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
+    text = text.replace("\u2019", "'")
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _alternatives(names: object) -> str:
+    return "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))  # type: ignore[attr-defined]
+
+
+_MONTH = _alternatives(MONTHS)
+_WEEKDAY = _alternatives(WEEKDAY_NAMES)
+_COUNT = r"\d{1,3}|" + _alternatives(NUMBER_WORDS)
+_UNIT = _alternatives(_DAY_UNITS + _WEEK_UNITS)
+_ORDINAL = r"(?:st|nd|rd|th|er|e|eme|o|a|ste)?\.?"
+_NEXT = (
+    r"(?:next|this|coming|naechsten|nachsten|naechster|kommenden|kommender|diesen|prochain|el\s+proximo|"
+    r"proximo|este|volgende|deze|aanstaande|komende)"
 )
-_DATE = re.compile(rf"^(?:{DATE_EXPRESSION})\Z", re.IGNORECASE)
+_RELATIVE_LEAD = r"(?:in|within|innerhalb\s+von|innerhalb|binnen|dans|sous|d'ici|en|dentro\s+de|over)"
+# "in 10 days" and its translations, without a lead word (no group names: it is embedded in other patterns).
+RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
+# One date expression; every alternative is a named group so resolve() knows which form it saw. It matches
+# text that was folded (lower case, no accents).
+DATE_EXPRESSION = (
+    r"(?P<iso>\d{4}-\d{1,2}-\d{1,2})"
+    r"|(?P<numeric>\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![\d.]\d)|\d{1,2}\.\d{1,2}\.(?!\d))"
+    rf"|(?P<month_day>(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?)"
+    rf"|(?P<day_month>(?:1er|\d{{1,2}}{_ORDINAL})\s+(?:of\s+|de\s+)?(?:{_MONTH})\b\.?(?:,?\s+(?:de\s+)?\d{{4}})?)"
+    rf"|(?P<relative>{RELATIVE_EXPRESSION})"
+    rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
+    rf"|(?P<named>day\s+after\s+tomorrow|{_alternatives(_DAY_AFTER)}|{_alternatives(_TOMORROW)}|{_alternatives(_TODAY)})(?![\w'-])"
+    rf"|(?P<weekday>(?:{_NEXT}\s+(?:week\s+|woche\s+|semaine\s+|week\s+)?)?(?:{_WEEKDAY})\b(?:\s+prochain\b)?)"
+)
+_DATE = re.compile(rf"^(?:{DATE_EXPRESSION})\Z")
 _LEAD = re.compile(
-    r"^(?:(?:at\s+the\s+latest|no\s+later\s+than|latest|by|before|until|till|on|for|due|deadline)\s*:?\s+)+",
-    re.IGNORECASE,
+    r"^(?:(?:at\s+the\s+latest|no\s+later\s+than|latest|by|before|until|till|on|for|due|deadline|the|"
+    r"bis\s+zum|bis\s+zur|bis\s+spaetestens|bis|spaetestens|am|vor\s+dem|vor|zum|"
+    r"au\s+plus\s+tard\s+le|au\s+plus\s+tard|avant\s+le|avant|pour\s+le|pour|le|d'ici\s+le|d'ici|jusqu'au|"
+    r"a\s+mas\s+tardar\s+el|a\s+mas\s+tardar|para\s+el|para|antes\s+del|antes\s+de|el|hasta\s+el|"
+    r"uiterlijk\s+op|uiterlijk|voor|op|tegen)\s*:?\s+)+"
 )
 
 
 def _count(text: str) -> int:
-    return int(text) if text.isdigit() else NUMBER_WORDS[text.lower()]
+    return int(text) if text.isdigit() else NUMBER_WORDS[text]
 
 
-def _month_day(anchor: date, month: int, day: int, year: str | None) -> date | None:
+def _day(year: int, month: int, day: int) -> date | None:
     try:
-        if year:
-            return date(int(year), month, day)
-        found = date(anchor.year, month, day)
-        return found if found >= anchor else date(anchor.year + 1, month, day)
+        return date(year, month, day)
     except ValueError:
         return None
 
 
+def _month_day(anchor: date, month: int, day: int, year: str | None) -> date | None:
+    if year:
+        number = int(year) + (2000 if len(year) == 2 else 0)
+        return _day(number, month, day)
+    found = _day(anchor.year, month, day)
+    if found is None or found >= anchor:
+        return found
+    return _day(anchor.year + 1, month, day)
+
+
+def _numeric(text: str, anchor: date) -> date | None:
+    parts = [p for p in re.split(r"[./-]", text) if p]
+    first, second = int(parts[0]), int(parts[1])
+    year = parts[2] if len(parts) > 2 else None
+    if "/" in text and first <= 12 and second <= 12 and first != second:
+        return None  # 04/12 is April 12 in one country and 4 December in the next: not a guess to make
+    day, month = (second, first) if "/" in text and second > 12 else (first, second)
+    return _month_day(anchor, month, day, year)
+
+
 def _calendar(kind: str, text: str, anchor: date) -> date | None:
     if kind == "iso":
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            return None
-    if kind == "dotted":
-        day, month, year = [*text.split("."), ""][:3]
-        return _month_day(anchor, int(month), int(day), year or None)
-    words = re.findall(r"[a-z]+|\d+", text.lower())
-    month_number = next(MONTHS[w] for w in words if w in MONTHS)
-    numbers = [w for w in words if w.isdigit()]
+        year, month, day = (int(p) for p in text.split("-"))
+        return _day(year, month, day)
+    if kind == "numeric":
+        return _numeric(text, anchor)
+    tokens = re.findall(r"[a-z]+|\d+", text)
+    month_number = next(MONTHS[w] for w in tokens if w in MONTHS)
+    numbers = [w for w in tokens if w.isdigit()] or ["1"]  # "1er décembre"
     return _month_day(anchor, month_number, int(numbers[0]), numbers[1] if len(numbers) > 1 else None)
 
 
 def _relative(kind: str, text: str, anchor: date) -> date:
-    words = text.lower().split()
     if kind == "named":
-        return anchor + timedelta(days={"today": 0, "tomorrow": 1}.get(" ".join(words), 2))
+        said = " ".join(text.split())
+        return anchor + timedelta(days=0 if said in _TODAY else 1 if said in _TOMORROW else 2)
+    tokens = text.split()
     if kind == "weekday":
-        target = WEEKDAY_NAMES[words[-1]]
+        target = next(WEEKDAY_NAMES[w] for w in reversed(tokens) if w in WEEKDAY_NAMES)
         ahead = (target - anchor.weekday()) % 7 or 7
         return anchor + timedelta(days=ahead)
-    number = _count(words[1] if kind == "relative" else words[0])
-    unit = 7 if any(w.startswith("week") for w in words) else 1
+    number = next(_count(w) for w in (tokens[1:] if kind == "relative" else tokens) if w.isdigit() or w in NUMBER_WORDS)
+    unit = 7 if any(w in _WEEK_UNITS for w in tokens) else 1
     return anchor + timedelta(days=number * unit)
 
 
 def resolve_due(phrase: str, anchor: date) -> date | None:
-    """The day ``phrase`` names, read against ``anchor``; None when it is not a date this reader knows."""
-    text = _LEAD.sub("", " ".join(str(phrase).split())).rstrip(",;!")
+    """The day ``phrase`` names, read against ``anchor``; None when it is not a date this reader knows or
+    lies past the end of the calendar (year 9999 and "tomorrow")."""
+    text = _LEAD.sub("", " ".join(fold(str(phrase)).split())).rstrip(",;!")
     text = text if _DATE.match(text) else text.rstrip(".")
     match = _DATE.match(text)
     if match is None:
         return None
     kind = match.lastgroup or ""
-    if kind in ("iso", "dotted", "month_day", "day_month"):
-        return _calendar(kind, text, anchor)
-    return _relative(kind, text, anchor)
+    try:
+        if kind in ("iso", "numeric", "month_day", "day_month"):
+            return _calendar(kind, text, anchor)
+        return _relative(kind, text, anchor)
+    except OverflowError:  # a date past 9999-12-31: no such day to plan for
+        return None

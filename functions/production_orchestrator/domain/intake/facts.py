@@ -2,6 +2,7 @@
 
     e-mail -> reader: what, how many, by when (RequestFacts)   rules here (deterministic provider), or a
                                                                 model through a typed tool (Bedrock, Ollama)
+           (vocabulary.py: labels and product words; thread.py: the newest message that states each fact)
            -> labels read by rules for every provider: Customer:, Order:, Priority:
            -> resolve_request: the same checks whoever read it -> an unscheduled Order, or IntakeError
               naming every missing or ambiguous fact (nothing is written, no further model call)
@@ -14,48 +15,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import content_hash
 from ..errors import IntakeError
+from ..planning.greedy import HORIZON_DAYS
+from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
-from .customer_message import CustomerMessage
-from .dates import DATE_EXPRESSION, resolve_due
+from .customer_message import CustomerMessage, sent_day
+from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
+from .thread import earlier_messages
+from .vocabulary import Catalogued, alike, code_in, covers, labels, match_products, most_specific, prose, words
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,24}?)\s*:\s*(.+?)\s*\Z")
-LABELS = {
-    "product": ("product", "product code", "item", "article", "sku"),
-    "quantity": ("quantity", "qty", "amount", "pieces", "units"),
-    "due": ("needed by", "due", "due date", "deadline", "delivery date", "required by", "deliver by", "wanted by"),
-    "priority": ("priority",),
-    "customer": ("customer", "company", "client"),
-    "order": ("order", "order id", "order number", "po", "purchase order"),
-}
-_LABEL_OF = {label: fact for fact, labels in LABELS.items() for label in labels}
-_STOP = {"with", "and", "the", "for", "of", "a", "an", "in", "on", "to", "our", "your", "some"}
-_NUMBER = r"(?<![\w.,-])(\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w-])"
-_UNIT = re.compile(_NUMBER + r"\s*(?:x|\u00d7|pcs|pc|pieces|units|items)\b", re.IGNORECASE)
-_DUE = re.compile(
-    r"\b(?:by|before|until|till|no\s+later\s+than|due(?:\s+(?:on|by))?|deadline\s*:?|latest)\s+"
-    rf"(?P<phrase>{DATE_EXPRESSION})|(?P<alone>(?:in|within)\s+\S+\s+(?:days?|weeks?)\b)",
-    re.IGNORECASE,
+_NUMBER_CORE = r"(?<![\w.,'-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[\u00a0\u202f']\d{3})+|\d{1,8})"
+_NUMBER = _NUMBER_CORE + r"(?![\w-]|[.,]\d)"
+_UNITS = (
+    r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
+    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea"
 )
-_ANY_DATE = re.compile(DATE_EXPRESSION, re.IGNORECASE)
-
-
-class Catalogued(Protocol):
-    """What a reader needs of a product: its code and description."""
-
-    @property
-    def code(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
+_UNIT = re.compile(_NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{_UNITS})(?!\w)")
+_DUE_LEAD = (
+    r"by|before|until|till|for|no\s+later\s+than|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
+    r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
+    r"avant(?:\s+le)?|pour(?:\s+le)?|d'ici(?:\s+le)?|au\s+plus\s+tard(?:\s+le)?|jusqu'au|le|"
+    r"para(?:\s+el)?|antes\s+del?|a\s+mas\s+tardar(?:\s+el)?|hasta(?:\s+el)?|el|"
+    r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
+)
+_DUE = re.compile(
+    rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION})",
+)
+_ANY_DATE = re.compile(DATE_EXPRESSION)
 
 
 class RequestFacts(BaseModel):
@@ -85,121 +79,162 @@ class RequestFacts(BaseModel):
     )
 
 
-def words(text: str) -> set[str]:
-    """Lower-case words of ``text`` without stop words, plural ``s`` dropped (for description matching)."""
-    found = set()
-    for word in re.findall(r"[a-z0-9]+", text.lower()):
-        if word in _STOP:
-            continue
-        found.add(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return found
-
-
-def labels(body: str) -> dict[str, list[str]]:
-    """Each known ``Label: value`` line, by fact (a fact may be labelled more than once)."""
-    found: dict[str, list[str]] = {}
-    for line in body.splitlines():
-        match = _LABEL.match(line)
-        fact = _LABEL_OF.get(" ".join(match.group(1).lower().split())) if match else None
-        if match is not None and fact is not None:
-            found.setdefault(fact, []).append(match.group(2))
-    return found
-
-
-def _code_in(code: str, text: str) -> bool:
-    return re.search(rf"(?<![A-Za-z0-9._-]){re.escape(code)}(?![A-Za-z0-9_-])", text, re.IGNORECASE) is not None
-
-
-def _most_specific(matches: Sequence[Catalogued]) -> list[Catalogued]:
-    """Of products whose descriptions all match, the one whose words include every other's, if there is one."""
-    for candidate in matches:
-        if all(words(other.description) < words(candidate.description) for other in matches if other != candidate):
-            return [candidate]
-    return list(matches)
-
-
-def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogued]:
-    """The products ``phrase`` names: an exact code, codes in it, descriptions in it, or it in descriptions."""
-    exact = [p for p in products if p.code.lower() == phrase.strip().lower()]
-    if exact:
-        return exact
-    coded = [p for p in products if _code_in(p.code, phrase)]
-    if coded:
-        return coded
-    said = words(phrase)
-    described = [p for p in products if words(p.description) <= said]
-    if described:
-        return _most_specific(described)
-    return [p for p in products if said and said <= words(p.description)]
-
-
-def _distinct(values: list[str], fact: str, problems: list[str]) -> str | None:
-    unique = list(dict.fromkeys(" ".join(v.split()) for v in values))
-    if len(unique) > 1:
-        problems.append(f"{fact}: the e-mail gives several ({'; '.join(unique)}); say which one")
-        return None
-    return unique[0] if unique else None
-
-
-def _quantities(text: str, product: Catalogued | None) -> list[str]:
-    plain = _ANY_DATE.sub(" ", text)
+def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
+    plain = _ANY_DATE.sub(" ", fold(text))
     found = [m.group(1) for m in _UNIT.finditer(plain)]
-    if product is not None:
+    for product in candidates:
         names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
-        for match in re.finditer(_NUMBER + r"((?:\s+[A-Za-z][\w-]*){1,4})", plain):
-            if names & (words(match.group(2)) | {w.lower() for w in match.group(2).split()}):
+        for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
+            said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
+            if any(alike(n, w) for n in names for w in said):
                 found.append(match.group(1))
-    return [q.replace(",", "") for q in found]
+        # A number a few words before the product's own code: "120 gorras bordadas (CAP-LOGO)".
+        code = re.escape(product.code.lower())
+        window = _NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
+        found += [m.group(1) for m in re.finditer(window, plain)]
+    return list(dict.fromkeys(found))
+
+
+def _amount(text: str) -> int | None:
+    """A whole number as written (``1,000``, ``1.000``, ``1 000``, ``1'000``); None for anything else."""
+    text = text.strip()
+    if re.fullmatch(r"[+-]?\d{1,12}", text):
+        return int(text)
+    grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
+    return int(re.sub(r"\D", "", text)) if grouped else None
 
 
 def _shortened(text: str, products: Sequence[Catalogued]) -> list[str]:
     """Descriptions people shorten after a number ("50 navy totes"): the longest run of the words that follow
     it, every one a word of a description, names those products (several: ambiguous, refused later)."""
     named: list[str] = []
-    for match in re.finditer(_NUMBER + r"((?:\s+[A-Za-z][\w-]*){1,4})", _ANY_DATE.sub(" ", text)):
+    for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", _ANY_DATE.sub(" ", fold(text))):
         tokens = match.group(2).split()
         for size in range(len(tokens), 0, -1):
             said = words(" ".join(tokens[:size]))
-            fits = [p.description for p in products if said and said <= words(p.description)]
+            fits = [p.description for p in products if said and covers(words(p.description), said)]
             if fits:
                 named += fits
                 break
     return named
 
 
-def _due_phrases(text: str, anchor: date) -> list[str]:
+def _due_days(text: str, anchor: date) -> dict[date, str]:
     by_day: dict[date, str] = {}
-    for match in _DUE.finditer(text):
+    for match in _DUE.finditer(fold(text)):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor)
         if day is not None:
             by_day.setdefault(day, phrase)
-    return list(by_day.values())
+    return by_day
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One message of a thread (the newest first), with the day its relative dates count from."""
+
+    text: str
+    anchor: date
+
+
+def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
+    parts = [_Part(f"{message.subject}\n{message.body}", anchor)]
+    for text, dated in earlier_messages(message.earlier):
+        parts.append(_Part(text, sent_day(dated) or anchor))
+    return parts
+
+
+def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
+    """Each labelled fact from the newest message of the thread that labels it."""
+    found: dict[str, list[str]] = {}
+    for part in _thread(message, date(2000, 1, 1)):
+        for fact, values in labels(part.text).items():
+            found.setdefault(fact, values)
+    return found
+
+
+def _several(fact: str, values: dict[str, str], problems: list[str]) -> None:
+    problems.append(f"{fact}: the e-mail gives several ({'; '.join(values.values())}); say which one")
+
+
+def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[str]) -> str | None:
+    """The product ``part`` names (labelled and in its sentences), None when it names none; both must agree."""
+    seen: dict[str, str] = {}
+    text = prose(part.text)
+    named = [p.code for p in products if code_in(p.code, text)]
+    if not named:
+        named = [
+            p.description for p in most_specific([p for p in products if covers(words(text), words(p.description))])
+        ]
+    for value in [*labels(part.text).get("product", []), *(named or _shortened(text, products))]:
+        matched = match_products(value, products)
+        key = matched[0].code if len(matched) == 1 else " ".join(value.lower().split())
+        seen.setdefault(key, value)
+    if len(seen) > 1:
+        _several("product", seen, problems)
+        return None
+    return next(iter(seen.values()), None)
+
+
+def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
+    seen: dict[str, str] = {}
+    for value in labels(part.text).get("quantity", []):
+        amount = _amount(value)
+        if amount is None:
+            return value  # not a whole number: named by the resolver
+        seen.setdefault(str(amount), f"{amount} (labelled)")
+    for value in _quantities(prose(part.text), candidates):
+        amount = _amount(value)
+        if amount is not None:
+            seen.setdefault(str(amount), str(amount))
+    if len(seen) > 1:
+        _several("quantity", seen, problems)
+        return None
+    return int(next(iter(seen))) if seen else None
+
+
+def _read_due(part: _Part, problems: list[str]) -> str | None:
+    seen: dict[str, str] = {}
+    for value in labels(part.text).get("due", []):
+        day = resolve_due(value, part.anchor)
+        if day is None:
+            return value  # not a date: named by the resolver
+        seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
+    for day, phrase in _due_days(prose(part.text), part.anchor).items():
+        seen.setdefault(day.isoformat(), phrase)
+    if len(seen) > 1:
+        _several("due date", seen, problems)
+        return None
+    return next(iter(seen), None)
 
 
 def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor: date) -> RequestFacts:
-    """The rule-based reader (the deterministic provider): labels first, else codes, descriptions, numbers
-    next to units or product words, and dates after "by", "before", "until"... Conflicts go to ``unclear``."""
+    """The rule-based reader (the deterministic provider). Each fact from the newest message of the thread that
+    states it: labels and sentences both (disagreeing, the fact is unclear and both are named), codes,
+    descriptions and their plurals, numbers next to units or product words, dates after "by", "bis",
+    "avant le", "para el", "uiterlijk"... Due dates come back as ISO days, counted from their own message."""
     problems: list[str] = []
-    found = labels(message.body)
-    text = f"{message.subject}\n{message.body}"
-    product = _distinct(found.get("product", []), "product", problems)
-    if product is None and "product" not in found:
-        named = [p.code for p in products if _code_in(p.code, text)]
-        if not named:
-            named = [
-                p.description for p in _most_specific([p for p in products if words(p.description) <= words(text)])
-            ]
-        product = _distinct(named or _shortened(text, products), "product", problems)
+    parts = _thread(message, anchor)
+    product = quantity = due = None
+    for part in parts:
+        product = _read_product(part, products, problems)
+        if product is not None or problems:
+            break
     matched = match_products(product, products) if product else []
-    quantity = _distinct(
-        found.get("quantity") or _quantities(text, matched[0] if len(matched) == 1 else None), "quantity", problems
-    )
-    due = _distinct(found.get("due") or _due_phrases(text, anchor), "due date", problems)
-    amount = int(quantity.replace(",", "")) if quantity and re.fullmatch(r"[+-]?[\d,]{1,12}", quantity) else None
-    if quantity and amount is None:
+    if not matched and product is None and problems:  # several products named: a number next to any of them
+        matched = list(products)
+    for part in parts:
+        quantity = _read_quantity(part, matched, problems)
+        if quantity is not None or any(p.startswith("quantity") for p in problems):
+            break
+    for part in parts:
+        due = _read_due(part, problems)
+        if due is not None or any(p.startswith("due date") for p in problems):
+            break
+    if isinstance(quantity, str):
         problems.append(f"quantity: {quantity!r} is not a whole number")
-    return RequestFacts(product=product, quantity=amount, due=due, unclear=problems)
+        quantity = None
+    return RequestFacts(product=product, quantity=quantity, due=due, unclear=problems)
 
 
 def _product(facts: RequestFacts, products: Sequence[Product], problems: list[str]) -> Product | None:
@@ -228,6 +263,25 @@ def _quantity(facts: RequestFacts, problems: list[str]) -> int | None:
     return None
 
 
+# An order of which part fits is planned with the rest at risk (planning/propose.py); one that would keep its
+# machines busy for more than this many whole horizons is a slip of the keyboard, not a plan to propose.
+HORIZONS_AT_MOST = 10
+
+
+def _fits_horizon(product: Product, quantity: int, shop: ShopState, problems: list[str]) -> bool:
+    """False (and the problem named) when ``quantity`` needs more machine time than the product's machines have
+    in :data:`HORIZONS_AT_MOST` planning horizons, every day free: refused here, before anything is written."""
+    need = quantity * product.minutes_per_unit
+    most = HORIZONS_AT_MOST * HORIZON_DAYS * sum(m.minutes_per_day for m in shop.machines if m.id in product.machines)
+    if need <= most:
+        return True
+    problems.append(
+        f"quantity: {quantity} x {product.code} needs {need} machine-minutes, more than its machines have in "
+        f"{HORIZONS_AT_MOST} x {HORIZON_DAYS} days ({most}); order fewer or split the order"
+    )
+    return False
+
+
 def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str]) -> str | None:
     if not facts.due or not facts.due.strip():
         problems.append("due date: missing (by when is it needed?)")
@@ -240,6 +294,14 @@ def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[st
         problems.append(f"due date: {day.isoformat()} is before the planning day {planning_day}")
         return None
     return day.isoformat()
+
+
+def _distinct(values: list[str], fact: str, problems: list[str]) -> str | None:
+    unique = list(dict.fromkeys(" ".join(v.split()) for v in values))
+    if len(unique) > 1:
+        problems.append(f"{fact}: the e-mail gives several ({'; '.join(unique)}); say which one")
+        return None
+    return unique[0] if unique else None
 
 
 def _labelled(found: dict[str, list[str]], fact: str, problems: list[str]) -> str | None:
@@ -256,24 +318,49 @@ def _priority(found: dict[str, list[str]], problems: list[str]) -> int:
     return int(raw)
 
 
+_GIVEN_FACT_NAMES = {"product": "product", "quantity": "quantity", "due": "due date"}
+
+
+def with_given(facts: RequestFacts, given: GivenFacts | None) -> RequestFacts:
+    """``facts`` with what a person gave filling or replacing them (and no longer unclear)."""
+    if given is None:
+        return facts
+    replaced = {name: value for name, value in given.facts().items() if name in _GIVEN_FACT_NAMES}
+    named = {_GIVEN_FACT_NAMES[name] for name in replaced}
+    unclear = [u for u in facts.unclear if str(u).split(":", 1)[0].strip().lower() not in named]
+    return facts.model_copy(update={**replaced, "unclear": unclear})
+
+
 def resolve_request(
     message: CustomerMessage,
     facts: RequestFacts,
     shop: ShopState,
     planning_day: str,
+    given: GivenFacts | None = None,
 ) -> Order:
     """The unscheduled order ``facts`` describe on ``shop``, or ``IntakeError`` naming every problem.
 
-    Relative due dates count from the e-mail's ``Date:`` (else the planning day).
+    Relative due dates count from the e-mail's ``Date:`` (else the planning day). ``given`` facts (from the
+    person who started the run) fill or replace the e-mail's, and what the e-mail left unclear about them.
     """
+    facts = with_given(facts, given)
     problems: list[str] = []
     anchor = message.sent_day or parse_day(planning_day)
     product = _product(facts, shop.products, problems)
     quantity = _quantity(facts, problems)
+    if product is not None and quantity is not None and not _fits_horizon(product, quantity, shop, problems):
+        quantity = None
     due = _due(facts, anchor, planning_day, problems)
-    found = labels(message.body)
+    found = thread_labels(message)
     priority = _priority(found, problems)
-    customer = _labelled(found, "customer", problems) or message.sender_name or message.sender or "unnamed customer"
+    customer = (
+        (given.customer if given is not None else None)
+        or _labelled(found, "customer", problems)
+        or message.sender_name
+        or message.signed_name
+        or message.sender
+        or "unnamed customer"
+    )
     order_id = _labelled(found, "order", problems)
     if order_id is not None and not ID_PATTERN.fullmatch(order_id):
         problems.append(f"order: {order_id!r} is not a valid order id")
@@ -292,6 +379,7 @@ def resolve_request(
         quantity=quantity,
         due=due,
         priority=priority,
+        language=message.language,
     )
     _check_existing(shop, order)
     return order

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import canonical_bytes, content_hash, sha256_hex
 from ..errors import IntegrityError
 from ..shop.footprint import Footprint
-from ..shop.model import Allocation, Order
+from ..shop.model import Allocation, Day, Id, Order
 
 PLANNER_VERSION = "planner-4"
 # Proposals these versions wrote have no footprint: they are refused with this explanation, never guessed at.
@@ -89,6 +89,27 @@ class AtRisk(_Frozen):
     unplaced_minutes: int = 0
 
 
+class GivenFacts(_Frozen):
+    """Facts the person who started the run gave themselves (``start --product --quantity --due --customer``):
+    each fills or replaces what the e-mail says. The proposal keeps them, with who gave them, so the approver
+    sees which facts came from a person rather than from the customer's e-mail."""
+
+    given_by: str = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f\x7f]+$")
+    product: Id | None = None
+    quantity: int | None = Field(default=None, ge=1, le=10_000_000)
+    due: Day | None = None
+    customer: str | None = Field(default=None, min_length=1, max_length=120, pattern=r"^[^\x00-\x1f\x7f]+$")
+
+    def named(self) -> list[str]:
+        """``'quantity 60'``-style words for each fact given, in a fixed order."""
+        return [f"{name} {value}" for name, value in self.facts().items()]
+
+    def facts(self) -> dict[str, str | int]:
+        """The facts given, by name."""
+        values = {"product": self.product, "quantity": self.quantity, "due": self.due, "customer": self.customer}
+        return {name: value for name, value in values.items() if value is not None}
+
+
 class CommunicationDraft(_Frozen):
     """One message to write: who it is for, where it goes, what it says."""
 
@@ -124,10 +145,15 @@ class ProposalContent(_Frozen):
     footprint_digest: str
     result_footprint_digest: str
     result_digest: str
+    given: GivenFacts | None = None
 
     def to_canonical(self) -> dict[str, Any]:
-        """Plain JSON data; list order is fixed by construction."""
-        return self.model_dump(mode="json")
+        """Plain JSON data; list order is fixed by construction. A proposal without facts given by a person
+        hashes as it did before they could be given."""
+        data = self.model_dump(mode="json")
+        if data.get("given") is None:
+            data.pop("given", None)
+        return data
 
     def proposal_hash(self) -> str:
         """``sha256(canonical(content))``."""

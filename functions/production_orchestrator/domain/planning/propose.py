@@ -20,7 +20,7 @@ from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
-from .proposal import PLANNER_VERSION, Blocker, ProcurementAction, ProposalContent, ScheduleChange
+from .proposal import PLANNER_VERSION, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
 from .solver import DEFAULT_NODES
 
 
@@ -80,6 +80,7 @@ def build_proposal(
     request_text: str = "",
     pending: Order | None = None,
     solver_nodes: int = DEFAULT_NODES,
+    given: GivenFacts | None = None,
 ) -> ProposalContent:
     """The complete plan for ``order_id`` against ``shop`` from ``planning_day``: deterministic, no clock.
 
@@ -87,6 +88,7 @@ def build_proposal(
     it is planned as if taken in, while the proposal's base and footprint digests are those of ``shop``
     itself, so starting a run changes no digest and the plan adds its order when it applies.
     ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only).
+    ``given``: the facts the person who started the run gave, recorded with the plan.
     """
     state = shop if pending is None or shop.order(pending.id) is not None else shop.with_order(pending)
     target = _target(state, order_id, planning_day)
@@ -133,6 +135,7 @@ def build_proposal(
         "footprint_digest": footprint_digest(shop, footprint),
         "result_footprint_digest": "",
         "result_digest": "",
+        "given": given,
     }
     draft = ProposalContent(**content)
     after = result_of(shop, draft)

@@ -14,7 +14,15 @@ from itertools import pairwise
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from ..canonical import content_hash
 
@@ -160,8 +168,14 @@ def sorted_schedule(allocations: Iterable[Allocation]) -> tuple[Allocation, ...]
     return _unique_sorted(allocations, lambda a: (a.day, a.machine), "allocation (day, machine)")
 
 
+Language = Literal["en", "de", "fr", "es", "nl"]
+LANGUAGES: tuple[Language, ...] = ("en", "de", "fr", "es", "nl")
+
+
 class Order(_Frozen):
-    """A customer order. An empty ``schedule`` means not yet scheduled."""
+    """A customer order. An empty ``schedule`` means not yet scheduled. ``language``: the language the customer
+    wrote the request in (messages to them are written in it); absent for orders that did not come by e-mail.
+    """
 
     id: Id
     customer: str = Field(min_length=1, max_length=120)
@@ -171,6 +185,15 @@ class Order(_Frozen):
     due: Day
     priority: int = Field(ge=1, le=100)
     schedule: tuple[Allocation, ...] = ()
+    language: Language | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_language(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # An order without a recorded language serializes (and hashes) as it did before the field existed.
+        data: dict[str, Any] = handler(self)
+        if data.get("language") is None:
+            data.pop("language", None)
+        return data
 
     @field_validator("schedule")
     @classmethod

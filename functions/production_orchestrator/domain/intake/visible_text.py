@@ -1,0 +1,165 @@
+"""The text of an HTML e-mail as its reader's mail client shows it, and 8-bit or mislabelled bytes decoded.
+
+    <html> -> visible text: <head>, <style>, <script>, <template>, comments and CSS never;
+              elements hidden by the ``hidden`` attribute or by inline CSS (display:none, visibility:hidden,
+              font-size:0, opacity:0, a zero height or width with overflow hidden, text in its background
+              colour) never; blocks and table rows become lines, cells are spaced; a <blockquote> is quoted
+              with ``> `` as a mail client sets it apart
+
+What a person cannot see cannot be what they asked for: a hidden ``Quantity: 9999`` is not read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from html.parser import HTMLParser
+
+_SKIPPED = frozenset({"head", "style", "script", "template", "title", "noscript", "object", "iframe", "svg"})
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
+)
+_BLOCK = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "center", "dd", "div", "dl", "dt", "fieldset", "figure",
+        "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p",
+        "pre", "section", "table", "tbody", "thead", "tfoot", "tr", "ul",
+    }
+)  # fmt: skip
+_CELL = frozenset({"td", "th"})
+# Elements a parser closes when the next one of the kind opens (<p>a<p>b, <li>a<li>b).
+_SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
+_ZERO = r"0*\.?0+(?:px|pt|em|rem|%|ex|ch|vw|vh|mm|cm|in)?"
+_HIDING = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|"
+    rf"font-size\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)|opacity\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)|"
+    r"mso-hide\s*:\s*all|color\s*:\s*transparent)",
+    re.IGNORECASE,
+)
+_COLLAPSED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:height|width)\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)", re.I)
+_OVERFLOW_HIDDEN = re.compile(r"overflow\s*:\s*hidden", re.IGNORECASE)
+_NAMED_COLOURS = {"white": "#ffffff", "black": "#000000", "red": "#ff0000", "blue": "#0000ff", "yellow": "#ffff00"}
+
+
+def _colour(value: str) -> str | None:
+    value = value.strip().lower().removesuffix("!important").strip()
+    if value in _NAMED_COLOURS:
+        return _NAMED_COLOURS[value]
+    if re.fullmatch(r"#[0-9a-f]{3}", value):
+        return "#" + "".join(c * 2 for c in value[1:])
+    if re.fullmatch(r"#[0-9a-f]{6}", value):
+        return value
+    found = re.fullmatch(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*[\d.]+\s*)?\)", value)
+    if found:
+        return "#" + "".join(f"{min(int(n), 255):02x}" for n in found.groups())
+    return None
+
+
+def _declared(style: str, name: str) -> str | None:
+    found = None
+    for declaration in style.split(";"):
+        key, _, value = declaration.partition(":")
+        if key.strip().lower() == name:
+            found = _colour(value)
+    return found
+
+
+class _Visible(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # (tag, hidden, background, colour, blockquote) for every open element
+        self.stack: list[tuple[str, bool, str, str, bool]] = []
+        self.lines: list[str] = []
+        self.line: list[str] = []
+        self.depth_of_line = 0
+
+    def _state(self) -> tuple[bool, str, str, int]:
+        hidden = any(e[1] for e in self.stack)
+        background = next((e[2] for e in reversed(self.stack) if e[2]), "#ffffff")
+        colour = next((e[3] for e in reversed(self.stack) if e[3]), "")
+        return hidden, background, colour, sum(1 for e in self.stack if e[4])
+
+    def _break(self) -> None:
+        text = " ".join("".join(self.line).split())
+        if text or (self.lines and self.lines[-1]):
+            self.lines.append("> " * self.depth_of_line + text if text else "")
+        self.line = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SELF_CLOSING_SIBLINGS and self.stack and self.stack[-1][0] == tag:
+            self.stack.pop()
+        if tag in _BLOCK or tag == "br":
+            self._break()
+        elif tag in _CELL:
+            self.line.append(" ")
+        if tag in _VOID:
+            return
+        values = {name.lower(): (value or "") for name, value in attrs}
+        style = values.get("style", "")
+        hidden = (
+            tag in _SKIPPED
+            or "hidden" in values
+            or bool(_HIDING.search(style))
+            or bool(_COLLAPSED.search(style) and _OVERFLOW_HIDDEN.search(style))
+            or (tag == "font" and values.get("size", "").strip() in ("0", "-7"))
+            or values.get("type", "").lower() == "hidden"
+        )
+        background = _declared(style, "background-color") or _declared(style, "background") or ""
+        background = background or (_colour(values["bgcolor"]) or "" if "bgcolor" in values else "")
+        colour = _declared(style, "color") or (_colour(values.get("color", "")) or "" if tag == "font" else "")
+        if colour and not hidden:
+            _, inherited_background, _, _ = self._state()
+            hidden = colour == (background or inherited_background)
+        self.stack.append((tag, hidden, background, colour, tag == "blockquote"))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _CELL:
+            self.line.append(" ")
+        if any(e[0] == tag for e in self.stack):
+            while self.stack:
+                if self.stack.pop()[0] == tag:
+                    break
+        if tag in _BLOCK:
+            self._break()
+
+    def handle_data(self, data: str) -> None:
+        hidden, background, colour, depth = self._state()
+        if hidden or (colour and colour == background):
+            return
+        if not "".join(self.line).strip():
+            self.depth_of_line = depth
+        self.line.append(data)
+
+
+def visible_text(markup: str) -> str:
+    """The text of ``markup`` a mail client shows: hidden elements, CSS and scripts left out (module doc)."""
+    parser = _Visible()
+    try:
+        parser.feed(markup)
+        parser.close()
+    except (AssertionError, ValueError):  # html.parser on markup it cannot read: keep what was read
+        pass
+    parser._break()
+    return "\n".join(parser.lines).strip("\n")
+
+
+_WINDOWS = {"latin-1", "latin1", "iso-8859-1", "iso8859-1", "l1", "us-ascii", "ascii", "iso_8859-1", "cp819"}
+
+
+def decode_bytes(payload: bytes, declared: str | None) -> str:
+    """``payload`` as text: UTF-8 whenever it is valid UTF-8 (mail clients often declare Latin-1 or nothing
+    for it), else the declared charset (Latin-1 read as Windows-1252, as browsers do), else Windows-1252."""
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    charset = (declared or "").strip().strip('"').lower()
+    if charset in _WINDOWS or not charset:
+        charset = "cp1252"
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        charset = "cp1252"
+    if charset.replace("_", "-") in ("utf-8", "utf8"):
+        charset = "cp1252"  # declared UTF-8 but not UTF-8: the usual culprit is Windows-1252
+    return payload.decode(charset, "replace")
