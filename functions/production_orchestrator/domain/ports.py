@@ -213,6 +213,11 @@ class ApprovalStore(Protocol):
         decision; idempotent once woken."""
         ...
 
+    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+        """Replace ``approver``'s link on the open approval by one whose secret hashes to ``secret_hash`` (the old
+        link stops working)."""
+        ...
+
     def record_delivery(
         self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
     ) -> ApprovalRecord:

@@ -22,6 +22,7 @@ DECISION_EVENTS = {
     "plan_rejected": "rejected",
     "approval_expired": "expired",
     "approval_superseded": "superseded",
+    "approval_relinked": "relinked",
 }
 
 

@@ -35,15 +35,23 @@ def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalReco
     return None
 
 
+def proposed_on(store: ShopStore, checkpoint: Checkpoint) -> ShopState | None:
+    """The shop as it was when the plan was proposed (its stored snapshot, re-hashed); None if not on record."""
+    data = store.get_state_snapshot(checkpoint.domain_digest)
+    if data is None or sha256_hex(data) != checkpoint.domain_digest:
+        return None
+    return ShopState.model_validate_json(data)
+
+
 def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
     """None while the shop is as it was when the plan was proposed; else each change since, in words."""
     current = store.load_state()
     if current is None or current.digest() == checkpoint.domain_digest:
         return None
-    data = store.get_state_snapshot(checkpoint.domain_digest)
-    if data is None or sha256_hex(data) != checkpoint.domain_digest:
+    base = proposed_on(store, checkpoint)
+    if base is None:
         return ["The shop changed since this plan was proposed (the state it was proposed on is not on record)."]
-    return describe_changes(ShopState.model_validate_json(data), current)
+    return describe_changes(base, current)
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,7 @@ class LinkView:
     changes: list[str] | None = None
     outcome: DecisionRecord | None = None
     timezone: str = "UTC"
+    base: ShopState | None = None  # the shop the plan was proposed on (for the before/after timeline)
 
     @property
     def may_approve(self) -> bool:
@@ -95,4 +104,5 @@ def open_link(
         outcome=store.get_decision(approval.checkpoint_id),
         # The shop's time zone, once the shop model carries one; UTC until then.
         timezone=str(getattr(state, "timezone", "") or "UTC"),
+        base=proposed_on(store, checkpoint),
     )

@@ -10,8 +10,10 @@ from typing import Any
 
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
 from .evidence import current_state
+from .review import what_changed
 
 
 @dataclass(frozen=True)
@@ -19,12 +21,18 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
+    status: (
+        str  # pending | stale | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
+    )
     proposal_hash: str
     target_order_id: str
     created_at: str
     expires_at: str
     approver: str
+    # A pending plan the shop moved under: each change since it was proposed (status "stale").
+    changes: tuple[str, ...] = ()
+    # Every vote recorded on the governing approval, in order: {approver, approved, at, reason}.
+    votes: tuple[dict[str, Any], ...] = ()
 
 
 def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal]]:
@@ -65,6 +73,21 @@ def checkpoint_status(
     return label, record.decision.approver
 
 
+def _votes(approvals: ApprovalStore | None, checkpoint_id: str) -> tuple[dict[str, Any], ...]:
+    found = approvals.approvals_for(checkpoint_id) if approvals is not None else []
+    if not found:
+        return ()
+    return tuple(
+        {
+            "approver": v.decision.approver,
+            "approved": v.decision.approved,
+            "at": v.decision.decided_at,
+            "reason": v.decision.reason,
+        }
+        for v in found[-1].votes
+    )
+
+
 def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
     state = current_state(store)
@@ -74,18 +97,22 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
         label, approver = checkpoint_status(store, checkpoint, now, approvals)
+        changes = (what_changed(store, checkpoint) or []) if label == "pending" else []
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
-                status=label,
                 proposal_hash=checkpoint.proposal_hash,
                 target_order_id=checkpoint.target_order_id,
                 created_at=checkpoint.created_at,
                 expires_at=checkpoint.expires_at,
                 approver=approver,
+                status="stale" if changes else label,
+                changes=tuple(changes),
+                votes=_votes(approvals, checkpoint.checkpoint_id),
             )
         )
     return {
+        "timezone": shop_zone(state),
         "scenario": state.name,
         "shop": state.name,
         "revision": state.revision,

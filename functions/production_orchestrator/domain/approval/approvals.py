@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError
+from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
 from .policy import ApprovalPolicy, identity
 from .receipts import Receipt
@@ -247,6 +247,19 @@ class ApprovalRecord(_Frozen):
             update["notified"] = self.notified if person in self.notified else (*self.notified, person)
         return self.model_copy(update=update)
 
+    def relinked(self, approver: str, secret_hash: str, now: datetime) -> ApprovalRecord:
+        """The record with ``approver``'s link replaced by one whose secret hashes to ``secret_hash``: the old
+        link stops working at once. Only while the approval is open, and only for an approver it asks."""
+        self._require_open(now)
+        person = identity(approver)
+        if person not in self.policy.approvers:
+            raise ValidationError(f"{approver} is not an approver of approval {self.approval_id}")
+        links = tuple(
+            ApproverLink(approver=link.approver, secret_hash=secret_hash) if link.approver == person else link
+            for link in self.links
+        )
+        return self.model_copy(update={"links": links})
+
 
 class ApprovalTransitions:
     """The transitions an :class:`ApprovalStore` offers, each the record's own pure change, applied by the
@@ -271,6 +284,10 @@ class ApprovalTransitions:
     def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
         """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
         return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+        """Replace ``approver``'s link on the open approval (their old link stops working)."""
+        return self._change(approval_id, lambda before: before.relinked(approver, secret_hash, now))
 
     def record_delivery(
         self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
