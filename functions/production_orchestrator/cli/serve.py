@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from .approvals import local_endpoint
 from .output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
 from .parser import add_provider_flags, command, data_dir
 from .preflight import check_provider
+from .remind import add_reminder_flags, every_minute, schedule_of
 from .root import link_bases, local_approvals, utc_now
 from .runs import binding_of, provider_argv
 
@@ -123,6 +125,7 @@ def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening
 
 def _serve(args: argparse.Namespace) -> int:
     where = data_dir(args)
+    schedule = schedule_of(args)
     place = listening(args)  # a LAN address without TLS stops here, before anything is read or bound
     binding = binding_of(args)
     endpoint = local_endpoint(where, provider_argv(args))  # no shop: one error line, before the port is taken
@@ -130,8 +133,10 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     server = _listen(endpoint, args.port, args, place)
     port = int(server.server_address[1])
+    stop = threading.Event()
     try:
         warn_on_link_mismatch(where, port, place)
+        every_minute(where, schedule, stop)  # reminders and escalation while the pages are served
         say(f"serving the approval pages of {where} on {place.url(port)} (Ctrl-C stops)")
         print(f"SERVING={place.url(port)}", flush=True)  # last: a script may act on it at once
         server.serve_forever()
@@ -139,6 +144,7 @@ def _serve(args: argparse.Namespace) -> int:
         say("interrupted: the server stopped; recorded decisions stand and pending approvals stay pending")
         return EXIT_INTERRUPTED
     finally:
+        stop.set()
         server.server_close()
     return EXIT_OK
 
@@ -178,3 +184,4 @@ def register(subparsers: Any) -> None:
         help="a name the links use for this address (e.g. shop-laptop.local); the Host check accepts it",
     )
     add_provider_flags(serve)
+    add_reminder_flags(serve)

@@ -14,7 +14,7 @@ from ..approval_web.pages import render_for_file
 from ..domain.errors import ValidationError
 from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
-from ..domain.presentation import render_review, shop_time, shop_zone
+from ..domain.presentation import render_review, shop_stamp, shop_time, shop_zone
 from ..domain.records import Checkpoint
 from ..lifecycle.evidence import review
 from ..lifecycle.history import history
@@ -41,6 +41,8 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
+    if args.json and args.html is not None:
+        raise ValidationError("--json and --html: choose one")
     where = data_dir(args)
     store = local_runtime(where, create=False).store
     checkpoint, proposal = review(store, args.checkpoint)
@@ -123,7 +125,7 @@ def _status(args: argparse.Namespace) -> int:
     print(f"  times in the shop's time zone, {zone}")
     for a in report["approvals"]:
         who = f" by {a['approver']}" if a["approver"] else ""
-        expires = shop_time(a["expires_at"], zone) if a["expires_at"] else "?"
+        expires = shop_stamp(a["expires_at"], zone) if a["expires_at"] else "?"
         print(f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}")
         if a["changes"]:
             print("      stale: the shop changed since it was proposed (approving it would be refused):")
@@ -131,7 +133,7 @@ def _status(args: argparse.Namespace) -> int:
         for v in a["votes"]:
             verdict = "approved" if v["approved"] else "rejected"
             why = f': "{v["reason"]}"' if v["reason"] else ""
-            print(f"      vote: {v['approver']} {verdict} on {shop_time(v['at'], zone)}{why}")
+            print(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}")
     if not report["approvals"]:
         print("  no approvals yet")
     return EXIT_OK
@@ -151,7 +153,7 @@ def history_command(args: argparse.Namespace) -> int:
         who = f" {e.approver}" if e.approver else ""
         why = f' "{e.reason}"' if e.reason else ""
         note = f" ({e.note})" if e.note else ""
-        print(f"{shop_time(e.at, zone)}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}")
+        print(f"{shop_stamp(e.at, zone)}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}")
     if not entries:
         print("no decisions yet")
     return EXIT_OK

@@ -41,6 +41,19 @@ def shop_time(timestamp: str, zone: str = "UTC") -> str:
     return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {label}{shown}"
 
 
+def shop_stamp(timestamp: str, zone: str = "UTC") -> str:
+    """``timestamp`` as one token in the shop's zone with its offset, for lines people read and tools split:
+    ``2026-08-19T10:00:00+02:00`` (the same instant as ``2026-08-19T08:00:00Z``)."""
+    try:
+        moment = parse_utc(timestamp)
+    except ValueError:
+        return timestamp
+    try:
+        return moment.astimezone(ZoneInfo(zone)).isoformat(timespec="seconds")
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(ZoneInfo("UTC")).isoformat(timespec="seconds")
+
+
 def time_left(expires_at: str, now: datetime) -> str:
     """``'2 days 3 hours left'``-style wording, or ``'expired'``."""
     seconds = int((parse_utc(expires_at) - now).total_seconds())

@@ -8,7 +8,7 @@ from typing import Any
 from production_orchestrator.approval_web.timeline import render_grid, render_timeline
 from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.planning.timeline import build_timeline, describe_timeline
-from production_orchestrator.domain.presentation import describe_moves, others_at_risk, shop_time, timing
+from production_orchestrator.domain.presentation import describe_moves, others_at_risk, shop_stamp, shop_time, timing
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.model import ShopState
@@ -98,3 +98,6 @@ def test_times_for_people_carry_the_shops_offset() -> None:
     assert shop_time("2026-08-19T08:00:00Z", "Europe/Berlin") == "Wed 19 Aug 2026, 10:00 CEST (+02:00)"
     assert shop_time("2026-12-19T08:00:00Z", "Europe/Berlin") == "Sat 19 Dec 2026, 09:00 CET (+01:00)"
     assert shop_time("2026-08-19T08:00:00Z", "UTC") == "Wed 19 Aug 2026, 08:00 UTC"
+    # one token for status and history lines: the same instant, in the shop's zone with its offset
+    assert shop_stamp("2026-08-19T08:00:00Z", "Europe/Berlin") == "2026-08-19T10:00:00+02:00"
+    assert shop_stamp("2026-08-19T08:00:00Z", "Nowhere/Else") == "2026-08-19T08:00:00+00:00"
