@@ -89,6 +89,18 @@ class PlanningError(OrchestratorError):
     """No plan can be built from the current state (already scheduled, no capacity left...)."""
 
 
+class UnplannableError(PlanningError):
+    """Not one unit of the order fits in the planning horizon (its machines never free, its material unable
+    to arrive in time); the message, led by the stable code ``UNPLANNABLE``, says why. An order of which
+    part fits is planned instead, the rest at risk."""
+
+    code = "UNPLANNABLE"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{self.code}: {reason}")
+        self.reason = reason
+
+
 class NotFoundError(OrchestratorError):
     """An addressed record does not exist."""
 

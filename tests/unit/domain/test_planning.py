@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.domain.errors import PlanningError
+from production_orchestrator.domain.errors import PlanningError, UnplannableError
 from production_orchestrator.domain.planning.materials import existing_shortages, plan_procurement
 from production_orchestrator.domain.planning.proposal import CapacityConflict, InventoryShortage
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
@@ -443,16 +443,19 @@ def test_an_order_of_which_nothing_fits_is_refused_with_the_reason() -> None:
         order(f"B-{i:02d}", 120, "2027-06-30", priority=99, product="CAP", schedule=[run("PRESS-A", d, 480)])
         for i, d in enumerate(open_days)
     ]
-    with pytest.raises(PlanningError, match=r"every working day of PRESS-A from 2026-12-21 to 2027-03-20 is fully"):
+    with pytest.raises(
+        UnplannableError,
+        match=r"^UNPLANNABLE: NEW cannot be made: every working day of PRESS-A from 2026-12-21 to 2027-03-20 is fully",
+    ):
         plan(shop(orders=[*full, order("NEW", 1, "2026-12-31", product="CAP")]), "NEW", "2026-12-21")
     doc = shop(orders=[order("NEW", 1, "2026-12-31")])
     doc["materials"][0].update(on_hand=0, lead_time_days=120)
-    with pytest.raises(PlanningError, match=r"INK \(short by 5\) cannot arrive before 2027-04-20"):
+    with pytest.raises(UnplannableError, match=r"INK \(short by 5\) cannot arrive before 2027-04-20"):
         plan(doc, "NEW", "2026-12-21")
     doc = shop(orders=[order("NEW", 1, "2026-12-31", product="CAP")])
     doc["machines"][0]["weekdays"] = ["sun"]
     doc["machines"][0]["closed_days"] = [d for d in day_range("2026-12-21", 90) if parse_day(d).weekday() == 6]
-    with pytest.raises(PlanningError, match="PRESS-A have no working day from 2026-12-21 to 2027-03-20"):
+    with pytest.raises(UnplannableError, match="PRESS-A has no working day from 2026-12-21 to 2027-03-20"):
         plan(doc, "NEW", "2026-12-21")
 
 
@@ -488,7 +491,7 @@ def test_in_a_shop_that_already_lacks_material_a_request_buys_only_its_own() -> 
     assert (risk.order_id, risk.reason) == ("URGENT", "material")
     arrives = add_days(GENERATED_DAY, 6)
     assert f"cannot arrive before {arrives}, after its due date {risk.due}" in risk.detail
-    assert f"have no free time from {arrives} until {start}" in risk.detail
+    assert f"no free time from {arrives} until {start}" in risk.detail
     after = apply_proposal(state, proposal)
     assert {s.material: s.quantity for s in existing_shortages(after, GENERATED_DAY)} == {
         m: s.quantity for m, s in before.items()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import PlanningError
+from ..errors import PlanningError, UnplannableError
 from ..shop.model import Order, ProcurementTask, ShopState, add_days, parse_day, procurement_key
 from .causes import cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
@@ -39,6 +39,13 @@ def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tupl
     return _plan(state, _target(state, order_id, planning_day), planning_day).blockers
 
 
+def check_plannable(state: ShopState, order: Order, planning_day: str) -> None:
+    """Refuse an order of which nothing fits in the horizon (``UnplannableError``, with the reason) before any
+    planning run; an order of which part fits passes (its plan lists the rest at risk). Writes nothing."""
+    taken_in = state.with_order(order)
+    _plan(taken_in, _target(taken_in, order.id, planning_day), planning_day)
+
+
 @dataclass(frozen=True)
 class _Plan:
     blockers: tuple[Blocker, ...]
@@ -54,7 +61,7 @@ def _plan(state: ShopState, target: Order, planning_day: str) -> _Plan:
     earliest = ready_day(short, planning_day)
     last = add_days(planning_day, HORIZON_DAYS - 1)
     if earliest > last:
-        raise PlanningError(
+        raise UnplannableError(
             f"{target.id} cannot be made in the {HORIZON_DAYS} days from {planning_day}: "
             + "; ".join(cannot_arrive(s) for s in short if s.arrives > last)
         )
