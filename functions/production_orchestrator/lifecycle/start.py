@@ -60,7 +60,9 @@ def usage_of(result: Any) -> dict[str, int]:
 
 def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     """What one agent run shares with its tools and hooks."""
-    return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
+    return RunContext(
+        store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
+    )
 
 
 def _add(*usages: dict[str, int]) -> dict[str, int]:
