@@ -211,3 +211,80 @@ def test_a_stale_plan_shows_what_changed_and_proposes_again(browser: Any, tmp_pa
     status = cli("status", "--data-dir", str(data_dir))
     assert "revision 2, plans applied 1" in status.stdout
     assert f"{values['CHECKPOINT_ID']}  superseded" in status.stdout
+
+
+FIRST_SCREEN = 844  # CSS px: what a 390 px wide phone shows before any scrolling
+
+
+def _bottoms(driver: Any, *selectors: str) -> list[float]:
+    """Where each element ends, in CSS px from the top of the page (scrolling included)."""
+    script = (
+        "return arguments[0].map(s => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return r.bottom + window.scrollY; })"
+    )
+    return [float(v) for v in driver.execute_script(script, list(selectors))]
+
+
+def _fits(driver: Any) -> None:
+    widths = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths == [PHONE_WIDTH, PHONE_WIDTH], f"the page scrolls sideways on a phone: {widths}"
+
+
+def test_the_first_screen_decides_and_the_timeline_reads_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    data_dir, values = _start(tmp_path, port)
+    served = Served(data_dir, port)
+    secrets = [_secret(values[f"APPROVAL_URL_{n}"]) for n in (1, 2, 3)]
+    try:
+        _get(browser, values["APPROVAL_URL_2"])  # ben may approve
+        card = browser.find_element(By.CSS_SELECTOR, ".card").text
+        for expected in ("RUSH-200", "On time", "STANDARD-100", "600 THREAD-RED-40", "Fingerprint", "Due"):
+            assert expected in card, expected
+        approve, reject, reason = _bottoms(browser, "button.approve", "button.reject", "#reason")
+        print(f"\nfirst screen at {PHONE_WIDTH} px: approve ends at {approve:.0f}, reject at {reject:.0f} CSS px")
+        assert max(approve, reject, reason) <= FIRST_SCREEN, (approve, reject)
+        _fits(browser)
+        # The timeline: two drawings (before, after) hidden from readers, and the same grid in words for them.
+        svgs = browser.find_elements(By.CSS_SELECTOR, ".timeline svg")
+        assert len(svgs) == 2 and all(s.get_attribute("aria-hidden") == "true" for s in svgs)
+        drawn = [s.size["width"] for s in svgs]
+        assert all(w <= PHONE_WIDTH - 32 for w in drawn), drawn  # two days fit without sideways scrolling
+        label = browser.execute_script(
+            "const t = [...document.querySelectorAll('.timeline svg text')].find(e => e.textContent.includes"
+            "('RUSH-200')); return t.getBoundingClientRect().height"
+        )
+        assert float(label) >= 12, "timeline labels too small to read on a phone"
+        words = browser.find_element(By.ID, "timeline-text").get_attribute("textContent")
+        assert "EMB-01, Wed 12 Aug: before, STANDARD-100 6h (moves away in this plan)" in words
+        assert "RUSH-200 4h (the new order)" in words and "moved here from EMB-01 Wed 12 Aug" in words
+        height = int(browser.execute_script("return document.documentElement.scrollHeight"))
+        print(f"page height at {PHONE_WIDTH} px: {height} CSS px")
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENS / "0-first-screen.png"))  # exactly what the phone shows first
+        _shot(browser, "8-confirmation-with-timeline")
+        sources = browser.page_source
+
+        _get(browser, f"http://127.0.0.1:{port}/")
+        assert "RUSH-200" in browser.find_element(By.TAG_NAME, "body").text
+        _fits(browser)
+        _shot(browser, "9-index")
+        sources += browser.page_source
+    finally:
+        log = served.stop()
+    for secret in secrets:
+        assert secret not in sources and secret not in log
+
+    target = tmp_path / "plan.html"
+    shown = cli("show", "--data-dir", str(data_dir), "--checkpoint", values["CHECKPOINT_ID"], "--html", str(target))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.values["HTML"] == str(target)
+    _get(browser, target.as_uri())
+    _fits(browser)
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "Status: pending" in body and "RUSH-200" in body and "cannot decide" in body
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".timeline svg")) == 2
+    assert not browser.find_elements(By.TAG_NAME, "button")
+    _shot(browser, "10-show-html")
+    assert all(secret not in target.read_text() for secret in secrets)

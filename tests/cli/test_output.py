@@ -111,6 +111,8 @@ def test_history_lists_decisions_with_approver_reason_and_time(pending: Callable
     lines = run.cli("history").stdout.splitlines()
     # A decision typed at resume is a vote on the run's approval (with its receipt), then the decision.
     assert [line.split()[1] for line in lines] == ["requested", "vote", "decision", "rejected"]
+    # people read the shop's clock: the rush-order shop keeps Europe/Berlin time, offset shown
+    assert all(line.split()[0].endswith(("+01:00", "+02:00")) for line in lines), lines
     decision = lines[2]
     assert run.checkpoint_id in decision and "shop-owner reject" in decision
     assert '"the customer called to cancel"' in decision and '"the customer called to cancel"' in lines[1]

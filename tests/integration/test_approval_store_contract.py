@@ -178,3 +178,36 @@ def test_every_approval_of_the_shop_is_listed(approvals: ApprovalStore) -> None:
     for n in (1, 2):
         approvals.create_approval(_record(n, checkpoint=n))
     assert {a.approval_id for a in approvals.list_approvals()} == {f"appr-{1:032x}", f"appr-{2:032x}"}
+
+
+def test_a_reminder_is_held_by_one_sender_then_marked_sent_once(approvals: ApprovalStore) -> None:
+    approvals.create_approval(_record(40))
+    aid, key, lease = _record(40).approval_id, "halfway|ana@example.com", timedelta(minutes=2)
+    first = approvals.record_reminder_claim(aid, key, "a" * 32, now=NOW, lease=lease)
+    second = approvals.record_reminder_claim(aid, key, "b" * 32, now=NOW, lease=lease)
+    assert first.reminder(key).claim == "a" * 32 and second.reminder(key).claim == "a" * 32  # type: ignore[union-attr]
+    assert approvals.record_reminder_sent(aid, key, "b" * 32, now=NOW).reminder(key).sent_at == ""  # type: ignore[union-attr]
+    sent = approvals.record_reminder_sent(aid, key, "a" * 32, now=NOW)
+    assert sent.reminder(key).sent_at == utc_iso(NOW)  # type: ignore[union-attr]
+    later = approvals.record_reminder_claim(aid, key, "c" * 32, now=NOW + timedelta(minutes=10), lease=lease)
+    assert later.reminder(key).claim == "a" * 32  # type: ignore[union-attr]  # sent: nobody claims it again
+    assert approvals.get_approval(aid) == later
+
+
+def test_backups_join_once_and_relink_replaces_one_link(approvals: ApprovalStore) -> None:
+    approvals.create_approval(_record(41))
+    aid = _record(41).approval_id
+    cy = (ApproverLink(approver="cy@example.com", secret_hash=hash_link_secret("c" * 43)),)
+    joined = approvals.record_escalation(aid, cy, now=NOW)
+    assert joined.policy.approvers == ("ana@example.com", "ben@example.com", "cy@example.com")
+    assert joined.approver_for("c" * 43) == "cy@example.com" and joined.required == 1
+    dan = (ApproverLink(approver="dan@example.com", secret_hash=hash_link_secret("d" * 43)),)
+    assert approvals.record_escalation(aid, dan, now=NOW) == joined  # once
+    moved = approvals.record_relink(aid, "ben@example.com", hash_link_secret("n" * 43), now=NOW)
+    assert moved.approver_for("n" * 43) == "ben@example.com" and moved.approver_for("ben" * 40) is None
+    approvals.record_approval_vote(aid, _vote("ana", approved=False, reason="no"), now=NOW)
+    with pytest.raises(DecisionAlreadyClaimedError):
+        approvals.record_relink(aid, "ben@example.com", hash_link_secret("m" * 43), now=NOW)
+    with pytest.raises(ApprovalExpiredError):
+        approvals.create_approval(_record(42))
+        approvals.record_relink(_record(42).approval_id, "ana@example.com", HASH, now=NOW + timedelta(hours=2))

@@ -1,12 +1,15 @@
-"""``python -m production_orchestrator serve``: the approval pages on 127.0.0.1, for local runs.
+"""``python -m production_orchestrator serve``: the approval pages on 127.0.0.1 (or, with TLS, one LAN
+address), for local runs.
 
     GET  /                 pending approvals (no links, no secrets)
     GET  /approve?a=&s=    the confirmation page (the same renderer as the decision Lambda); reads only
     HEAD /approve?a=&s=    headers only; reads only
     POST /approve?a=&s=    decide (locally the resume then runs in a fresh process: cli/processes.py)
 
-Only requests naming this server (``Host: 127.0.0.1:<port>`` or ``localhost:<port>``) are answered, so a
-page on another site that resolves its own name to 127.0.0.1 (DNS rebinding) cannot read the list. A body
+Only requests naming this server (``Host: 127.0.0.1:<port>`` or ``localhost:<port>``; on a LAN address, that
+address or a name given with ``--host-name``) are answered, so a page on another site that resolves its own
+name to this address (DNS rebinding) cannot read the list. Anything but loopback is served over TLS only:
+a link secret never crosses a network in clear text. A body
 that is missing its length, too long, of another type or not UTF-8 gets 400 and the neutral page; the
 server never waits for bytes a client did not announce. Access log lines carry the method, the path
 without its query string and the status: never a secret.
@@ -14,8 +17,12 @@ without its query string and the status: never a secret.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
+import socket
+import ssl
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -24,7 +31,8 @@ from ..domain.errors import OrchestratorError
 from ..domain.presentation import fingerprint, shop_zone
 from ..lifecycle.evidence import load_checkpoint
 from .endpoint import DecisionEndpoint, PageResponse
-from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_index, render_neutral
+from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_neutral
+from .summary import render_index
 
 _LOG = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"
@@ -56,6 +64,15 @@ def read_form(headers: Any, stream: Any) -> dict[str, str]:
 
 class _Handler(BaseHTTPRequestHandler):
     endpoint: DecisionEndpoint
+    host_names: tuple[str, ...] = (LOOPBACK, "localhost")
+    timeout = 60  # seconds a client may idle mid-request (and mid-handshake) before its connection is closed
+
+    def setup(self) -> None:
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.settimeout(self.timeout)
+            self.request.do_handshake()  # in this request's thread: accept() never waits on a handshake
+        super().setup()
+
     server_version = "production-orchestrator"
     sys_version = ""
 
@@ -84,7 +101,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _host_ok(self) -> bool:
         port = int(self.server.server_address[1])  # type: ignore[index]
         host = str(self.headers.get("Host") or "").strip().lower()
-        if host in (f"{LOOPBACK}:{port}", f"localhost:{port}"):
+        if host in (f"{name}:{port}" for name in self.host_names):
             return True
         _LOG.info("%s %s -> wrong host", self.command, urlsplit(self.path).path)
         self._send(400, render_neutral())
@@ -137,7 +154,76 @@ class _Handler(BaseHTTPRequestHandler):
         self._page(self.endpoint.post(self._query(), form))
 
 
-def make_server(endpoint: DecisionEndpoint, port: int) -> ThreadingHTTPServer:
-    """A server for ``endpoint`` bound to 127.0.0.1 only (``port`` 0 picks a free one)."""
-    handler = type("Handler", (_Handler,), {"endpoint": endpoint})
-    return ThreadingHTTPServer((LOOPBACK, port), handler)
+def is_loopback(address: str) -> bool:
+    """True for 127.0.0.0/8 and ::1 (``localhost`` is a name, not an address: not accepted)."""
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(address: str, *, tls: bool) -> str:
+    """``address`` if ``serve`` may listen on it: one IP address (not a wildcard: the Host check names the
+    address), and TLS for anything but loopback. Else ``ValueError`` saying why."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        raise ValueError(f"--bind {address!r} is not an IP address (e.g. 192.168.1.20)") from None
+    if ip.is_unspecified:
+        raise ValueError(f"--bind {address} listens everywhere: name the one LAN address the links point at")
+    if not ip.is_loopback and not tls:
+        raise ValueError(
+            f"--bind {address} is not loopback: link secrets would cross the network in clear text; "
+            "pass --tls-cert and --tls-key (a certificate for the name or address the links use)"
+        )
+    return str(ip)
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """A server context (TLS 1.2 or newer) for ``cert``/``key``; ``ValueError`` if they cannot be used."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ValueError(f"cannot use the TLS certificate {cert} with key {key}: {exc}") from None
+    return context
+
+
+def make_server(
+    endpoint: DecisionEndpoint,
+    port: int,
+    *,
+    bind: str = LOOPBACK,
+    tls: ssl.SSLContext | None = None,
+    host_names: Sequence[str] = (),
+) -> ThreadingHTTPServer:
+    """A server for ``endpoint`` bound to ``bind`` (127.0.0.1 unless told; see :func:`check_bind`), over TLS
+    when ``tls`` is given; ``port`` 0 picks a free one. Requests must name ``bind`` (or, on loopback,
+    ``localhost``) or one of ``host_names`` in their Host header."""
+    check_bind(bind, tls=tls is not None)
+    names = {bind.lower(), *(name.strip().lower() for name in host_names if name.strip())}
+    if ":" in bind:
+        names.add(f"[{bind.lower()}]")
+    if is_loopback(bind):
+        names.add("localhost")
+    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names))}
+    handler = type("Handler", (_Handler,), attributes)
+    server_class = _V6Server if ":" in bind else _Server
+    server = server_class((bind, port), handler)
+    if tls is not None:
+        # The handshake runs in the request's thread (first read), so a slow client cannot stall accept().
+        server.socket = tls.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    return server
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A failed TLS handshake (a plain-HTTP client, a scanner) or a dropped connection: one line, no trace.
+        _LOG.info("connection dropped before a request was read")
+
+
+class _V6Server(_Server):
+    address_family = socket.AF_INET6

@@ -8,6 +8,9 @@
     shop-import  --table T PATH|-    create or replace the table's shop from a shop file (same checks as
                                      ``shop import``: every problem by JSON path, exit 2, nothing written)
     shop-export  --table T PATH|-    the table's shop as a shop file
+    relink --table T --topic-arn ARN --link-base URL --approval ID --approver EMAIL [--audit-key ID]
+                                     a new link for one approver of an open approval, sent by SNS as the
+                                     first one was; their old link stops working (audited, no secret)
 
 Uses the default AWS credential chain (and ``AWS_ENDPOINT_URL`` when set). Exit 0 done (chain intact),
 5 chain broken, 2 bad input. The keys default to ``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``.
@@ -106,6 +109,31 @@ def wake_decided(table: str) -> int:
     return 0
 
 
+def relink_aws(args: argparse.Namespace) -> int:
+    """``approvals relink`` against the deployed table: the new link goes out through the approval topic."""
+    from ..adapters.aws.boto_config import BOTO_CONFIG
+    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from ..adapters.aws.dynamodb_store import DynamoShopStore
+    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
+    from ..lifecycle.relink import relink
+
+    _, _, audit_key, _, session = _aws(args.table, args.audit_key, "")
+    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)  # type: ignore[attr-defined]
+    done = relink(
+        DynamoShopStore(dynamodb, args.table, audit_key=audit_key),  # the keyed chain goes on with its key
+        DynamoApprovalStore(dynamodb, args.table),
+        SnsApprovalNotifier(session.client("sns", config=BOTO_CONFIG), args.topic_arn),  # type: ignore[attr-defined]
+        approval_id=args.approval.strip().lower(),
+        approver=args.approver,
+        link_base_url=args.link_base,
+        now=datetime.now(UTC),
+    )
+    print(f"APPROVAL_ID={done.approval_id}")
+    print(f"APPROVER={done.approver}")
+    print("SENT=sns")  # the link itself only in the message
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command."""
     parser = argparse.ArgumentParser(prog="python -m production_orchestrator.cli.aws_ops", description=__doc__)
@@ -120,8 +148,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = sub.add_parser(name, help=help_text or "write the shop as a shop file")
         command.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
         command.add_argument("path", metavar="PATH|-")
+    again = sub.add_parser("relink", help="a new link for one approver (sent by SNS); their old one stops working")
+    again.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
+    again.add_argument("--topic-arn", required=True, help="the approval topic (PO_TOPIC_ARN)")
+    again.add_argument("--link-base", required=True, help="the decision endpoint's URL (PO_LINK_BASE_URL)")
+    again.add_argument("--approval", required=True, help="the approval id")
+    again.add_argument("--approver", required=True, help="who gets the new link")
+    again.add_argument("--audit-key", default=os.environ.get(ENV_AUDIT_KEY_ID, ""), help="KMS key of the chain")
     args = parser.parse_args(argv)
     try:
+        if args.command == "relink":
+            return relink_aws(args)
         if args.command == "shop-import":
             return shop_import(args.table, args.path)
         if args.command == "shop-export":

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..approval_web.local_server import APPROVE_PATH, LOOPBACK, make_server
+from ..approval_web.local_server import APPROVE_PATH, LOOPBACK, check_bind, make_server, tls_context
 from ..domain.errors import ValidationError
 from ..domain.records import parse_utc
 from ..lifecycle.review import current_approval
@@ -23,6 +25,7 @@ from .approvals import local_endpoint
 from .output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
 from .parser import add_provider_flags, command, data_dir
 from .preflight import check_provider
+from .remind import add_reminder_flags, every_minute, schedule_of
 from .root import link_bases, local_approvals, utc_now
 from .runs import binding_of, provider_argv
 
@@ -30,14 +33,35 @@ DEFAULT_PORT = 8765
 _LOCAL_HOSTS = (LOOPBACK, "localhost")
 
 
-def _answers_on(base: str, port: int) -> bool:
+def _answers_on(base: str, port: int, where: Listening | None = None) -> bool:
     parts = urlsplit(base)
+    where = where or Listening()
+    scheme = "https" if where.tls else "http"
     return (
-        parts.scheme == "http"
-        and parts.hostname in _LOCAL_HOSTS
-        and (parts.port or 80) == port
+        parts.scheme == scheme
+        and parts.hostname in where.names()
+        and (parts.port or (443 if where.tls else 80)) == port
         and parts.path == APPROVE_PATH
     )
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Where ``serve`` answers: the bound address, TLS or not, and the extra names its Host check accepts."""
+
+    bind: str = LOOPBACK
+    tls: bool = False
+    host_names: tuple[str, ...] = ()
+
+    def names(self) -> set[str]:
+        """Host names a link may use to reach this server."""
+        local = set(_LOCAL_HOSTS) if self.bind == LOOPBACK else set()
+        return {self.bind, *self.host_names, *local}
+
+    def url(self, port: int) -> str:
+        """The server's own URL."""
+        host = f"[{self.bind}]" if ":" in self.bind else self.bind
+        return f"{'https' if self.tls else 'http'}://{host}:{port}/"
 
 
 def pending_link_bases(data_dir: Path) -> set[str]:
@@ -52,10 +76,11 @@ def pending_link_bases(data_dir: Path) -> set[str]:
     return bases
 
 
-def warn_on_link_mismatch(data_dir: Path, port: int) -> None:
+def warn_on_link_mismatch(data_dir: Path, port: int, where: Listening | None = None) -> None:
     """A warning for each link base of a pending approval that this server does not answer."""
+    where = where or Listening()
     for base in sorted(pending_link_bases(data_dir)):
-        if _answers_on(base, port):
+        if _answers_on(base, port, where):
             continue
         parts = urlsplit(base)
         if parts.scheme == "http" and parts.hostname in _LOCAL_HOSTS and parts.path == APPROVE_PATH:
@@ -64,40 +89,62 @@ def warn_on_link_mismatch(data_dir: Path, port: int) -> None:
             fix = "serve them where they point, or start the run again with a matching --link-base"
         say(
             f"warning: pending approval links start with {base} but this server answers on "
-            f"http://{LOOPBACK}:{port}{APPROVE_PATH}: {fix}"
+            f"{where.url(port).rstrip('/')}{APPROVE_PATH}: {fix}"
         )
 
 
-def _listen(endpoint: Any, port: int) -> Any:
+def listening(args: argparse.Namespace) -> Listening:
+    """Where ``serve`` may answer, from ``--bind``, ``--tls-cert``/``--tls-key`` and ``--host-name``; a
+    ValidationError (before anything listens) for a wildcard, a LAN address without TLS, or half a TLS pair."""
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ValidationError("--tls-cert and --tls-key go together: pass both, or neither")
+    tls = args.tls_cert is not None
     try:
-        return make_server(endpoint, port)
+        bind = check_bind(args.bind, tls=tls)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    return Listening(bind=bind, tls=tls, host_names=tuple(n.lower() for n in args.host_name))
+
+
+def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening) -> Any:
+    try:
+        context = tls_context(str(args.tls_cert), str(args.tls_key)) if where.tls else None
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    try:
+        return make_server(endpoint, port, bind=where.bind, tls=context, host_names=where.host_names)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ValidationError(
-                f"port {port} on {LOOPBACK} is in use (another serve?): stop it, or pass --port N"
+                f"port {port} on {where.bind} is in use (another serve?): stop it, or pass --port N"
             ) from None
         if exc.errno == errno.EACCES:
             raise ValidationError(f"port {port} needs privileges here: pass --port with a port above 1023") from None
-        raise ValidationError(f"cannot listen on {LOOPBACK}:{port}: {exc.strerror}") from None
+        raise ValidationError(f"cannot listen on {where.bind}:{port}: {exc.strerror}") from None
 
 
 def _serve(args: argparse.Namespace) -> int:
     where = data_dir(args)
+    schedule = schedule_of(args)
+    place = listening(args)  # a LAN address without TLS stops here, before anything is read or bound
     binding = binding_of(args)
     endpoint = local_endpoint(where, provider_argv(args))  # no shop: one error line, before the port is taken
     check_provider(binding)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = _listen(endpoint, args.port)
+    server = _listen(endpoint, args.port, args, place)
     port = int(server.server_address[1])
+    stop = threading.Event()
     try:
-        warn_on_link_mismatch(where, port)
-        say(f"serving the approval pages of {where} on http://{LOOPBACK}:{port}/ (Ctrl-C stops)")
-        print(f"SERVING=http://{LOOPBACK}:{port}/", flush=True)  # last: a script may act on it at once
+        warn_on_link_mismatch(where, port, place)
+        every_minute(where, schedule, stop)  # reminders and escalation while the pages are served
+        say(f"serving the approval pages of {where} on {place.url(port)} (Ctrl-C stops)")
+        print(f"SERVING={place.url(port)}", flush=True)  # last: a script may act on it at once
         server.serve_forever()
     except KeyboardInterrupt:
         say("interrupted: the server stopped; recorded decisions stand and pending approvals stay pending")
         return EXIT_INTERRUPTED
     finally:
+        stop.set()
         server.server_close()
     return EXIT_OK
 
@@ -107,14 +154,34 @@ def register(subparsers: Any) -> None:
     serve = command(
         subparsers,
         "serve",
-        summary="the approval pages on 127.0.0.1",
-        description="Serve the approval pages of the data dir on 127.0.0.1 only. Opening a link (GET, HEAD) "
+        summary="the approval pages on 127.0.0.1 (or a LAN address, over TLS)",
+        description="Serve the approval pages of the data dir on 127.0.0.1 (or, with --bind and a TLS "
+        "certificate, on one LAN address for a phone on the same network). Opening a link (GET, HEAD) "
         "changes nothing; Approve or Reject on the page records the decision, and the resume then runs in a "
         "fresh process with the provider flags given here (they must match start's).",
-        examples=["serve", "serve --port 9000"],
+        examples=[
+            "serve",
+            "serve --port 9000",
+            "serve --bind 192.168.1.20 --tls-cert shop.pem --tls-key shop.key --port 8443",
+        ],
         handler=_serve,
     )
-    serve.add_argument(
-        "--port", type=inputs.port, default=DEFAULT_PORT, metavar="PORT", help="TCP port on 127.0.0.1 (0: any free)"
+    serve.add_argument("--port", type=inputs.port, default=DEFAULT_PORT, metavar="PORT", help="TCP port (0: any free)")
+    lan = serve.add_argument_group("on a LAN (a phone on the shop's Wi-Fi)")
+    lan.add_argument(
+        "--bind",
+        default=LOOPBACK,
+        metavar="ADDR",
+        help="the one IP address to listen on; anything but loopback needs --tls-cert and --tls-key",
+    )
+    lan.add_argument("--tls-cert", type=Path, default=None, metavar="PEM", help="the server certificate (chain)")
+    lan.add_argument("--tls-key", type=Path, default=None, metavar="PEM", help="its private key")
+    lan.add_argument(
+        "--host-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the links use for this address (e.g. shop-laptop.local); the Host check accepts it",
     )
     add_provider_flags(serve)
+    add_reminder_flags(serve)

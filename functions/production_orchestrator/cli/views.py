@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from ..domain.presentation import render_review, terminal_safe
+from ..approval_web.pages import render_for_file
+from ..domain.errors import ValidationError
+from ..domain.planning.proposal import ProposalContent
+from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.presentation import render_review, shop_stamp, shop_time, shop_zone, terminal_safe
 from ..domain.records import Checkpoint
-from ..lifecycle.evidence import review
+from ..lifecycle.evidence import proposed_on, review
 from ..lifecycle.history import history
+from ..lifecycle.review import LinkView, what_changed
 from ..lifecycle.status import checkpoint_status, status
 from . import inputs
 from .output import EXIT_OK, emit_json
@@ -19,18 +28,21 @@ from .root import local_approvals, local_runtime, utc_now
 _READ_ONLY = "interrupted: nothing was changed"
 
 
-def _meaning(label: str, who: str, checkpoint: Checkpoint) -> str:
+def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
+    expires = shop_time(checkpoint.expires_at, zone)
     return {
-        "pending": f"waiting for a decision until {checkpoint.expires_at}",
+        "pending": f"waiting for a decision until {expires}",
         "resuming": f"decided by {who}; the resume has not finished (run it again to finish it)",
         "approved": f"approved by {who}",
         "rejected": f"rejected by {who}; nothing was applied",
-        "expired": f"the approval window closed at {checkpoint.expires_at}; nothing was applied",
+        "expired": f"the approval window closed at {expires}; nothing was applied",
         "superseded": "replaced by a new plan (propose again); the approvers' links open the new one",
     }.get(label, label)
 
 
 def _show(args: argparse.Namespace) -> int:
+    if args.json and args.html is not None:
+        raise ValidationError("--json and --html: choose one")
     where = data_dir(args)
     store = local_runtime(where, create=False).store
     checkpoint, proposal = review(store, args.checkpoint)
@@ -46,11 +58,61 @@ def _show(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
+    zone = shop_zone(store.load_state())
+    status_line = f"{label} ({_meaning(label, who, checkpoint, zone)})"
+    if args.html is not None:
+        body = _html(store, local_approvals(where), checkpoint, proposal, status_line, utc_now())
+        _write(args.html, body)
+        print(f"HTML={args.html}")
+        return EXIT_OK
     # What a customer or approver wrote (names, reasons, the request) is shown escaped, never obeyed.
-    print(terminal_safe(f"Status: {label} ({_meaning(label, who, checkpoint)})"))
+    print(terminal_safe(f"Status: {status_line}"))
     print()
-    print(terminal_safe(render_review(checkpoint, proposal), keep_newlines=True))
+    print(terminal_safe(render_review(checkpoint, proposal, zone), keep_newlines=True))
     return EXIT_OK
+
+
+def _html(
+    store: ShopStore,
+    approvals: ApprovalStore,
+    checkpoint: Checkpoint,
+    proposal: ProposalContent,
+    status_line: str,
+    now: datetime,
+) -> str:
+    """The approval page of ``checkpoint`` as a file: what its approvers see, without the forms."""
+    found = approvals.approvals_for(checkpoint.checkpoint_id)
+    if not found:
+        raise ValidationError(f"run {checkpoint.checkpoint_id} has no approval record: there is no page to write")
+    approval = found[-1]
+    view = LinkView(
+        approval=approval,
+        approver="",
+        checkpoint=checkpoint,
+        proposal=proposal,
+        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        outcome=store.get_decision(checkpoint.checkpoint_id),
+        timezone=shop_zone(store.load_state()),
+        base=proposed_on(store, checkpoint),
+    )
+    return render_for_file(view, now=now, status=status_line)
+
+
+def _write(path: Path, body: str) -> None:
+    """Write ``body`` to ``path`` whole or not at all (a temp file in the same directory, then rename)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValidationError(f"--html {path}: the directory {folder} does not exist")
+    if path.is_dir():
+        raise ValidationError(f"--html {path}: that is a directory; give a file name")
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=".show-", suffix=".html")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(body)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -59,16 +121,28 @@ def _status(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report)
         return EXIT_OK
+    zone = report["timezone"]
     print(
         terminal_safe(
             f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}"
         )
     )
+    print(f"  times in the shop's time zone, {zone}")
     for a in report["approvals"]:
         who = f" by {a['approver']}" if a["approver"] else ""
-        label = f"{a['status']} (stale)" if a.get("stale") else a["status"]
-        line = f"  {a['checkpoint_id']}  {label:<9}{who}  order {a['target_order_id']}  expires {a['expires_at']}"
-        print(terminal_safe(line))
+        expires = shop_stamp(a["expires_at"], zone) if a["expires_at"] else "?"
+        print(
+            terminal_safe(
+                f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}"
+            )
+        )
+        if a["changes"]:
+            print("      stale: the shop changed since it was proposed (approving it would be refused):")
+            print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")
+        for v in a["votes"]:
+            verdict = "approved" if v["approved"] else "rejected"
+            why = f': "{v["reason"]}"' if v["reason"] else ""
+            print(terminal_safe(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}"))
     if not report["approvals"]:
         print("  no approvals yet")
     return EXIT_OK
@@ -77,7 +151,9 @@ def _status(args: argparse.Namespace) -> int:
 def history_command(args: argparse.Namespace) -> int:
     """Print the decision history (also ``audit show``)."""
     where = data_dir(args)
-    entries = history(local_runtime(where, create=False).store, local_approvals(where), args.checkpoint)
+    store = local_runtime(where, create=False).store
+    entries = history(store, local_approvals(where), args.checkpoint)
+    zone = shop_zone(store.load_state())
     if args.json:
         emit_json({"history": [asdict(e) for e in entries]})
         return EXIT_OK
@@ -86,7 +162,7 @@ def history_command(args: argparse.Namespace) -> int:
         who = f" {e.approver}" if e.approver else ""
         why = f' "{e.reason}"' if e.reason else ""
         note = f" ({e.note})" if e.note else ""
-        print(terminal_safe(f"{e.at}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}"))
+        print(terminal_safe(f"{shop_stamp(e.at, zone)}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}"))
     if not entries:
         print("no decisions yet")
     return EXIT_OK
@@ -110,13 +186,24 @@ def register(subparsers: Any) -> None:
         description="The approval's status (pending, resuming, approved, rejected, expired, superseded), then "
         "the plan exactly as the approver reviews it: the order, what blocks it, each change, the drafted "
         "messages and the full proposal hash to pass to resume. Reads only.",
-        examples=["show --checkpoint ckpt-...", "show --checkpoint ckpt-... --json"],
+        examples=[
+            "show --checkpoint ckpt-...",
+            "show --checkpoint ckpt-... --json",
+            "show --checkpoint ckpt-... --html plan.html",
+        ],
         handler=_show,
     )
     show.add_argument(
         "--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
     )
     show.add_argument("--json", action="store_true", help="print one JSON object (status first) instead of text")
+    show.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write the approval page (summary, before/after timeline, details; no buttons) to PATH instead",
+    )
     show.set_defaults(on_interrupt=lambda _: _READ_ONLY)
 
     stat = command(

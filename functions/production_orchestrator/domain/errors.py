@@ -189,6 +189,15 @@ class DeliveryFailedError(OrchestratorError):
     """A message could not be delivered and will not be retried (marked ``failed``): a person must look."""
 
 
+class ApprovalActionRefusedError(OrchestratorError):
+    """An operator action on an approval (relink, a reminder's escalation) was refused; nothing was written.
+    ``code``: NOT_FOUND, NOT_AN_APPROVER, APPROVAL_CLOSED or EXPIRED."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
 class RequesterUnverifiedError(OrchestratorError):
     """Separation of duties is on and the run has no verified requester (it was not started by ``submit``)."""
 

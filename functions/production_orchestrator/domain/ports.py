@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from .approval.approvals import ApprovalRecord, Vote
+from .approval.approvals import ApprovalRecord, ApproverLink, Vote
 from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
 from .approval.verification import SessionFacts
@@ -211,6 +211,28 @@ class ApprovalStore(Protocol):
     def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
         """Record that waking the workflow is about to be tried, or (``confirmed``) that it was told about the
         decision; idempotent once woken."""
+        ...
+
+    def record_reminder_claim(
+        self, approval_id: str, key: str, token: str, *, now: datetime, lease: timedelta
+    ) -> ApprovalRecord:
+        """Hold reminder ``key`` for the sender ``token`` until ``now + lease`` (unless it was sent or another
+        sender holds it); the caller sends only when the stored claim is its own."""
+        ...
+
+    def record_reminder_sent(self, approval_id: str, key: str, token: str, *, now: datetime) -> ApprovalRecord:
+        """Mark reminder ``key`` sent by its holder ``token``."""
+        ...
+
+    def record_escalation(
+        self, approval_id: str, backups: tuple[ApproverLink, ...], *, now: datetime
+    ) -> ApprovalRecord:
+        """Add the backup approvers, with their links, to the open approval, once (nothing else of the policy)."""
+        ...
+
+    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+        """Replace ``approver``'s link on the open approval by one whose secret hashes to ``secret_hash`` (the old
+        link stops working)."""
         ...
 
     def record_delivery(

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .planning.materials import ShopShortage
 from .planning.proposal import CapacityConflict, InventoryShortage, ProposalContent
+from .planning.timeline import day_label, places
 from .records import Checkpoint, parse_utc
 from .shop.model import ShopState, hours, parse_day, runs
 
@@ -43,7 +44,8 @@ def shop_zone(state: ShopState | None) -> str:
 
 
 def shop_time(timestamp: str, zone: str = "UTC") -> str:
-    """``timestamp`` (ISO 8601) as the shop reads it: ``Wed 19 Aug 2026, 08:00 UTC`` in ``zone``.
+    """``timestamp`` (ISO 8601) as the shop reads it in ``zone``, with the offset from UTC:
+    ``Wed 19 Aug 2026, 10:00 CEST (+02:00)`` (``... 08:00 UTC`` in UTC).
 
     The one conversion every page and message uses; an unknown zone falls back to UTC rather than failing.
     """
@@ -56,7 +58,22 @@ def shop_time(timestamp: str, zone: str = "UTC") -> str:
     except (ZoneInfoNotFoundError, ValueError):
         local, zone = moment.astimezone(ZoneInfo("UTC")), "UTC"
     label = local.tzname() or zone
-    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {label}"
+    offset = local.strftime("%z")
+    shown = "" if offset == "+0000" and label == "UTC" else f" ({offset[:3]}:{offset[3:]})"
+    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {label}{shown}"
+
+
+def shop_stamp(timestamp: str, zone: str = "UTC") -> str:
+    """``timestamp`` as one token in the shop's zone with its offset, for lines people read and tools split:
+    ``2026-08-19T10:00:00+02:00`` (the same instant as ``2026-08-19T08:00:00Z``)."""
+    try:
+        moment = parse_utc(timestamp)
+    except ValueError:
+        return timestamp
+    try:
+        return moment.astimezone(ZoneInfo(zone)).isoformat(timespec="seconds")
+    except (ZoneInfoNotFoundError, ValueError):
+        return moment.astimezone(ZoneInfo("UTC")).isoformat(timespec="seconds")
 
 
 def time_left(expires_at: str, now: datetime) -> str:
@@ -75,6 +92,63 @@ def time_left(expires_at: str, now: datetime) -> str:
 def fingerprint(proposal_hash: str) -> str:
     """A short, readable form of the hash for people to compare (the full hash is what decides)."""
     return " ".join(proposal_hash[i : i + 4] for i in range(0, 16, 4))
+
+
+def days_between(first: str, second: str) -> int:
+    """Whole days from ``first`` to ``second`` (ISO dates); negative when ``second`` is earlier."""
+    return (parse_day(second) - parse_day(first)).days
+
+
+def _days(count: int) -> str:
+    return f"{count} day{'s' if count != 1 else ''}"
+
+
+def timing(proposal: ProposalContent) -> tuple[bool, str]:
+    """``(on_time, sentence)`` for the order being planned: when it finishes against its due date."""
+    order = proposal.target_order
+    risk = next((r for r in proposal.at_risk if r.order_id == order.id), None)
+    schedule = proposal.new_schedule()
+    if not schedule:
+        return False, f"At risk: not scheduled at all; due {day_label(order.due)}"
+    finish = risk.finish if risk is not None else max(a.day for a in schedule)
+    margin = days_between(finish, order.due)
+    if risk is None and margin >= 0:
+        ahead = "on its due day" if margin == 0 else f"{_days(margin)} before it is due"
+        return True, f"On time: finishes {day_label(finish)}, {ahead}"
+    if risk is not None and risk.unplaced_minutes:
+        return False, (
+            f"At risk: only partly planned, up to {day_label(finish)}; {hours(risk.unplaced_minutes)} not placed"
+        )
+    late = f"{_days(-margin)} after it is due" if margin < 0 else risk.detail if risk is not None else ""
+    return False, f"At risk: finishes {day_label(finish)}, {late}"
+
+
+def others_at_risk(proposal: ProposalContent) -> list[str]:
+    """Each other order the plan leaves late, with by how much."""
+    lines = []
+    for r in proposal.at_risk:
+        if r.order_id == proposal.target_order.id:
+            continue
+        late = days_between(r.due, r.finish)
+        lines.append(
+            f"{r.order_id} at risk: finishes {day_label(r.finish)}, "
+            + (f"{_days(late)} after it is due" if late > 0 else r.detail)
+        )
+    return lines
+
+
+def describe_moves(proposal: ProposalContent) -> list[str]:
+    """Each other order the plan moves, short: ``STANDARD-100: EMB-01 Wed 12 Aug -> EMB-01 Thu 13 Aug``."""
+    return [
+        f"{c.order_id}: {places(c.before)} \u2192 {places(c.after)}"
+        for c in proposal.schedule_changes
+        if c.order_id != proposal.target_order.id
+    ]
+
+
+def describe_buys(proposal: ProposalContent) -> list[str]:
+    """Each purchase, short: ``600 THREAD-RED-40 (orders@supplier.example)``."""
+    return [f"{a.quantity} {a.material_id} ({a.supplier_email})" for a in proposal.procurement_actions]
 
 
 def _span(first: str, last: str) -> str:
@@ -209,8 +283,8 @@ def describe_messages(proposal: ProposalContent) -> list[str]:
     return [f"To the {d.audience} ({d.to}): {d.subject}" for d in proposal.communication_drafts]
 
 
-def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
-    """The plan as a person reviews it before deciding."""
+def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str = "UTC") -> str:
+    """The plan as a person reviews it before deciding (times in ``zone``, the shop's)."""
     order = proposal.target_order
     out = [
         f"Approval requested for order {order.id} from {order.customer}",
@@ -244,7 +318,7 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent) -> str:
         f"Proposal fingerprint: {fingerprint(checkpoint.proposal_hash)}",
         f"Full proposal hash:   {checkpoint.proposal_hash}",
         f"Proposed by:          {checkpoint.provider_binding.describe()}",
-        f"Decide before:        {checkpoint.expires_at}",
+        f"Decide before:        {shop_time(checkpoint.expires_at, zone)}",
         f"Checkpoint:           {checkpoint.checkpoint_id}",
     ]
     return "\n".join(out)

@@ -22,6 +22,9 @@ DECISION_EVENTS = {
     "plan_rejected": "rejected",
     "approval_expired": "expired",
     "approval_superseded": "superseded",
+    "approval_relinked": "relinked",
+    "approval_reminded": "reminded",
+    "approval_escalated": "escalated",
 }
 
 
@@ -63,6 +66,10 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
         return f"approval {detail.get('status', '?')}"
     if kind == "decision_claim_taken_over":
         return f"attempt {detail.get('attempt', '?')} after pid {detail.get('previous_pid', '?')}"
+    if kind == "approval_reminded":
+        return f"reminder at {detail.get('point', '?')}"
+    if kind == "approval_escalated":
+        return f"backups added: {', '.join(detail.get('added', [])) or 'none new'}"
     if kind == "approval_superseded":  # trails written before "propose again" noted it on the new request
         return f"replaced by {detail.get('new_checkpoint_id', '?')}"
     return ""

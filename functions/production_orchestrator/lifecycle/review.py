@@ -15,6 +15,7 @@ from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, DecisionRecord
 from ..domain.shop.changes import describe_changes
+from ..domain.shop.model import ShopState
 from .evidence import freshness, proposed_on, review
 
 _MAX_CHAIN = 50
@@ -60,6 +61,7 @@ class LinkView:
     changes: list[str] | None = None
     outcome: DecisionRecord | None = None
     timezone: str = "UTC"
+    base: ShopState | None = None  # the shop the plan was proposed on (for the before/after timeline)
 
     @property
     def may_approve(self) -> bool:
@@ -97,4 +99,5 @@ def open_link(
         outcome=store.get_decision(approval.checkpoint_id),
         # The shop's time zone, once the shop model carries one; UTC until then.
         timezone=str(getattr(state, "timezone", "") or "UTC"),
+        base=proposed_on(store, checkpoint),
     )

@@ -11,8 +11,10 @@ from typing import Any
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
-from .evidence import current_state, freshness, review
+from .evidence import current_state
+from .review import what_changed
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,9 @@ class CheckpointStatus:
     """One approval as an operator sees it."""
 
     checkpoint_id: str
-    status: str  # pending | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
+    status: (
+        str  # pending | stale | decided | resuming | approved | rejected | expired | superseded | no_approval | invalid
+    )
     proposal_hash: str
     target_order_id: str
     created_at: str
@@ -28,6 +32,10 @@ class CheckpointStatus:
     approver: str
     # A pending plan that would no longer apply on the shop (the one staleness rule): reject or propose again.
     stale: bool = False
+    # A pending plan the shop moved under: each change since it was proposed (status "stale").
+    changes: tuple[str, ...] = ()
+    # Every vote recorded on the governing approval, in order: {approver, approved, at, reason}.
+    votes: tuple[dict[str, Any], ...] = ()
 
 
 def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal]]:
@@ -68,12 +76,27 @@ def checkpoint_status(
     return label, record.decision.approver
 
 
-def _stale(store: ShopStore, checkpoint: Checkpoint) -> bool:
+def _changes(store: ShopStore, checkpoint: Checkpoint) -> list[str]:
+    """What makes a pending plan stale under the one staleness rule, in words ([] while it still applies)."""
     try:
-        _, proposal = review(store, checkpoint.checkpoint_id)
+        return what_changed(store, checkpoint) or []
     except (ResumeRefusedError, IntegrityError):
-        return False  # the resume gate names that (PROPOSAL_INTEGRITY); it is not a freshness question
-    return freshness(store, checkpoint, proposal).stale
+        return []  # the resume gate names that (PROPOSAL_INTEGRITY); it is not a freshness question
+
+
+def _votes(approvals: ApprovalStore | None, checkpoint_id: str) -> tuple[dict[str, Any], ...]:
+    found = approvals.approvals_for(checkpoint_id) if approvals is not None else []
+    if not found:
+        return ()
+    return tuple(
+        {
+            "approver": v.decision.approver,
+            "approved": v.decision.approved,
+            "at": v.decision.decided_at,
+            "reason": v.decision.reason,
+        }
+        for v in found[-1].votes
+    )
 
 
 def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
@@ -85,20 +108,23 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
         label, approver = checkpoint_status(store, checkpoint, now, approvals)
-        stale = label == "pending" and _stale(store, checkpoint)
+        changes = _changes(store, checkpoint) if label == "pending" else []
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,
-                status=label,
                 proposal_hash=checkpoint.proposal_hash,
                 target_order_id=checkpoint.target_order_id,
                 created_at=checkpoint.created_at,
                 expires_at=checkpoint.expires_at,
                 approver=approver,
-                stale=stale,
+                stale=bool(changes),
+                status="stale" if changes else label,
+                changes=tuple(changes),
+                votes=_votes(approvals, checkpoint.checkpoint_id),
             )
         )
     return {
+        "timezone": shop_zone(state),
         "scenario": state.name,
         "shop": state.name,
         "revision": state.revision,

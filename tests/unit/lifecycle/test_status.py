@@ -43,11 +43,14 @@ def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
         applied.checkpoint.checkpoint_id: "approved",
         rejected.checkpoint.checkpoint_id: "rejected",
         resuming.checkpoint.checkpoint_id: "resuming",
-        pending.checkpoint.checkpoint_id: "pending",
+        # the applied plan changed the shop under it: stale, not pending (approving it would be refused)
+        pending.checkpoint.checkpoint_id: "stale",
         short.checkpoint.checkpoint_id: "expired",
         tampered.checkpoint.checkpoint_id: "invalid",
     }
     report = status(world.store, world.clock(), world.approvals)
+    stale = next(r for r in report["approvals"] if r["checkpoint_id"] == pending.checkpoint.checkpoint_id)
+    assert any("STANDARD-100" in line or "RUSH-200" in line for line in stale["changes"]), stale["changes"]
     assert (report["revision"], report["plan_applied_count"]) == (2, 1)
     row = next(r for r in report["approvals"] if r["checkpoint_id"] == rejected.checkpoint.checkpoint_id)
     assert row["approver"] == "ana@example.com" and row["target_order_id"] == "RUSH-200"
@@ -106,3 +109,27 @@ def test_pending_ages_count_only_approvals_still_waiting(world: MemoryWorld) -> 
     world.clock.advance(minutes=10)
     assert pending_approval_ages(world.store, world.approvals, world.clock()) == [40 * 60, 10 * 60]
     assert pending_approval_ages(world.store, world.approvals, world.clock() + timedelta(days=2)) == []
+
+
+def test_every_vote_of_a_quorum_is_listed_in_order(world: MemoryWorld) -> None:
+    from production_orchestrator.domain.approval.approvals import Vote
+
+    started = world.start(approval=None)
+    made = world.request(started, ("ana@example.com", "ben@example.com", "cy@example.com"), quorum=2, quorum_above=0)
+    for who in ("ben@example.com", "cy@example.com"):
+        decision = Decision(approved=True, reviewed_hash=started.checkpoint.proposal_hash, approver=who,
+                            decided_at=utc_iso(world.clock.advance(minutes=3)))  # fmt: skip
+        world.approvals.record_approval_vote(made.approval_id, Vote(decision=decision), now=world.clock())
+    (row,) = status(world.store, world.clock(), world.approvals)["approvals"]
+    assert row["status"] == "decided"
+    assert [(v["approver"], v["approved"]) for v in row["votes"]] == [
+        ("ben@example.com", True),
+        ("cy@example.com", True),
+    ]
+    assert row["votes"][0]["at"] < row["votes"][1]["at"]
+
+
+def test_a_pending_plan_on_an_unchanged_shop_has_no_changes(world: MemoryWorld) -> None:
+    world.start()
+    (row,) = status(world.store, world.clock(), world.approvals)["approvals"]
+    assert (row["status"], row["changes"], row["votes"]) == ("pending", (), ())

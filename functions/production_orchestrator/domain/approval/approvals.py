@@ -19,15 +19,16 @@ import hashlib
 import hmac
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError
+from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
-from .policy import ApprovalPolicy, identity
+from .policy import MAX_APPROVERS, ApprovalPolicy, identity
 from .receipts import Receipt
+from .reminders import ReminderMark
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}\Z")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.
@@ -116,6 +117,9 @@ class ApprovalRecord(_Frozen):
     notified: tuple[str, ...] = ()
     supersedes: str = ""
     superseded_by: str = ""
+    # Reminders held or sent (``<point>|<approver>``) and when the backup approvers joined (once).
+    reminders: tuple[ReminderMark, ...] = ()
+    escalated_at: str = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -247,6 +251,57 @@ class ApprovalRecord(_Frozen):
             update["notified"] = self.notified if person in self.notified else (*self.notified, person)
         return self.model_copy(update=update)
 
+    def relinked(self, approver: str, secret_hash: str, now: datetime) -> ApprovalRecord:
+        """The record with ``approver``'s link replaced by one whose secret hashes to ``secret_hash``: the old
+        link stops working at once. Only while the approval is open, and only for an approver it asks."""
+        self._require_open(now)
+        person = identity(approver)
+        if person not in self.policy.approvers:
+            raise ValidationError(f"{approver} is not an approver of approval {self.approval_id}")
+        links = tuple(
+            ApproverLink(approver=link.approver, secret_hash=secret_hash) if link.approver == person else link
+            for link in self.links
+        )
+        return self.model_copy(update={"links": links})
+
+    def reminder(self, key: str) -> ReminderMark | None:
+        """The reminder ``key`` as recorded, if any."""
+        return next((m for m in self.reminders if m.key == key), None)
+
+    def reminder_claimed(self, key: str, token: str, now: datetime, lease: timedelta) -> ApprovalRecord:
+        """The record with reminder ``key`` held by ``token`` until ``now + lease``; unchanged when it was sent,
+        or another sender holds it (the caller sends only if the stored claim is its own)."""
+        self._require_open(now)
+        found = self.reminder(key)
+        if found is not None and (found.sent_at or (found.until and now < parse_utc(found.until))):
+            return self
+        mark = ReminderMark(key=key, claim=token, until=utc_iso(now + lease))
+        return self.model_copy(update={"reminders": (*(m for m in self.reminders if m.key != key), mark)})
+
+    def reminder_sent(self, key: str, token: str, now: datetime) -> ApprovalRecord:
+        """The record with reminder ``key`` marked sent, if ``token`` holds it (else unchanged)."""
+        found = self.reminder(key)
+        if found is None or found.claim != token or found.sent_at:
+            return self
+        done = found.model_copy(update={"sent_at": utc_iso(now)})
+        return self.model_copy(update={"reminders": tuple(done if m.key == key else m for m in self.reminders)})
+
+    def escalated(self, backups: tuple[ApproverLink, ...], now: datetime) -> ApprovalRecord:
+        """The record with ``backups`` added to who is asked (each with their link), once; nothing else of
+        the policy changes (the quorum, the requester, separation of duties stay as they were)."""
+        self._require_open(now)
+        if self.escalated_at:
+            return self
+        added = tuple(b for b in backups if identity(b.approver) not in self.policy.approvers)
+        names = (*self.policy.approvers, *(identity(b.approver) for b in added))
+        if len(names) > MAX_APPROVERS:
+            raise ValidationError(
+                f"approval {self.approval_id} would ask {len(names)} people (at most {MAX_APPROVERS})"
+            )
+        policy = self.policy.model_copy(update={"approvers": names})
+        links = (*self.links, *(ApproverLink(approver=identity(b.approver), secret_hash=b.secret_hash) for b in added))
+        return self.model_copy(update={"policy": policy, "links": links, "escalated_at": utc_iso(now)})
+
 
 class ApprovalTransitions:
     """The transitions an :class:`ApprovalStore` offers, each the record's own pure change, applied by the
@@ -271,6 +326,26 @@ class ApprovalTransitions:
     def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:
         """Record a wake-up about to be tried, or (``confirmed``) done; idempotent once woken."""
         return self._change(approval_id, lambda before: before.woken(now, confirmed=confirmed))
+
+    def record_reminder_claim(
+        self, approval_id: str, key: str, token: str, *, now: datetime, lease: timedelta
+    ) -> ApprovalRecord:
+        """Hold reminder ``key`` for ``token`` (unless it was sent or another sender holds it)."""
+        return self._change(approval_id, lambda before: before.reminder_claimed(key, token, now, lease))
+
+    def record_reminder_sent(self, approval_id: str, key: str, token: str, *, now: datetime) -> ApprovalRecord:
+        """Mark reminder ``key`` sent by the holder ``token``."""
+        return self._change(approval_id, lambda before: before.reminder_sent(key, token, now))
+
+    def record_escalation(
+        self, approval_id: str, backups: tuple[ApproverLink, ...], *, now: datetime
+    ) -> ApprovalRecord:
+        """Add the backup approvers (with their links) to the open approval, once."""
+        return self._change(approval_id, lambda before: before.escalated(backups, now))
+
+    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+        """Replace ``approver``'s link on the open approval (their old link stops working)."""
+        return self._change(approval_id, lambda before: before.relinked(approver, secret_hash, now))
 
     def record_delivery(
         self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""

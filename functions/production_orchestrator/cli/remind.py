@@ -1,0 +1,177 @@
+"""``remind``: one pass of reminders and escalation over the data dir's open approvals (lifecycle/remind.py).
+
+Safe from cron every minute (``* * * * * production-orchestrator remind --data-dir /srv/shop``): a pass that
+finds nothing due sends nothing, and each reminder goes once. ``serve`` runs the same pass every minute while it
+serves. Locally the messages go where ``start`` sent the links: stdout, the local e-mail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
+from ..domain.errors import ValidationError
+from ..domain.ports import ApprovalMessage
+from ..domain.records import parse_utc
+from ..lifecycle.remind import RemindReport, remind
+from . import inputs
+from .output import EXIT_OK, emit
+from .parser import command, data_dir
+from .root import DEFAULT_LINK_BASE, link_bases, local_runtime, record_link_base, utc_now
+
+PASS_SECONDS = 60  # how often ``serve`` runs a pass
+
+
+class PrintingNotifier:
+    """The local e-mail: each message as ``KEY=value`` lines on stdout (a reminder carries no link)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def notify(self, message: ApprovalMessage) -> None:
+        """Print one message."""
+        self.count += 1
+        kind = "approval_url" if message.link else "reminder"
+        values: dict[str, Any] = {
+            f"message_{self.count}_to": message.approver,
+            f"message_{self.count}": message.subject,
+        }
+        if message.link:
+            values[f"{kind}_{self.count}"] = message.link
+        emit(values, as_json=False)
+
+
+def add_reminder_flags(parser: argparse.ArgumentParser) -> None:
+    """When approvers are reminded and when the backups join (``remind``, ``serve``)."""
+    group = parser.add_argument_group("reminders and escalation")
+    group.add_argument(
+        "--remind-at",
+        type=_points,
+        default=DEFAULT_POINTS,
+        metavar="POINTS",
+        help="when to remind who has not voted: halfway, a share of the window (25%%) or a time before it "
+        f"ends (24h), comma-separated (default: {','.join(DEFAULT_POINTS)})",
+    )
+    group.add_argument(
+        "--escalate-after",
+        type=inputs.duration,
+        default=None,
+        metavar="DURATION",
+        help="after this long open, add --backup-approvers to the approval (once, audited)",
+    )
+    group.add_argument(
+        "--backup-approvers",
+        type=inputs.names,
+        default=(),
+        metavar="A,B",
+        help="who joins an approval that waited --escalate-after (each gets their own link)",
+    )
+
+
+def _points(text: str) -> tuple[str, ...]:
+    try:
+        return parse_points(text)
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def schedule_of(args: argparse.Namespace) -> ReminderSchedule:
+    """The reminder schedule the flags describe; backups without a time (or the reverse) is refused."""
+    backups = tuple(str(b).strip().lower() for b in args.backup_approvers)
+    if bool(backups) != (args.escalate_after is not None):
+        raise ValidationError("--escalate-after and --backup-approvers go together: pass both, or neither")
+    return ReminderSchedule(points=tuple(args.remind_at), escalate_after=args.escalate_after, backups=backups)
+
+
+def link_base_for(where: Path) -> Callable[[ApprovalRecord], str]:
+    """The link base ``start`` used for an approval (or the one it replaced), for the links of backups."""
+
+    def base(record: ApprovalRecord) -> str:
+        bases = link_bases(where)
+        return bases.get(record.approval_id) or bases.get(record.supersedes) or DEFAULT_LINK_BASE
+
+    return base
+
+
+def run_pass(where: Path, schedule: ReminderSchedule, now: datetime) -> RemindReport:
+    """One pass over ``where``'s open approvals, messages on stdout."""
+    rt = local_runtime(where, create=False)
+    assert rt.approvals is not None
+    bases = link_base_for(where)
+    report = remind(rt.store, rt.approvals, PrintingNotifier(), schedule, now=now, link_base=bases)
+    for approval_id, _ in report.links_sent:
+        record = rt.approvals.get_approval(approval_id)
+        if record is not None:
+            record_link_base(where, approval_id, bases(record))
+    return report
+
+
+def every_minute(where: Path, schedule: ReminderSchedule, stop: threading.Event) -> threading.Thread:
+    """``serve``'s pass, each minute until ``stop`` is set (a failed pass is logged and the next one tries)."""
+    import logging
+
+    log = logging.getLogger(__name__)
+
+    def loop() -> None:
+        while not stop.is_set():
+            try:
+                report = run_pass(where, schedule, utc_now())
+                if report.reminded or report.escalated or report.links_sent:
+                    log.info(
+                        "reminders reminded=%s escalated=%s links_sent=%s",
+                        len(report.reminded), len(report.escalated), len(report.links_sent),
+                    )  # fmt: skip
+            except Exception as exc:  # one bad pass must not stop serving the pages
+                log.warning("reminder pass failed: %s", type(exc).__name__)
+            stop.wait(PASS_SECONDS)
+
+    thread = threading.Thread(target=loop, name="reminders", daemon=True)
+    thread.start()
+    return thread
+
+
+def _remind(args: argparse.Namespace) -> int:
+    where = data_dir(args)
+    schedule = schedule_of(args)
+    now = parse_utc(args.now) if args.now else utc_now()
+    report = run_pass(where, schedule, now)
+    emit(
+        {
+            "reminded": len(report.reminded),
+            "escalated": len(report.escalated),
+            "links_sent": len(report.links_sent),
+        },
+        as_json=False,
+    )
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """``remind``."""
+    parser = command(
+        subparsers,
+        "remind",
+        summary="remind approvers who have not voted; add backups to approvals that waited too long",
+        description="One pass over the open approvals: each approver who has not voted gets one reminder at "
+        "each point (the latest that has come), and with --escalate-after the backup approvers join an "
+        "approval that has waited that long (once, audited; nothing else of its policy changes). Idempotent: "
+        "safe to run from cron every minute. `serve` runs the same pass every minute while it serves.",
+        examples=[
+            "remind",
+            "remind --remind-at halfway,24h,2h --escalate-after 36h --backup-approvers dan@example.com",
+        ],
+        handler=_remind,
+    )
+    add_reminder_flags(parser)
+    parser.add_argument(
+        "--now",
+        default=None,
+        metavar="ISO",
+        help="act as if it were this UTC moment (e.g. 2026-08-12T20:00:00Z; tests and catch-up); default: now",
+    )
