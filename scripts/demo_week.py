@@ -67,7 +67,15 @@ def _must(run: Run) -> Run:
 def _decided(run: Run) -> str:
     if run.returncode == 0:
         return f"{run['DECISION']} (revision {run['STATE_REVISION']})"
-    return f"refused: {run.values.get('REFUSED', '?')} ({(run.error_lines or [run.stderr.strip()])[-1]})"
+    code = run.values.get("REFUSED", "?")
+    first = next((line for line in run.stderr.splitlines() if line.strip()), "")
+    note = (
+        "\n   (this shop still stales every pending plan on any change: footprint staleness, issue 18, "
+        "makes plans that do not conflict approvable side by side)"
+        if code == "STALE_DOMAIN_STATE"
+        else ""
+    )
+    return f"refused: {code}: {first.removeprefix('refused: ')}{note}"
 
 
 def week(data_dir: Path, *, tell: bool = True) -> Week:
@@ -121,10 +129,14 @@ def week(data_dir: Path, *, tell: bool = True) -> Week:
     say(f"   Changes: {changes}; needs --replace: {'yes' if dry['NEEDS_REPLACE'] == '1' else 'no'}.")
     if tell:
         _show(dry, err=True)
-    guarded = w.run("reimport", "shop", "import", str(SHOP_FILE))
-    say(f"   Without --dry-run it is refused (exit {guarded.returncode}) and nothing changes:")
-    if tell:
-        _show(guarded, err=True)
+    if dry["NEEDS_REPLACE"] == "1":
+        guarded = w.run("reimport", "shop", "import", str(SHOP_FILE))
+        say(f"   Imported as it is, it is refused (exit {guarded.returncode}) and nothing changes:")
+        if tell:
+            _show(guarded, err=True)
+        say("   (shop import --replace would change it anyway; the audit trail records what it replaced.)")
+    else:
+        say("   No applied or pending plan relies on what it changes: shop import would take it as it is.")
     return w
 
 
