@@ -1,5 +1,5 @@
-"""`make demo-week` asserted step by step: the same story (scripts/demo_week.py), run once per module on a
-temporary data dir, every step a real CLI process."""
+"""`make demo-week` asserted step by step: the same story (tests/support/shop_week.py, which
+scripts/demo_week.py tells), run once per module on a temporary data dir, every step a real CLI process."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import json
 from typing import Any
 
 import pytest
-from scripts import demo_week
 
 from tests.support.clidriver import cli
 from tests.support.localstore import audit_types, rows, shop_state
+from tests.support.shop_week import week as the_week
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def week(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return demo_week.week(tmp_path_factory.mktemp("week") / "shop", tell=False)
+    return the_week(tmp_path_factory.mktemp("week") / "shop", tell=False)
 
 
 def test_the_shop_is_imported_and_three_plans_wait_beside_it(week: Any) -> None:
