@@ -161,3 +161,21 @@ def test_reimporting_the_original_file_after_an_approved_plan_is_refused_unless_
     replaced = cli("shop", *d, "import", "--replace", str(SHOP_FILE))
     assert replaced.returncode == 0 and replaced["STATE_REVISION"] == "3", replaced.stderr
     assert audit_types(data_dir)[-1] == "shop_imported"
+
+
+def test_shortages_already_in_the_shop_are_a_warning_at_import_and_shown_apart(tmp_path: Path) -> None:
+    doc = json.loads(SHOP_FILE.read_text())
+    # ORD-1004 (60 caps, one CAP-BLANK each) runs on a Monday far ahead, so it reserves whatever today is.
+    order = next(o for o in doc["orders"] if o["id"] == "ORD-1004")
+    order["schedule"] = [{"machine": "EMB-01", "day": "2030-01-07", "minutes": order["schedule"][0]["minutes"]}]
+    order["due"] = "2030-01-10"
+    next(m for m in doc["materials"] if m["id"] == "CAP-BLANK")["on_hand"] = 20
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doc))
+    run = cli("shop", "--data-dir", str(tmp_path / "shop"), "import", str(short))
+    assert run.returncode == 0, run.stderr
+    assert "warning: already short before any new request: 40 CAP-BLANK short, needed by 2030-01-07" in run.stderr
+    assert "for ORD-1004" in run.stderr
+    shown = cli("shop", "--data-dir", str(tmp_path / "shop"), "show").stdout
+    apart = shown.split("Shortages already in the shop (not part of any plan):", 1)[1]
+    assert "40 CAP-BLANK short" in apart and "ORD-1004" in apart

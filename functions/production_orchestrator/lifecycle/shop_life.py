@@ -143,12 +143,18 @@ def _risk(state: ShopState, order_id: str, lines: list[Line]) -> str:
     return "; ".join(reasons)
 
 
+_CLOSED = frozenset({"superseded", "rejected", "expired", "invalid", "no_approval"})
+
+
 def pending_requests(store: ShopStore, now: datetime, status_of: Callable[[Checkpoint], str]) -> list[OrderRow]:
     """Each request whose plan waits for a decision, beside the shop (not one of its orders)."""
     from .evidence import review
 
     rows = []
     for checkpoint in pending_checkpoints(store, now):
+        status = status_of(checkpoint)
+        if status in _CLOSED:
+            continue  # replaced by "propose again", or rejected on the page and not yet resumed
         _, proposal = review(store, checkpoint.checkpoint_id)
         target = proposal.target_order
         rows.append(
@@ -158,7 +164,7 @@ def pending_requests(store: ShopStore, now: datetime, status_of: Callable[[Check
                 product=target.product,
                 quantity=target.quantity,
                 due=target.due,
-                status=status_of(checkpoint),
+                status=status,
                 detail=f"waits for the decision on checkpoint {checkpoint.checkpoint_id}",
                 checkpoint=checkpoint.checkpoint_id,
             )

@@ -118,3 +118,24 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
         "at risk",
         "finishes 2026-08-12, after its due date 2026-08-11",
     )
+
+
+def test_a_superseded_or_rejected_request_is_not_listed_as_pending(world: MemoryWorld) -> None:
+    world.start()
+    for status in ("superseded", "rejected", "expired"):
+        assert shop_life.pending_requests(world.store, world.clock(), lambda _, s=status: s) == []  # type: ignore[misc]
+    assert len(shop_life.pending_requests(world.store, world.clock(), lambda _: "decided")) == 1
+
+
+def test_shortages_already_in_the_shop_name_the_orders_that_need_them() -> None:
+    short = RUSH.with_inventory("THREAD-BLUE-40", 50)  # STANDARD-100 needs 200 on 2026-08-12
+    [line] = shop_life.existing_shortages(short, "2026-08-12")
+    assert (line.material, line.quantity, line.needed_by, line.waiting) == (
+        "THREAD-BLUE-40",
+        150,
+        "2026-08-12",
+        ("STANDARD-100",),
+    )
+    # An order that started before the planning day already took its material: no shortage is left then.
+    assert shop_life.existing_shortages(short, "2026-08-13") == []
+    assert shop_life.existing_shortages(RUSH, "2026-08-12") == []
