@@ -2,7 +2,8 @@
 
 ``generate(machines, orders)`` books orders into a 90-day horizon (split over days and machines, due
 dates after their schedule) and adds ``URGENT``, an unscheduled high-priority order due in three days that
-only fits by moving lower-priority work.
+only fits by moving lower-priority work. ``scarce=True`` stocks each material at a tenth of what the
+scheduled orders use, so the shop already lacks material before any request (as a real shop often does).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ PLANNING_DAY = "2027-01-04"
 LOAD = 0.7
 
 
-def generate(machines: int, orders: int, seed: int = 7) -> dict[str, Any]:
+def generate(machines: int, orders: int, seed: int = 7, scarce: bool = False) -> dict[str, Any]:
     """A valid shop document booked to about LOAD of its capacity, plus the unscheduled order ``URGENT``."""
     rng = random.Random(seed)
     days = day_range(PLANNING_DAY, HORIZON_DAYS)
@@ -72,6 +73,8 @@ def generate(machines: int, orders: int, seed: int = 7) -> dict[str, Any]:
              "product": product["code"], "quantity": quantity, "due": due, "priority": rng.randint(1, 80),
              "schedule": schedule}
         )  # fmt: skip
+    if scarce:
+        _make_scarce(doc)
     target = doc["products"][0]
     window = sum(480 for m in target["machines"] for d in days[:3] if (m, d) in booked)
     doc["orders"].append(
@@ -79,3 +82,15 @@ def generate(machines: int, orders: int, seed: int = 7) -> dict[str, Any]:
          "quantity": max(1, window // 2 // 5), "due": days[2], "priority": 99, "schedule": []}
     )  # fmt: skip
     return doc
+
+
+def _make_scarce(doc: dict[str, Any]) -> None:
+    """Stock each material at a tenth of what the scheduled orders use, with six days of lead time."""
+    products = {p["code"]: p for p in doc["products"]}
+    used = dict.fromkeys((m["id"] for m in doc["materials"]), 0)
+    for order in doc["orders"]:
+        for m in products[order["product"]]["materials"] if order["schedule"] else ():
+            used[m["id"]] += order["quantity"] * m["per_unit"]
+    for m in doc["materials"]:
+        m["on_hand"] = used[m["id"]] // 10
+        m["lead_time_days"] = 6

@@ -10,9 +10,10 @@ from collections import defaultdict
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .planning.materials import ShopShortage
 from .planning.proposal import CapacityConflict, InventoryShortage, ProposalContent
 from .records import Checkpoint, parse_utc
-from .shop.model import ShopState, hours, runs
+from .shop.model import ShopState, hours, parse_day, runs
 
 
 def shop_zone(state: ShopState | None) -> str:
@@ -55,26 +56,60 @@ def fingerprint(proposal_hash: str) -> str:
     return " ".join(proposal_hash[i : i + 4] for i in range(0, 16, 4))
 
 
+def _span(first: str, last: str) -> str:
+    return f"on {first}" if first == last else f"from {first} to {last}"
+
+
+def _lead(planning_day: str, arrives: str) -> str:
+    days = (parse_day(arrives) - parse_day(planning_day)).days
+    return "no lead time" if days <= 0 else f"{days} day{'s' if days != 1 else ''} lead time"
+
+
 def describe_blockers(proposal: ProposalContent) -> list[str]:
-    """Each blocker as a sentence."""
+    """Each blocker as a sentence naming its cause: which material and when more can arrive, or which
+    machines on which days and how their time is taken."""
     lines = []
     for blocker in proposal.evidence:
         if isinstance(blocker, InventoryShortage):
             lines.append(
-                f"Not enough {blocker.material_id}: needs {blocker.required}, "
-                f"{blocker.available} available, short by {blocker.shortfall}."
+                f"Not enough {blocker.material_id}: needs {blocker.required}, {blocker.available} available, "
+                f"short by {blocker.shortfall}; more can arrive on {blocker.arrives} at the earliest "
+                f"({_lead(proposal.planning_day, blocker.arrives)})."
             )
         elif isinstance(blocker, CapacityConflict):
-            span = (
-                blocker.first_day
-                if blocker.first_day == blocker.last_day
-                else f"{blocker.first_day} to {blocker.last_day}"
+            machines = ", ".join(blocker.machines)
+            span = _span(blocker.first_day, blocker.last_day)
+            booked = blocker.required_minutes - blocker.order_minutes
+            if blocker.machine_days == 0:
+                lines.append(
+                    f"{machines} {'does' if len(blocker.machines) == 1 else 'do'} not work {span}: "
+                    f"no machine time for its {hours(blocker.order_minutes)} by the due date."
+                )
+                continue
+            others = (
+                f"{hours(booked)} already booked by {', '.join(blocker.related_orders)}"
+                if blocker.related_orders
+                else "nothing else booked"
             )
+            count = f"{blocker.machine_days} working machine-day{'s' if blocker.machine_days != 1 else ''}"
             lines.append(
-                f"{', '.join(blocker.machines)} overbooked for {span}: needs {hours(blocker.required_minutes)}, "
-                f"has {hours(blocker.available_minutes)} (also booked: {', '.join(blocker.related_orders) or 'none'})."
+                f"Not enough time on {machines} {span} ({count}): {hours(blocker.available_minutes)} there, "
+                f"{hours(blocker.required_minutes)} needed ({hours(blocker.order_minutes)} for this order, {others})."
             )
     return lines or ["Nothing blocks this order."]
+
+
+def describe_existing_shortages(found: list[ShopShortage]) -> list[str]:
+    """Each shortage the shop already has (``materials.existing_shortages``) as a sentence: how much, for
+    which orders, from when, and when a purchase can arrive. These are the shop's, not any plan's."""
+    lines = []
+    for s in found:
+        late = f"; {', '.join(s.late)} start{'s' if len(s.late) == 1 else ''} before then" if s.late else ""
+        lines.append(
+            f"{s.material}: short by {s.quantity} for {', '.join(s.orders)} (first needed {s.needed_by}); "
+            f"a purchase from {s.supplier_email} can arrive on {s.arrives} at the earliest{late}."
+        )
+    return lines
 
 
 def describe_schedule(proposal: ProposalContent) -> list[str]:
@@ -100,7 +135,11 @@ def describe_procurement(proposal: ProposalContent) -> list[str]:
 def describe_at_risk(proposal: ProposalContent) -> list[str]:
     """Each order the plan cannot promise on time, as a sentence."""
     return [
-        f"{r.order_id} (due {r.due}) finishes {r.finish}: {r.detail}"
+        (
+            f"{r.order_id} (due {r.due}) is only partly planned, up to {r.finish}: {r.detail}"
+            if r.unplaced_minutes
+            else f"{r.order_id} (due {r.due}) finishes {r.finish}: {r.detail}"
+        )
         + (f"; held by {', '.join(r.blocking_orders)}" if r.blocking_orders else "")
         + "."
         for r in proposal.at_risk

@@ -8,11 +8,15 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.errors import PlanningError
+from production_orchestrator.domain.planning.materials import existing_shortages, plan_procurement
 from production_orchestrator.domain.planning.proposal import CapacityConflict, InventoryShortage
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
+from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers, describe_existing_shortages
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
-from production_orchestrator.domain.shop.model import ShopState
+from production_orchestrator.domain.shop.model import ShopState, add_days, day_range, parse_day
+from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
+from tests.support.generated_shops import generate
 
 
 def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:
@@ -31,11 +35,13 @@ def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[s
 def test_rush_order_plan() -> None:
     proposal = build_proposal(SCENARIOS["rush-order"].taken_in(), "RUSH-200", TODAY)
     assert proposal.evidence == (
-        InventoryShortage(material_id="THREAD-RED-40", required=1200, available=600, shortfall=600),
+        InventoryShortage(material_id="THREAD-RED-40", required=1200, available=600, shortfall=600, arrives=TODAY),
         CapacityConflict(
             machines=("EMB-01",),
             first_day=TODAY,
             last_day=TODAY,
+            machine_days=1,
+            order_minutes=240,
             required_minutes=600,
             available_minutes=480,
             related_orders=("STANDARD-100",),
@@ -276,13 +282,214 @@ def test_unknown_order_cannot_be_planned() -> None:
         build_proposal(SCENARIOS["rush-order"].state, "RUSH-200", TODAY)
 
 
-def test_an_order_that_fits_nowhere_in_the_horizon_is_a_clear_error() -> None:
-    doc = shop(orders=[order("HUGE", 3_000_000, "2026-12-31", product="CAP")])
-    with pytest.raises(PlanningError, match="do not fit anywhere in the 90 days"):
-        plan(doc, "HUGE", "2026-12-21")
-
-
 def test_rejection_does_not_touch_digest_inputs() -> None:
     state: ShopState = SCENARIOS["rush-order"].taken_in()
     assert state.digest() == SCENARIOS["rush-order"].taken_in().digest()
     assert state.with_inventory("THREAD-RED-40", 601).digest() != state.digest()
+
+
+# --- Plans say what they do: their own procurement, realistic days, real causes, partial fits ---------
+
+
+def run(machine: str, day: str, minutes: int) -> dict[str, Any]:
+    return {"machine": machine, "day": day, "minutes": minutes}
+
+
+def test_existing_shortages_are_the_shops_own_and_a_plan_buys_only_what_its_order_needs() -> None:
+    # O-1 already lacks 500 INK (1500 needed, 1000 on hand); NEW needs 500 more of it, CAP-NEW none at all.
+    o1 = order(
+        "O-1", 300, "2026-12-31", schedule=[run("PRESS-A", "2026-12-28", 480), run("PRESS-B", "2026-12-28", 120)]
+    )
+    doc = shop(orders=[o1, order("NEW", 100, "2026-12-31"), order("CAP-NEW", 10, "2026-12-31", product="CAP")])
+    doc["materials"][0]["on_hand"] = 1000
+    state = read_shop(doc)
+    [existing] = existing_shortages(state, "2026-12-21")
+    assert (existing.material, existing.quantity, existing.orders, existing.needed_by) == (
+        "INK",
+        500,
+        ("O-1",),
+        "2026-12-28",
+    )
+    assert (existing.arrives, existing.late, existing.supplier_email) == ("2026-12-24", (), "ink@supply.example")
+
+    caps = build_proposal(state, "CAP-NEW", "2026-12-21")
+    assert caps.procurement_actions == () and caps.at_risk == ()
+    assert [d.audience for d in caps.communication_drafts] == ["customer", "operator"]
+
+    totes = build_proposal(state, "NEW", "2026-12-21")
+    [line] = totes.procurement_actions
+    assert (line.material_id, line.quantity, line.needed_by) == ("INK", 500, "2026-12-24")  # not 1000
+    after = apply_proposal(state, totes)
+    assert [(s.material, s.quantity, s.orders) for s in existing_shortages(after, "2026-12-21")] == [
+        ("INK", 500, ("O-1",))
+    ]
+
+
+def test_existing_shortages_name_the_orders_that_start_before_a_purchase_can_arrive() -> None:
+    soon = [run("PRESS-A", "2026-12-22", 480), run("PRESS-B", "2026-12-22", 120)]
+    doc = shop(orders=[order("SOON", 300, "2026-12-31", schedule=soon)])
+    doc["materials"][0]["on_hand"] = 0
+    [found] = existing_shortages(read_shop(doc), "2026-12-21")
+    assert (found.quantity, found.orders, found.late, found.needed_by, found.arrives) == (
+        1500,
+        ("SOON",),
+        ("SOON",),
+        "2026-12-22",
+        "2026-12-24",
+    )
+    assert existing_shortages(read_shop(shop()), "2026-12-21") == []
+
+
+def test_a_purchase_never_asks_for_a_day_before_its_lead_time_and_the_early_order_is_named() -> None:
+    # As if a plan had put MOVED on the schedule: it needs 500 INK on 12-22, which can only come on 12-24.
+    doc = shop(orders=[order("MOVED", 100, "2026-12-31", schedule=[run("PRESS-A", "2026-12-22", 200)])])
+    doc["materials"][0]["on_hand"] = 0
+    planned = read_shop(doc)
+    before = planned.with_order(planned.orders[0].model_copy(update={"schedule": ()}))
+    [line] = plan_procurement(before, planned, "NEW", {"MOVED"}, "2026-12-21")
+    assert (line.quantity, line.needed_by, line.arrives, line.late) == (500, "2026-12-24", "2026-12-24", ("MOVED",))
+    assert plan_procurement(planned, planned, "NEW", {"MOVED"}, "2026-12-21") == []  # nothing new: nothing bought
+
+
+def test_material_that_cannot_come_before_the_due_date_is_the_cause_not_capacity() -> None:
+    # The case: 6 days of lead time, due in 2 days. No capacity blocker on an empty window.
+    doc = shop(orders=[order("NEW", 100, "2026-12-23")])
+    doc["materials"][0].update(on_hand=0, lead_time_days=6)
+    _, proposal = plan(doc, "NEW", "2026-12-21")
+    assert [b.kind for b in proposal.evidence] == ["inventory_shortage"]
+    assert describe_blockers(proposal) == [
+        "Not enough INK: needs 500, 0 available, short by 500; more can arrive on 2026-12-27 at the earliest "
+        "(6 days lead time)."
+    ]
+    [line] = proposal.procurement_actions
+    assert line.needed_by == "2026-12-27" == proposal.new_schedule()[0].day
+    [risk] = proposal.at_risk
+    assert (risk.reason, risk.finish) == ("material", "2026-12-27")
+    assert describe_at_risk(proposal) == [
+        "NEW (due 2026-12-23) finishes 2026-12-27: INK (short by 500) cannot arrive before 2026-12-27, "
+        "after its due date 2026-12-23."
+    ]
+    supplier = proposal.communication_drafts[-1]
+    assert supplier.audience == "supplier" and supplier.body == "Please deliver 500 units of INK by 2026-12-27."
+    customer = proposal.communication_drafts[0]
+    assert "We cannot make 2026-12-23: we expect to finish it on 2026-12-27." in customer.body
+
+
+def test_capacity_blocker_names_the_machine_days_and_who_booked_them() -> None:
+    proposal = build_proposal(SCENARIOS["rush-order"].taken_in(), "RUSH-200", TODAY)
+    assert describe_blockers(proposal) == [
+        "Not enough THREAD-RED-40: needs 1200, 600 available, short by 600; more can arrive on 2026-08-12 at the "
+        "earliest (no lead time).",
+        "Not enough time on EMB-01 on 2026-08-12 (1 working machine-day): 8h there, 10h needed (4h for this "
+        "order, 6h already booked by STANDARD-100).",
+    ]
+
+
+def test_capacity_blocker_without_other_work_and_without_a_working_day() -> None:
+    # Too big for the window on its own; nothing else is booked there.
+    _, alone = plan(shop(orders=[order("NEW", 200, "2026-12-21", product="CAP")]), "NEW", "2026-12-21")
+    assert describe_blockers(alone) == [
+        "Not enough time on PRESS-A on 2026-12-21 (1 working machine-day): 8h there, 13h20 needed "
+        "(13h20 for this order, nothing else booked)."
+    ]
+    # Due on Christmas Day, when PRESS-A is closed.
+    _, closed = plan(shop(orders=[order("NEW", 10, "2026-12-25", product="CAP")]), "NEW", "2026-12-25")
+    assert describe_blockers(closed) == [
+        "PRESS-A does not work on 2026-12-25: no machine time for its 40min by the due date."
+    ]
+    [risk] = closed.at_risk
+    assert risk.reason == "capacity" and risk.finish == "2026-12-26"
+    assert risk.detail == "40min of its 40min do not fit: PRESS-A does not work on 2026-12-25"
+
+
+def test_capacity_at_risk_sentence_names_the_machine_days_the_lead_time_and_who_holds_them() -> None:
+    busy = order(
+        "HIGH", 240, "2026-12-31", priority=95, schedule=[{"machine": "PRESS-A", "day": "2026-12-24", "minutes": 480}]
+    )
+    doc = shop(orders=[busy, order("NEW", 300, "2026-12-24", priority=60)])
+    doc["materials"][0]["on_hand"] = 0  # INK can come on 12-24 (3 days), the due date
+    _, proposal = plan(doc, "NEW", "2026-12-21")
+    [risk] = proposal.at_risk
+    assert risk.reason == "capacity"
+    assert describe_at_risk(proposal) == [
+        "NEW (due 2026-12-24) finishes 2026-12-26: 6h of its 10h do not fit on PRESS-A, PRESS-B on 2026-12-24 "
+        "(2 working machine-days, 8h of 12h already booked); it cannot start before 2026-12-24, when INK can "
+        "arrive; the orders holding that time cannot move without missing their own due dates; held by HIGH."
+    ]
+    operator = next(d for d in proposal.communication_drafts if d.audience == "operator")
+    assert "At risk: NEW (due 2026-12-24, finishes 2026-12-26): 6h of its 10h do not fit" in operator.body
+
+
+def test_an_order_too_big_for_the_horizon_is_planned_as_far_as_it_fits_and_the_rest_is_at_risk() -> None:
+    # 90 days of PRESS-A (minus Christmas Day) hold 89 x 480 minutes = 10,680 caps of 4 minutes.
+    doc = shop(orders=[order("HUGE", 11_000, "2027-01-31", product="CAP")])
+    state, proposal = plan(doc, "HUGE", "2026-12-21")
+    placed = sum(a.minutes for a in proposal.new_schedule())
+    assert placed == 89 * 480 and proposal.new_schedule()[-1].day == "2027-03-20"
+    [risk] = proposal.at_risk
+    assert (risk.order_id, risk.reason, risk.unplaced_minutes) == ("HUGE", "capacity", 44_000 - placed)
+    assert "find no room in the 90 days planned and need a later plan" in risk.detail
+    assert describe_at_risk(proposal)[0].startswith("HUGE (due 2027-01-31) is only partly planned, up to 2027-03-20")
+    customer = proposal.communication_drafts[0]
+    assert customer.subject == "Your order HUGE is partly planned for 2027-03-20"
+    assert "we can make part of it by 2027-03-20 and will plan the rest" in customer.body
+    after = apply_proposal(state, proposal)
+    assert after.digest() == proposal.result_digest
+
+
+def test_an_order_of_which_nothing_fits_is_refused_with_the_reason() -> None:
+    open_days = [day for day in day_range("2026-12-21", 90) if day != "2026-12-25"]
+    full = [
+        order(f"B-{i:02d}", 120, "2027-06-30", priority=99, product="CAP", schedule=[run("PRESS-A", d, 480)])
+        for i, d in enumerate(open_days)
+    ]
+    with pytest.raises(PlanningError, match=r"every working day of PRESS-A from 2026-12-21 to 2027-03-20 is fully"):
+        plan(shop(orders=[*full, order("NEW", 1, "2026-12-31", product="CAP")]), "NEW", "2026-12-21")
+    doc = shop(orders=[order("NEW", 1, "2026-12-31")])
+    doc["materials"][0].update(on_hand=0, lead_time_days=120)
+    with pytest.raises(PlanningError, match=r"INK \(short by 5\) cannot arrive before 2027-04-20"):
+        plan(doc, "NEW", "2026-12-21")
+    doc = shop(orders=[order("NEW", 1, "2026-12-31", product="CAP")])
+    doc["machines"][0]["weekdays"] = ["sun"]
+    doc["machines"][0]["closed_days"] = [d for d in day_range("2026-12-21", 90) if parse_day(d).weekday() == 6]
+    with pytest.raises(PlanningError, match="PRESS-A have no working day from 2026-12-21 to 2027-03-20"):
+        plan(doc, "NEW", "2026-12-21")
+
+
+def test_existing_shortages_read_as_sentences_for_the_shop() -> None:
+    soon = [run("PRESS-A", "2026-12-22", 480), run("PRESS-B", "2026-12-22", 120)]
+    later = [run("PRESS-A", "2026-12-29", 40)]
+    doc = shop(
+        orders=[order("SOON", 300, "2026-12-31", schedule=soon), order("LATER", 20, "2026-12-31", schedule=later)]
+    )
+    doc["materials"][0]["on_hand"] = 1000
+    assert describe_existing_shortages(existing_shortages(read_shop(doc), "2026-12-21")) == [
+        "INK: short by 600 for LATER, SOON (first needed 2026-12-22); a purchase from ink@supply.example can "
+        "arrive on 2026-12-24 at the earliest; SOON starts before then."
+    ]
+
+
+def test_in_a_shop_that_already_lacks_material_a_request_buys_only_its_own() -> None:
+    # The shop: 4 machines, 60 orders, most material already short; lead time 6 days.
+    state = read_shop(generate(4, 60, scarce=True))
+    before = {s.material: s for s in existing_shortages(state, GENERATED_DAY)}
+    assert len(before) >= 5 and sum(len(s.orders) for s in before.values()) >= 30  # the shop's own, for many orders
+    proposal = build_proposal(state, "URGENT", GENERATED_DAY)
+    product = state.product(proposal.target_order.product)
+    assert product is not None
+    own = {m.id: proposal.target_order.quantity * m.per_unit for m in product.materials}
+    bought = {a.material_id: a.quantity for a in proposal.procurement_actions}
+    assert bought == own  # every one of its materials is short, and only what it needs is bought
+    start = proposal.new_schedule()[0].day  # its machines are full for weeks after the material arrives
+    assert [a.needed_by for a in proposal.procurement_actions] == [start] * len(own) and start > add_days(
+        GENERATED_DAY, 6
+    )
+    [risk] = proposal.at_risk
+    assert (risk.order_id, risk.reason) == ("URGENT", "material")
+    arrives = add_days(GENERATED_DAY, 6)
+    assert f"cannot arrive before {arrives}, after its due date {risk.due}" in risk.detail
+    assert f"have no free time from {arrives} until {start}" in risk.detail
+    after = apply_proposal(state, proposal)
+    assert {s.material: s.quantity for s in existing_shortages(after, GENERATED_DAY)} == {
+        m: s.quantity for m, s in before.items()
+    }

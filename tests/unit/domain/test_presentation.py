@@ -91,7 +91,7 @@ def test_review_and_page_show_moves_allocations_procurement_and_at_risk() -> Non
     for expected in (
         "Move LOW from PRESS-A on 2026-12-22 (4h) to PRESS-A on 2026-12-23 (4h).",
         "PRESS-A on 2026-12-22: LOW 4h moved out, NEW 8h new.",
-        "Order 660 units of INK from ink@supply.example, needed by 2026-12-21.",
+        "Order 300 units of INK from ink@supply.example, needed by 2026-12-22.",  # NEW's own, not HIGH's or LOW's
         "NEW (due 2026-12-22) finishes 2026-12-23",
         "held by HIGH",
     ):

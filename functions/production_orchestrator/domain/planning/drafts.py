@@ -12,16 +12,21 @@ from ..shop.model import Order, ShopState, runs
 from .proposal import AtRisk, CommunicationDraft, ProcurementAction, ScheduleChange
 
 
-def _customer(target: Order, finish: str, buying: bool, late: bool) -> CommunicationDraft:
+def _customer(target: Order, finish: str, buying: bool, late: bool, partly: bool = False) -> CommunicationDraft:
     note = " We are bringing in extra material for it and will confirm once it has arrived." if buying else ""
-    if late:
+    if partly:
+        when = (
+            f"We cannot make {target.due}: we can make part of it by {finish} and will plan the rest "
+            "as soon as machine time frees up."
+        )
+    elif late:
         when = f"We cannot make {target.due}: we expect to finish it on {finish}."
     else:
         when = f"It is planned to be finished on {finish}, in time for {target.due}."
     return CommunicationDraft(
         audience="customer",
         to=target.customer_email,
-        subject=f"Your order {target.id} is planned for {finish}",
+        subject=f"Your order {target.id} is {'partly ' if partly else ''}planned for {finish}",
         body=(
             f"Hello {target.customer}, thank you for your order {target.id} of {target.quantity} x {target.product}. "
             f"{when}{note}"
@@ -41,14 +46,19 @@ def draft_messages(
     finish = new[-1].day
     drafts = []
     if target.customer_email:
-        late = any(r.order_id == target.id for r in at_risk)
-        drafts.append(_customer(target, finish, bool(procurement), late))
+        risk = next((r for r in at_risk if r.order_id == target.id), None)
+        partly = bool(risk and risk.unplaced_minutes)
+        drafts.append(_customer(target, finish, bool(procurement), risk is not None, partly))
     if state.operator_email:
         lines = [f"Run {target.id} ({target.quantity} x {target.product}): {runs(new)}."]
         lines += [
             f"Move {c.order_id}: from {runs(c.before)} to {runs(c.after)}." for c in changes if c.order_id != target.id
         ]
-        lines += [f"At risk: {r.order_id} (due {r.due}, finishes {r.finish}): {r.detail}." for r in at_risk]
+        lines += [
+            f"At risk: {r.order_id} (due {r.due}, {'partly planned, up to' if r.unplaced_minutes else 'finishes'} "
+            f"{r.finish}): {r.detail}."
+            for r in at_risk
+        ]
         drafts.append(
             CommunicationDraft(
                 audience="operator",

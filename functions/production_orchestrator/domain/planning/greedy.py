@@ -7,6 +7,8 @@
        product allows, never past that order's due date, never into the window; lowest priority first
     3. still short?  place what fits by the due date, the rest after it, and name the order at risk
        (with the orders that hold the window and could not move)
+    4. past the horizon?  keep what fits and report the rest as unplaced (the order is at risk); only an
+       order of which nothing fits is refused, naming why (no working machine-day, or every one full)
 
 Never a closed day, a non-working weekday, a machine the product cannot use, or a machine-day over its
 capacity: every slot comes from :class:`Board`, which only holds working slots and refuses overbooking.
@@ -106,9 +108,11 @@ class Placement:
     earliest: str
     moved: dict[str, tuple[Allocation, ...]]
     late_minutes: int
+    unplaced_minutes: int
     blocking: tuple[str, ...]
     window_booked: int
     window_capacity: int
+    window_slots: int
     window_orders: tuple[str, ...]
 
 
@@ -205,21 +209,34 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
         after_due = board.slots(product.machines, max(earliest, _next(target.due)), board.days[-1])
         more, left = fill(board, after_due, left, product.minutes_per_unit)
         placed += more
-    if left:
-        raise PlanningError(
-            f"{target.id} needs {need} machine-minutes on {', '.join(product.machines)}; "
-            f"{left} of them do not fit anywhere in the {HORIZON_DAYS} days from {planning_day}"
-        )
+    if not placed:
+        raise PlanningError(_nothing_fits(board, target, product, earliest))
     return Placement(
         allocations=merge(placed),
         need=need,
         earliest=earliest,
         moved=moved,
         late_minutes=late,
+        unplaced_minutes=left,
         blocking=tuple(sorted(blockers - set(moved))) if late else (),
         window_booked=booked,
         window_capacity=capacity,
+        window_slots=len(window.members),
         window_orders=in_window,
+    )
+
+
+def _nothing_fits(board: Board, target: Order, product: Product, earliest: str) -> str:
+    """Why not one unit of ``target`` fits anywhere in the horizon from ``earliest``."""
+    machines = ", ".join(product.machines)
+    if earliest > board.days[-1]:
+        return f"{target.id} cannot start before {earliest}, after the {HORIZON_DAYS} days planned from {board.days[0]}"
+    working = [s for _, ms in board.slots(product.machines, earliest, board.days[-1]) for s in ms]
+    if not working:
+        return f"{target.id} cannot be made: {machines} have no working day from {earliest} to {board.days[-1]}"
+    return (
+        f"{target.id} cannot be made: every working day of {machines} from {earliest} to {board.days[-1]} is "
+        f"fully booked (none has {product.minutes_per_unit} free minutes, the time of one unit)"
     )
 
 

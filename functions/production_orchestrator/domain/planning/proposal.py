@@ -19,22 +19,29 @@ class _Frozen(BaseModel):
 
 
 class InventoryShortage(_Frozen):
-    """The new order needs more of a material than the scheduled orders leave."""
+    """The new order needs more of a material than the scheduled orders leave; more can be in by ``arrives``."""
 
     kind: Literal["inventory_shortage"] = "inventory_shortage"
     material_id: str
     required: int
     available: int
     shortfall: int
+    arrives: str
 
 
 class CapacityConflict(_Frozen):
-    """The machines the product allows are too booked between the earliest start and the due date."""
+    """The machines the product allows are too booked between the earliest start and the due date.
+
+    ``machine_days`` working machine-days from ``first_day`` to ``last_day`` have ``available_minutes``;
+    the new order's ``order_minutes`` and what ``related_orders`` booked there add up to ``required_minutes``.
+    """
 
     kind: Literal["capacity_conflict"] = "capacity_conflict"
     machines: tuple[str, ...]
     first_day: str
     last_day: str
+    machine_days: int
+    order_minutes: int
     required_minutes: int
     available_minutes: int
     related_orders: tuple[str, ...]
@@ -61,7 +68,11 @@ class ProcurementAction(_Frozen):
 
 
 class AtRisk(_Frozen):
-    """An order the plan cannot finish by its due date, or whose material cannot arrive in time."""
+    """An order the plan cannot finish by its due date, or whose material cannot arrive in time.
+
+    ``unplaced_minutes`` of the new order found no room in the planning horizon: ``finish`` is then the
+    last day of what is placed, and the rest needs a later plan.
+    """
 
     order_id: str
     due: str
@@ -69,6 +80,7 @@ class AtRisk(_Frozen):
     reason: Literal["capacity", "material"]
     detail: str
     blocking_orders: tuple[str, ...] = ()
+    unplaced_minutes: int = 0
 
 
 class CommunicationDraft(_Frozen):

@@ -9,22 +9,17 @@ produces exactly that state or refuses.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import PlanningError
-from ..shop.model import Order, ProcurementTask, ShopState, parse_day, procurement_key
+from ..shop.model import Order, ProcurementTask, ShopState, add_days, parse_day, procurement_key
+from .causes import cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement, place
-from .materials import Line, procurement, ready_day, shortages
-from .proposal import (
-    AtRisk,
-    Blocker,
-    CapacityConflict,
-    InventoryShortage,
-    ProcurementAction,
-    ProposalContent,
-    ScheduleChange,
-)
+from .materials import Shortage, plan_procurement, ready_day, shortages
+from .proposal import Blocker, ProcurementAction, ProposalContent, ScheduleChange
 
-PLANNER_VERSION = "planner-2"
+PLANNER_VERSION = "planner-3"
 
 
 def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
@@ -41,70 +36,38 @@ def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
 
 def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tuple[Blocker, ...]:
     """What stops ``order_id`` from being produced by its due date: shortages, then capacity."""
-    return _plan(state, _target(state, order_id, planning_day), planning_day)[0]
+    return _plan(state, _target(state, order_id, planning_day), planning_day).blockers
 
 
-def _plan(state: ShopState, target: Order, planning_day: str) -> tuple[tuple[Blocker, ...], Placement]:
+@dataclass(frozen=True)
+class _Plan:
+    blockers: tuple[Blocker, ...]
+    placement: Placement
+    short: list[Shortage]
+    machines: tuple[str, ...]
+
+
+def _plan(state: ShopState, target: Order, planning_day: str) -> _Plan:
     product = state.product(target.product)
     assert product is not None  # checked by _target
     short = shortages(state, target, product, planning_day)
-    placement = place(state, target, product, planning_day, ready_day(state, short, planning_day))
-    blockers: list[Blocker] = [
-        InventoryShortage(material_id=s.material, required=s.required, available=s.available, shortfall=s.shortfall)
-        for s in short
-    ]
-    need = target.quantity * product.minutes_per_unit
-    if placement.window_booked + need > placement.window_capacity:
-        blockers.append(
-            CapacityConflict(
-                machines=product.machines,
-                first_day=placement.earliest,
-                last_day=target.due,
-                required_minutes=placement.window_booked + need,
-                available_minutes=placement.window_capacity,
-                related_orders=placement.window_orders,
-            )
+    earliest = ready_day(short, planning_day)
+    last = add_days(planning_day, HORIZON_DAYS - 1)
+    if earliest > last:
+        raise PlanningError(
+            f"{target.id} cannot be made in the {HORIZON_DAYS} days from {planning_day}: "
+            + "; ".join(cannot_arrive(s) for s in short if s.arrives > last)
         )
-    return tuple(blockers), placement
-
-
-def _at_risk(target: Order, placement: Placement, lines: list[Line], orders: dict[str, Order]) -> tuple[AtRisk, ...]:
-    risks: dict[str, AtRisk] = {}
-    if placement.late_minutes:
-        waits = placement.earliest > target.due
-        risks[target.id] = AtRisk(
-            order_id=target.id,
-            due=target.due,
-            finish=placement.allocations[-1].day,
-            reason="material" if waits else "capacity",
-            detail=(
-                f"its materials cannot be in before {placement.earliest}"
-                if waits
-                else f"{placement.late_minutes} of its {placement.need} minutes do not fit by {target.due}"
-                + (" without moving orders past their own due dates" if placement.blocking else "")
-            ),
-            blocking_orders=placement.blocking,
-        )
-    for line in lines:
-        for order_id in line.late:
-            order = orders[order_id]
-            risks.setdefault(
-                order_id,
-                AtRisk(
-                    order_id=order_id,
-                    due=order.due,
-                    finish=order.schedule[-1].day,
-                    reason="material",
-                    detail=f"{line.material} arrives {line.arrives} at the earliest, it starts {order.schedule[0].day}",
-                ),
-            )
-    return tuple(risks[k] for k in sorted(risks))
+    placement = place(state, target, product, planning_day, earliest)
+    blockers = plan_blockers(target, product, short, placement)
+    return _Plan(blockers=blockers, placement=placement, short=short, machines=product.machines)
 
 
 def build_proposal(state: ShopState, order_id: str, planning_day: str, request_text: str = "") -> ProposalContent:
     """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock."""
     target = _target(state, order_id, planning_day)
-    blockers, placement = _plan(state, target, planning_day)
+    plan = _plan(state, target, planning_day)
+    blockers, placement = plan.blockers, plan.placement
     changes = [
         ScheduleChange(order_id=oid, before=state.order(oid).schedule, after=after)  # type: ignore[union-attr]
         for oid, after in sorted(placement.moved.items())
@@ -113,7 +76,7 @@ def build_proposal(state: ShopState, order_id: str, planning_day: str, request_t
     planned = state.with_orders(
         [state.order(c.order_id).model_copy(update={"schedule": c.after}) for c in changes]  # type: ignore[union-attr]
     )
-    lines = procurement(planned, target.id, planning_day)
+    lines = plan_procurement(state, planned, target.id, set(placement.moved), planning_day)
     actions = tuple(
         ProcurementAction(
             material_id=x.material, quantity=x.quantity, needed_by=x.needed_by, supplier_email=x.supplier_email
@@ -121,7 +84,7 @@ def build_proposal(state: ShopState, order_id: str, planning_day: str, request_t
         for x in lines
     )
     orders = {o.id: o for o in planned.orders}
-    at_risk = _at_risk(target, placement, lines, orders)
+    at_risk = plan_at_risk(target, plan.machines, placement, plan.short, lines, orders, planning_day)
     content = {
         "planner_version": PLANNER_VERSION,
         "base_revision": state.revision,
