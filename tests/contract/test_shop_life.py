@@ -174,8 +174,10 @@ def test_shortages_already_in_the_shop_are_a_warning_at_import_and_shown_apart(t
     short.write_text(json.dumps(doc))
     run = cli("shop", "--data-dir", str(tmp_path / "shop"), "import", str(short))
     assert run.returncode == 0, run.stderr
-    assert "warning: already short before any new request: 40 CAP-BLANK short, needed by 2030-01-07" in run.stderr
-    assert "for ORD-1004" in run.stderr
+    assert (
+        "warning: already short before any new request: CAP-BLANK: short by 40 for ORD-1004 (first needed 2030-01-07)"
+        in run.stderr
+    )
     shown = cli("shop", "--data-dir", str(tmp_path / "shop"), "show").stdout
     apart = shown.split("Shortages already in the shop (not part of any plan):", 1)[1]
-    assert "40 CAP-BLANK short" in apart and "ORD-1004" in apart
+    assert "CAP-BLANK: short by 40 for ORD-1004" in apart

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..domain.errors import ValidationError
 from ..domain.shop.model import check_day
-from ..lifecycle import shop_life
+from ..lifecycle import order_list, shop_life
 from ..lifecycle.status import checkpoint_status
 from . import inputs
 from .output import EXIT_OK, emit_json, say
@@ -61,8 +61,8 @@ def _list(args: argparse.Namespace) -> int:
     def status_of(checkpoint: Any) -> str:
         return checkpoint_status(rt.store, checkpoint, now, rt.approvals)[0]
 
-    pending = shop_life.pending_requests(rt.store, now, status_of)
-    rows = shop_life.order_rows(state, _day(args) or state.today(now), pending)
+    pending = order_list.pending_requests(rt.store, now, status_of)
+    rows = order_list.order_rows(state, _day(args) or state.today(now), pending)
     if args.json:
         orders = [asdict(r) for r in rows if not r.checkpoint]
         for row in orders:

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..domain.errors import ShopFileError, ValidationError
 from ..domain.ports import ShopStore
-from ..domain.presentation import render_shop
+from ..domain.presentation import describe_existing_shortages, render_shop
 from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
 from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
@@ -120,12 +120,7 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
 
 def shortage_lines(state: ShopState) -> list[str]:
     """Material the shop's scheduled orders already lack (none of any customer's plan), with who waits for it."""
-    today = state.today(utc_now())
-    return [
-        f"{line.quantity} {line.material} short, needed by {line.needed_by} (can arrive {line.arrives}) for "
-        f"{', '.join(line.waiting)}" + (f"; late: {', '.join(line.late)}" if line.late else "")
-        for line in existing_shortages(state, today)
-    ]
+    return describe_existing_shortages(existing_shortages(state, state.today(utc_now())))
 
 
 def report_import(result: ImportResult, state: ShopState) -> int:

@@ -1,5 +1,5 @@
 """The operator's changes as lifecycle steps on the fakes: one audited write each, a refusal writes nothing,
-a concurrent change is judged again, the plans made stale are named, order list sorts every order out."""
+a concurrent change is judged again, the plans made stale are named."""
 
 from __future__ import annotations
 
@@ -92,45 +92,10 @@ def test_a_change_names_the_pending_plans_it_made_stale_and_their_resume_is_refu
     assert shop_life.receive(world.store, "THREAD-RED-40", 1, "", world.clock()).stale_checkpoints == ()
 
 
-def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
-    started = world.start()
-    state = world.store.load_state()
-    assert state is not None
-    pending = shop_life.pending_requests(world.store, world.clock(), lambda _: "pending")
-    assert [(r.order, r.checkpoint, r.status) for r in pending] == [
-        ("RUSH-200", started.checkpoint.checkpoint_id, "pending")
-    ]
-    rows = shop_life.order_rows(state, state.today(world.clock()), pending)
-    by_order = {r.order: r for r in rows}
-    # The request's order is listed once, as the pending request it is, not as an unscheduled order.
-    assert [r.order for r in rows].count("RUSH-200") == 1 and by_order["RUSH-200"].checkpoint
-    assert by_order["STANDARD-100"].status == "scheduled"
-    world.resume(started, False)
-    shop_life.cancel(world.store, "STANDARD-100", "customer withdrew", world.clock())
-    state = world.store.load_state()
-    assert state is not None
-    rows = shop_life.order_rows(state, state.today(world.clock()), [])
-    statuses = {r.order: (r.status, r.detail) for r in rows}
-    assert statuses["STANDARD-100"] == ("cancelled", "cancelled on 2026-08-12: customer withdrew")
-    late = RUSH.order("STANDARD-100").model_copy(update={"id": "LATE-1", "due": "2026-08-11"})  # type: ignore[union-attr]
-    rows = shop_life.order_rows(state.with_order(late), state.today(world.clock()), [])
-    assert {r.order: (r.status, r.detail) for r in rows}["LATE-1"] == (
-        "at risk",
-        "finishes 2026-08-12, after its due date 2026-08-11",
-    )
-
-
-def test_a_superseded_or_rejected_request_is_not_listed_as_pending(world: MemoryWorld) -> None:
-    world.start()
-    for status in ("superseded", "rejected", "expired"):
-        assert shop_life.pending_requests(world.store, world.clock(), lambda _, s=status: s) == []  # type: ignore[misc]
-    assert len(shop_life.pending_requests(world.store, world.clock(), lambda _: "decided")) == 1
-
-
 def test_shortages_already_in_the_shop_name_the_orders_that_need_them() -> None:
     short = RUSH.with_inventory("THREAD-BLUE-40", 50)  # STANDARD-100 needs 200 on 2026-08-12
     [line] = shop_life.existing_shortages(short, "2026-08-12")
-    assert (line.material, line.quantity, line.needed_by, line.waiting) == (
+    assert (line.material, line.quantity, line.needed_by, line.orders) == (
         "THREAD-BLUE-40",
         150,
         "2026-08-12",
