@@ -74,10 +74,10 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP,),
     },
-    # sends an applied plan's queued messages: reads its outbox items, claims and marks each (with an
-    # audit event) in conditional writes
+    # sends an applied plan's queued messages: reads its outbox items and the approved proposal each must match,
+    # claims and marks each (with an audit event) in conditional writes
     "send_outbox": {
-        "dynamodb:GetItem": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS),
         "dynamodb:PutItem": (SHOP,),
         "dynamodb:Query": (SHOP,),
     },

@@ -84,8 +84,8 @@ DEFAULTS: dict[str, Any] = {
 }
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
-_PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/$")
-_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/\Z")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 @dataclass(frozen=True)

@@ -565,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("scale_dynamodb_moto", lambda: scale_dynamodb(3, endpoint)),
                 ("bytes_per_pending_approval", lambda: bytes_per_approval(endpoint, tmp)),
                 ("lambda_assets", assets),
-                ("planning", lambda: bench_planning.run(args.runs)),
+                ("planning", lambda: bench_planning.run(args.runs, shops=400)),
             ]
             if args.only:
                 unknown = set(args.only) - {name for name, _ in steps}

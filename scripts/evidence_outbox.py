@@ -2,6 +2,9 @@
 
     local: start -> resume approve (fresh processes) -> outbox send --smtp twice to a loopback SMTP server
            -> a replayed approve; and start -> reject -> outbox send
+    answers: copies of one approved data dir, each sent to a sink that answers one step otherwise (DATA ended
+           451 / 554, QUIT 421), to no server at all for ten runs, or holding a message edited in the store;
+           then outbox retry / audit verify where that is what a person would do next
     aws:   the synthesized workflow on moto: signed submit -> approve on the page -> SendApprovedMessages
            (SES on moto) -> the send state invoked once more, as a Step Functions retry would; and a reject
 
@@ -12,6 +15,8 @@ accepted (by Message-ID / outbox header), the CLI's own SENT= lines, the executi
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 import sys
 import tempfile
 from collections import Counter
@@ -42,7 +47,7 @@ def _listed(pending: Pending) -> list[dict[str, Any]]:
 
 
 def _send_counts(run: Run) -> dict[str, int]:
-    return {key.lower(): int(run[key]) for key in ("SENT", "ALREADY_SENT", "PENDING", "FAILED")}
+    return {key.lower(): int(run[key]) for key in ("SENT", "ALREADY_SENT", "PENDING", "FAILED", "REFUSED")}
 
 
 def _delivery(sink: SmtpSink) -> dict[str, int]:
@@ -76,6 +81,77 @@ def _local(work: Path, decision: str) -> dict[str, Any]:
         "replayed_resume": replay["REFUSED"],
         "queued_after_replay": len(after),
     }
+
+
+def _outcome(pending: Pending, sent: Run, sink: SmtpSink | None) -> dict[str, Any]:
+    listed = _listed(pending)
+    return {
+        "exit": sent.returncode,
+        "counts": _send_counts(sent),
+        "status_after": dict(Counter(m["status"] for m in listed)),
+        "attempts": [m["attempts"] for m in listed],
+        "smtp_accepted": len(sink.received) if sink is not None else 0,
+    }
+
+
+def _answers(work: Path) -> dict[str, Any]:
+    """What each answer of the SMTP server (or its absence, or an edited record) does to the outbox."""
+    base = work / "answers-base"
+    started = _checked(cli("start", "--data-dir", str(base), "--scenario", SCENARIO), "start")
+    template = Pending.from_start(base, started)
+    _checked(template.resume("approve"), "resume")
+
+    def copy(name: str) -> Pending:
+        shutil.copytree(base, work / name)
+        return template.moved_to(work / name)
+
+    cases: dict[str, Any] = {}
+    for name, step, reply in (
+        ("data_451", "after DATA", "451 4.7.1 greylisted, try again later"),
+        ("data_554", "after DATA", "554 5.7.1 message refused"),
+        ("quit_421", "QUIT", "421 4.4.2 closing"),
+    ):
+        pending = copy(name)
+        with smtp_sink() as sink:
+            sink.replies[step] = reply
+            first = pending.cli("outbox", "send", "--smtp", sink.address)
+            case = {"reply": f"{step}: {reply}", "first_send": _outcome(pending, first, sink)}
+            del sink.replies[step]
+            if name == "data_554":
+                retried = _checked(pending.cli("outbox", "retry", "--failed"), "outbox retry")
+                case["retry_requeued"] = int(retried["REQUEUED"])
+            second = pending.cli("outbox", "send", "--smtp", sink.address)
+            case["next_send"] = _outcome(pending, second, sink)
+        cases[name] = case
+
+    pending = copy("server_down")
+    with smtp_sink() as sink:
+        closed = sink.address
+    runs = [pending.cli("outbox", "send", "--smtp", closed) for _ in range(10)]
+    down = {
+        "runs": len(runs),
+        "exits": sorted({r.returncode for r in runs}),
+        "after": _outcome(pending, runs[-1], None),
+    }
+    with smtp_sink() as sink:
+        down["server_back"] = _outcome(pending, pending.cli("outbox", "send", "--smtp", sink.address), sink)
+    cases["server_down"] = down
+
+    pending = copy("edited_in_store")
+    with sqlite3.connect(pending.data_dir / "shop.sqlite3") as conn:
+        key, raw = sorted(conn.execute("SELECT msg_key, raw FROM outbox").fetchall())[0]
+        edited = {**json.loads(raw), "to": "attacker@evil.example"}
+        conn.execute("UPDATE outbox SET raw = ? WHERE msg_key = ?", (json.dumps(edited), key))
+    with smtp_sink() as sink:
+        sent = pending.cli("outbox", "send", "--smtp", sink.address)
+        to_attacker = sum("attacker@evil.example" in r.recipients for r in sink.received)
+        cases["edited_in_store"] = {**_outcome(pending, sent, sink), "delivered_to_the_edited_address": to_attacker}
+    verified = pending.cli("audit", "verify")
+    cases["edited_in_store"]["audit_verify"] = {
+        "exit": verified.returncode,
+        "chain": verified.values.get("AUDIT_CHAIN"),
+    }
+    return cases
 
 
 def _send_again(deployment: Deployment, checkpoint_id: str, proposal_hash: str) -> dict[str, Any]:
@@ -114,6 +190,7 @@ def _aws(aws: Any, case: str) -> dict[str, Any]:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="po-outbox-") as tmp:
         local = {decision: _local(Path(tmp), decision) for decision in ("approve", "reject")}
+        answers = _answers(Path(tmp))
     with local_aws() as aws:
         remote = {case: _aws(aws, case) for case in ("approve", "reject")}
     queued = sum(r["queued"] for r in (*local.values(), *remote.values()))
@@ -127,13 +204,32 @@ def main() -> int:
         "messages_delivered": delivered,
         "duplicates": duplicates,
         "local": local,
+        "smtp_answers": answers,
         "aws": remote,
     }
     out = ROOT / "evidence" / "outbox.json"
     out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(ROOT)}: queued {queued}, delivered {delivered}, duplicates {duplicates}")
     ok = queued == delivered and duplicates == 0 and local["reject"]["queued"] == remote["reject"]["queued"] == 0
+    ok = ok and _answers_hold(answers)
     return 0 if ok else 1
+
+
+def _answers_hold(answers: dict[str, Any]) -> bool:
+    """Each answer did what the README says: counted here, so a regression fails the evidence run."""
+    return (
+        answers["data_451"]["first_send"]["status_after"] == {"queued": 3}
+        and answers["data_451"]["next_send"]["status_after"] == {"sent": 3}
+        and answers["data_554"]["first_send"]["status_after"] == {"failed": 3}
+        and answers["data_554"]["retry_requeued"] == 3
+        and answers["data_554"]["next_send"]["status_after"] == {"sent": 3}
+        and answers["quit_421"]["first_send"]["exit"] == 0
+        and answers["quit_421"]["next_send"]["smtp_accepted"] == 3
+        and answers["server_down"]["after"]["attempts"] == [0, 0, 0]
+        and answers["server_down"]["server_back"]["status_after"] == {"sent": 3}
+        and answers["edited_in_store"]["delivered_to_the_edited_address"] == 0
+        and answers["edited_in_store"]["audit_verify"]["chain"] == "broken"
+    )
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ ENV_SES_CONFIGURATION_SET: Final = "PO_SES_CONFIGURATION_SET"
 ENV_STATE_MACHINE_ARN: Final = "PO_STATE_MACHINE_ARN"
 # Customer e-mails received by SES for this address start runs (set only when the stack receives e-mail).
 ENV_INBOUND_ADDRESS: Final = "PO_INBOUND_ADDRESS"
+# The planning solver's budget in work (branch-and-bound nodes per objective stage; 0: the greedy plan only).
+ENV_SOLVER_NODES: Final = "PO_SOLVER_NODES"
 ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
 ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 # Local (CLI) settings.
@@ -78,9 +80,9 @@ OUTCOME_EXPIRED: Final = "expired"
 Outcome = Literal["applied", "rejected", "refused"]
 
 # An approver address, as the stack accepts it at synth and the handlers at cold start.
-APPROVER_EMAIL: Final = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+APPROVER_EMAIL: Final = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}\Z")
 
 
 def is_approver_email(value: str) -> bool:
     """True when ``value`` is an address approval links may be mailed to."""
-    return APPROVER_EMAIL.match(value) is not None
+    return APPROVER_EMAIL.fullmatch(value) is not None

@@ -9,20 +9,25 @@ import json
 import os
 import shutil
 import sqlite3
-import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from production_orchestrator import faults
+from production_orchestrator.adapters.local.mail_transports import SmtpTransport
 from production_orchestrator.cli.outbox import as_json
+from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.messages.outbox import OutboxMessage
+from production_orchestrator.domain.records import parse_utc
+from production_orchestrator.lifecycle.deliver import DeliveryReport, deliver
 from tests.support import localstore
-from tests.support.clidriver import Run, finish, spawn
+from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.refusal_cases import Pending
 from tests.support.smtp_sink import SmtpSink, smtp_sink
+from tests.support.tls_certs import ca_file, server_context
 
 
 def _drafts(run: Pending) -> list[dict[str, Any]]:
@@ -131,6 +136,8 @@ def test_send_twice_delivers_each_message_once(approved: Pending) -> None:
     assert len(sink.received) == 3
     assert [r.recipients for r in sink.received] == [(d["to"],) for d in drafts]
     assert {r.mail_from for r in sink.received} == {"planner@shop.example"}
+    shop = json.loads(run.cli("shop", "show", "--json").stdout)["name"]
+    assert {r.headers["From"] for r in sink.received} == {f"{shop} <planner@shop.example>"}  # the shop's name
     assert [r.headers["Subject"] for r in sink.received] == [d["subject"] for d in drafts]
     listed = _listed(run)
     assert {m["status"] for m in listed} == {"sent"}
@@ -199,8 +206,13 @@ def test_no_smtp_server_leaves_everything_queued(approved: Pending) -> None:
     [
         (("--smtp", "no-port"), "--smtp must be HOST:PORT"),
         (("--smtp", "127.0.0.1:99999"), "--smtp must be HOST:PORT"),
-        (("--smtp", "127.0.0.1:25", "--from", "not an address"), "is not an e-mail address"),
-        (("--smtp", "127.0.0.1:25", "--proposal", "abc"), "--proposal must be the full"),
+        (("--smtp", "127.0.0.1:25", "--from", "not an address"), "is not a plain ASCII e-mail address"),
+        (("--smtp", "127.0.0.1:25", "--proposal", "abc"), "is not a full proposal hash"),
+        (("--smtp", "127.0.0.1:25", "--from", "plänner@shop.example"), "SENDER_INVALID"),
+        (("--smtp", "127.0.0.1:25", "--from", "planner@shop.example\n"), "ends in a line break"),
+        (("--smtp", "127.0.0.1:25", "--from", "Shop <planner@shop.example>"), "SENDER_INVALID"),
+        (("--smtp", "127.0.0.1:25", "--starttls", "--smtps"), "not allowed with argument"),
+        (("--to-dir", "out", "--starttls"), "TLS_WITHOUT_SMTP"),
         (("--smtp", "127.0.0.1:25", "--lease", "soon"), "is not like 90s"),
         (("--smtp", "127.0.0.1:25", "--to-dir", "x"), "not allowed with argument"),
         ((), "one of the arguments --smtp --to-dir is required"),
@@ -221,28 +233,48 @@ def test_outbox_needs_a_shop(tmp_path: Path) -> None:
     assert listed.returncode == 2 and "no shop in" in listed.stderr and "Traceback" not in listed.stderr
 
 
+def _deliver_at(run: Pending, sink: SmtpSink, moment: datetime) -> DeliveryReport:
+    """One delivery round on the run's data dir, in this process, with the clock standing at ``moment``."""
+    store = local_runtime(run.data_dir, create=False).store
+    state = store.load_state()
+    assert state is not None
+    # As `outbox send` builds it: the shop's name as the From display name.
+    transport = SmtpTransport(sink.host, sink.port, "planner@shop.example", timeout=10.0, sender_name=state.name)
+    return deliver(store, transport, clock=lambda: moment)
+
+
+def _lease_of(run: Pending, index: int) -> datetime:
+    """When the claim a crashed sender left on message ``index`` runs out (read from the store)."""
+    with sqlite3.connect(run.data_dir / localstore.DB_NAME) as conn:
+        stored = [OutboxMessage.model_validate_json(raw) for (raw,) in conn.execute("SELECT raw FROM outbox")]
+    return parse_utc(next(m for m in stored if m.index == index).lease_until)
+
+
 def test_a_crash_after_the_claim_sends_nothing_until_the_lease_passes(approved: Pending) -> None:
+    """The lease is an hour and the clock is injected: nothing here depends on how fast the machine is."""
     run = approved
     with smtp_sink() as sink:
-        crashed = _crash(run, sink, "after_outbox_claim")
+        crashed = _crash(run, sink, "after_outbox_claim", lease="1h")
         assert crashed.returncode == -9 and sink.received == []
-        held = _send(run, sink, "--lease", "5s")
+        lease_until = _lease_of(run, 0)
+        held = _send(run, sink)
         assert held.returncode == 6 and (held["SENT"], held["PENDING"]) == ("2", "1")  # the first one is held
-        time.sleep(5.2)
-        again = _send(run, sink, "--lease", "5s")
-    assert again.returncode == 0 and (again["SENT"], again["ALREADY_SENT"]) == ("1", "2")
+        still_held = _deliver_at(run, sink, lease_until - timedelta(seconds=1))
+        assert still_held.counts()["pending"] == 1 and len(sink.received) == 2
+        passed = _deliver_at(run, sink, lease_until)
+    assert passed.counts() == {"sent": 1, "already_sent": 2, "pending": 0, "failed": 0, "refused": 0}
     assert sorted(sink.message_ids()) == sorted(m["message_id"] for m in _outbox(run))  # each exactly once
+    assert next(m for m in _outbox(run) if m["index"] == 0)["attempts"] == 2  # the dead sender's attempt counts
 
 
 def test_a_crash_between_sent_and_marked_resends_the_same_message_id(approved: Pending) -> None:
     """The one at-least-once window: the transport took it, the mark was never written."""
     run = approved
     with smtp_sink() as sink:
-        crashed = _crash(run, sink, "after_outbox_send")
+        crashed = _crash(run, sink, "after_outbox_send", lease="1h")
         assert crashed.returncode == -9 and len(sink.received) == 1
-        time.sleep(5.2)
-        again = _send(run, sink)
-    assert again.returncode == 0 and again["SENT"] == "3"
+        again = _deliver_at(run, sink, _lease_of(run, 0))
+    assert again.counts()["sent"] == 3
     ids = sink.message_ids()
     first = _outbox(run)[0]["message_id"]
     # Delivered twice, byte for byte, under one Message-ID: a receiver that drops repeats sees it once.
@@ -250,10 +282,10 @@ def test_a_crash_between_sent_and_marked_resends_the_same_message_id(approved: P
     assert sink.received[0].data == sink.received[1].data
 
 
-def _crash(run: Pending, sink: SmtpSink, point: str) -> Run:
+def _crash(run: Pending, sink: SmtpSink, point: str, *, lease: str) -> Run:
     os.environ[faults.ENV_KILL_AT] = point
     try:
-        return _send(run, sink, "--lease", "5s")
+        return _send(run, sink, "--from", "planner@shop.example", "--lease", lease)
     finally:
         del os.environ[faults.ENV_KILL_AT]
 
@@ -271,3 +303,181 @@ def test_racing_sends_deliver_each_message_once(approved: Pending) -> None:
 def _audit(run: Pending) -> list[dict[str, Any]]:
     with sqlite3.connect(run.data_dir / localstore.DB_NAME) as conn:
         return [json.loads(raw) for (raw,) in conn.execute("SELECT raw FROM audit ORDER BY seq")]
+
+
+def _unchanged(run: Pending) -> tuple[Any, ...]:
+    return localstore.fingerprint(run.data_dir), _outbox(run)
+
+
+@pytest.mark.parametrize(
+    ("environ", "args", "code"),
+    [
+        ({"PO_MAIL_FROM": "planner@shop.example\n"}, (), "SENDER_INVALID"),
+        ({"PO_MAIL_FROM": "planner@shöp.example"}, (), "SENDER_INVALID"),
+        ({"PO_SMTP_USERNAME": "shop", "PO_SMTP_PASSWORD": "s3cret"}, (), "SMTP_CREDENTIALS_NEED_TLS"),
+        ({"PO_SMTP_USERNAME": "shop"}, ("--starttls",), "SMTP_CREDENTIALS_INCOMPLETE"),
+    ],
+)
+def test_the_sender_and_credentials_are_checked_before_any_message_is_claimed(
+    approved: Pending, environ: dict[str, str], args: tuple[str, ...], code: str
+) -> None:
+    run = approved
+    before = _unchanged(run)
+    with smtp_sink() as sink:
+        sent = cli("outbox", "send", "--data-dir", str(run.data_dir), "--smtp", sink.address, *args, environ=environ)
+    assert sent.returncode == 2 and f"error: {code}:" in sent.stderr and "Traceback" not in sent.stderr
+    assert "s3cret" not in sent.stdout + sent.stderr
+    assert sink.connections == 0 and _unchanged(run) == before
+
+
+def test_the_sender_from_the_environment_is_used(approved: Pending) -> None:
+    with smtp_sink() as sink:
+        sent = cli(
+            "outbox", "send", "--data-dir", str(approved.data_dir), "--smtp", sink.address,
+            environ={"PO_MAIL_FROM": "orders@shop.example"},
+        )  # fmt: skip
+    assert sent.returncode == 0 and {r.mail_from for r in sink.received} == {"orders@shop.example"}
+
+
+def test_to_dir_naming_a_file_is_refused_before_any_message_is_claimed(approved: Pending, tmp_path: Path) -> None:
+    run = approved
+    target = tmp_path / "a-file"
+    target.write_text("not a directory")
+    before = _unchanged(run)
+    for _ in range(3):
+        sent = run.cli("outbox", "send", "--to-dir", str(target))
+        assert sent.returncode == 2 and "TARGET_INVALID" in sent.stderr and "is a file" in sent.stderr
+    assert _unchanged(run) == before and {m["attempts"] for m in _outbox(run)} == {0}
+
+
+def test_proposal_in_upper_case_is_the_same_plan(approved: Pending) -> None:
+    run = approved
+    with smtp_sink() as sink:
+        sent = _send(run, sink, "--proposal", f"  {run.proposal_hash.upper()} ")
+    assert sent.returncode == 0 and sent["SENT"] == "3", sent.stderr
+
+
+@pytest.mark.parametrize(
+    ("step", "reply", "exit_code", "status"),
+    [
+        ("after DATA", "554 5.7.1 refused: looks like spam", 6, "failed"),
+        ("after DATA", "451 4.7.1 greylisted", 6, "queued"),
+        ("QUIT", "421 4.4.2 bye for now", 0, "sent"),
+    ],
+)
+def test_the_reply_to_data_decides_and_quit_changes_nothing(
+    approved: Pending, step: str, reply: str, exit_code: int, status: str
+) -> None:
+    run = approved
+    with smtp_sink() as sink:
+        sink.replies[step] = reply
+        first = _send(run, sink)
+        second = _send(run, sink)
+    assert first.returncode == exit_code, first.stderr
+    assert {m["status"] for m in _outbox(run)} == {status}
+    if status == "sent":
+        assert len(sink.received) == 3 and second["ALREADY_SENT"] == "3"  # never delivered twice
+    else:
+        assert sink.received == [] and reply in first.stderr
+    if status == "failed":
+        assert {m["last_error"] for m in _outbox(run)} == {f"smtp the message (end of DATA) refused: {reply}"}
+        assert second["FAILED"] == "3" and "outbox retry --failed" in second.stderr
+
+
+def test_outbox_retry_queues_failed_messages_again_and_the_next_send_delivers(approved: Pending) -> None:
+    run = approved
+    supplier = _drafts(run)[2]["to"]
+    with smtp_sink() as sink:
+        sink.refuse[supplier] = "550 5.1.1 no such mailbox"
+        assert _send(run, sink).returncode == 6
+        failed = [m for m in _outbox(run) if m["status"] == "failed"]
+        assert [m["to"] for m in failed] == [supplier]
+        listed = run.cli("outbox", "list").stdout
+        assert f"outbox retry --id {failed[0]['id']}" in listed
+        retried = run.cli("outbox", "retry", "--id", failed[0]["id"].upper())
+        assert retried.returncode == 0 and retried["REQUEUED"] == "1", retried.stderr
+        del sink.refuse[supplier]
+        sent = _send(run, sink)
+    assert sent.returncode == 0 and sent["SENT"] == "1"
+    assert len(sink.received) == 3 and {m["status"] for m in _outbox(run)} == {"sent"}
+    requeued = [e for e in _audit(run) if e["event_type"] == "message_requeued"]
+    assert len(requeued) == 1 and requeued[0]["detail"]["message"] == failed[0]["id"]
+    assert requeued[0]["detail"]["by"].startswith("cli:")
+    assert run.cli("audit", "verify")["AUDIT_CHAIN"] == "intact"
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("--id", "nonsense"), "MESSAGE_ID_INVALID"),
+        (("--id", "f" * 64 + "#00"), "MESSAGE_NOT_FOUND"),
+        (("--id", "{first}"), "MESSAGE_NOT_RETRYABLE"),
+    ],
+)
+def test_retry_refusals_change_nothing(approved: Pending, args: tuple[str, ...], code: str) -> None:
+    run = approved
+    first = _outbox(run)[0]["id"]
+    before = _unchanged(run)
+    retried = run.cli("outbox", "retry", *(a.format(first=first) for a in args))
+    assert retried.returncode == 2 and f"error: {code}:" in retried.stderr and "Traceback" not in retried.stderr
+    assert _unchanged(run) == before
+
+
+def _edit_stored_message(run: Pending, index: int, **fields: str) -> None:
+    with sqlite3.connect(run.data_dir / localstore.DB_NAME) as conn:
+        rows = conn.execute("SELECT msg_key, raw FROM outbox").fetchall()
+        key, raw = sorted(rows)[index]
+        conn.execute("UPDATE outbox SET raw = ? WHERE msg_key = ?", (json.dumps({**json.loads(raw), **fields}), key))
+
+
+@pytest.mark.parametrize(
+    "fields", [{"to": "attacker@evil.example"}, {"subject": "Invoice"}, {"body": "Our bank details changed."}]
+)
+def test_a_message_edited_in_the_store_is_refused_at_send_and_named_by_audit_verify(
+    approved: Pending, fields: dict[str, str]
+) -> None:
+    run = approved
+    assert run.cli("audit", "verify")["AUDIT_CHAIN"] == "intact"
+    _edit_stored_message(run, 0, **fields)
+    edited = _outbox(run)[0]
+    with smtp_sink() as sink:
+        sent = _send(run, sink)
+    assert sent.returncode == 6 and sent["REFUSED"] == "1" and sent["SENT"] == "2"
+    assert "MESSAGE_TAMPERED" in sent.stderr and next(iter(fields)) in sent.stderr
+    assert "attacker@evil.example" not in {r.recipients[0] for r in sink.received} and len(sink.received) == 2
+    assert _outbox(run)[0] == edited  # left as found: no claim, no attempt
+    verified = run.cli("audit", "verify")
+    assert verified.returncode == 5 and verified["AUDIT_CHAIN"] == "broken"
+    assert "outbox" in verified.stderr and edited["id"] in verified.stderr
+
+
+def test_audit_verify_without_its_key_says_so_and_creates_none(approved: Pending) -> None:
+    run = approved
+    key = run.data_dir / "receipt.key"
+    key.unlink()
+    before = localstore.fingerprint(run.data_dir)
+    verified = run.cli("audit", "verify")
+    assert verified.returncode == 2 and "AUDIT_KEY_MISSING" in verified.stderr and "is missing" in verified.stderr
+    assert "AUDIT_CHAIN" not in verified.stdout and not key.exists()
+    assert localstore.fingerprint(run.data_dir) == before
+
+
+def test_outbox_list_shows_control_characters_escaped(approved: Pending) -> None:
+    run = approved
+    with smtp_sink() as sink:
+        sink.replies["after DATA"] = "554 5.7.1 \x1b[8mhidden\x1b[0m \x07"
+        _send(run, sink)
+    listed = run.cli("outbox", "list")
+    assert "\x1b" not in listed.stdout and "\x07" not in listed.stdout
+    assert "\\x1b[8mhidden\\x1b[0m" in listed.stdout
+
+
+@pytest.mark.parametrize("mode", ["--starttls", "--smtps"])
+def test_credentials_go_over_tls_from_the_cli(approved: Pending, mode: str) -> None:
+    run = approved
+    secrets = {"PO_SMTP_USERNAME": "shop", "PO_SMTP_PASSWORD": "s3cret", "SSL_CERT_FILE": str(ca_file())}
+    with smtp_sink(tls=server_context(), implicit_tls=mode == "--smtps") as sink:
+        sent = cli("outbox", "send", "--data-dir", str(run.data_dir), "--smtp", sink.address, mode, environ=secrets)
+    assert sent.returncode == 0 and sent["SENT"] == "3", sent.stderr
+    assert sink.logins == [("shop", "s3cret", True)] * 3 and all(r.over_tls for r in sink.received)
+    assert "s3cret" not in sent.stdout + sent.stderr

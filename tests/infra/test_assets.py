@@ -89,3 +89,38 @@ def test_assets_ship_bytecode_the_runtime_trusts(assets: BuiltAssets) -> None:
         assert compiled.is_file(), asset
         flags = int.from_bytes(compiled.read_bytes()[4:8], "little")
         assert flags == 0b01, "hash-based, unchecked"
+
+
+PLAN_ON_ASSET = (
+    "import json, sys; from production_orchestrator.domain.scenarios import SCENARIOS; "
+    "from production_orchestrator.domain.planning.propose import build_proposal; "
+    "s = SCENARIOS['rush-order']; p = build_proposal(s.taken_in(), s.target_order_id, s.planning_day); "
+    "print(json.dumps({'planned_by': p.planned_by, 'hash': p.proposal_hash(), "
+    "'highspy': sys.modules['highspy'].__file__}))"
+)
+
+
+def test_the_agent_asset_plans_with_the_solver_and_the_others_do_not_ship_it(assets: BuiltAssets) -> None:
+    """The solver runs on the runtime's Python from the agent's own asset and gives the same plan as here."""
+    from production_orchestrator.domain.planning.propose import build_proposal
+    from production_orchestrator.domain.scenarios import SCENARIOS
+
+    asset = assets.asset_dirs["run_agent"]
+    done = subprocess.run(
+        [lambda_python(), "-S", "-I", "-c", f"import sys; sys.path[:0] = [{str(asset)!r}]; " + PLAN_ON_ASSET],
+        capture_output=True,
+        text=True,
+        env=assets.environments["run_agent"],
+        cwd=asset,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    rush = SCENARIOS["rush-order"]
+    here = build_proposal(rush.taken_in(), rush.target_order_id, rush.planning_day)
+    assert report["planned_by"] == "solver" and report["hash"] == here.proposal_hash()
+    assert report["highspy"].startswith(str(asset))
+    for module in STRANDS_FREE:
+        assert not (assets.asset_dirs[module] / "highspy").exists(), module
+        assert not (assets.asset_dirs[module] / "numpy").exists(), module

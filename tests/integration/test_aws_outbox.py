@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 from typing import Any
 
 import pytest
 from moto.ses.models import ses_backends
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
+from production_orchestrator.adapters.aws.table_schema import OUTBOX_SK_PREFIX, SHOP_PK
+from production_orchestrator.cli import aws_ops as ops
 from production_orchestrator.domain.errors import ConfigurationError, DeliveryFailedError, DeliveryIncompleteError
 from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from tests.support.aws_flow import _invoke, approved_flow
@@ -113,7 +116,8 @@ def test_ses_unreachable_leaves_the_messages_queued_for_the_retry(
         _send(run)
     store = DynamoShopStore(aws.dynamodb, aws.table)
     assert {m.status for m in store.outbox_messages()} == {"queued"}
-    assert [m.attempts for m in store.outbox_messages()] == [1, 1, 1]
+    # SES never answered: no attempt is counted, and the round stopped at the first message.
+    assert [m.attempts for m in store.outbox_messages()] == [0, 0, 0]
     # SES is back; the lease of the failed attempt was released, so the workflow's retry sends them.
     monkeypatch.delenv("AWS_ENDPOINT_URL_SESV2")
     assert _send(run)["sent"] == 3
@@ -154,3 +158,38 @@ def test_a_bad_event_is_refused_before_anything_is_read(aws: AwsWorld, monkeypat
     cold_start()
     with pytest.raises(ValidationError, match="proposal_hash"):
         send_outbox.handler({"checkpoint_id": "ckpt-" + "0" * 32, "proposal_hash": "x"}, LambdaContext())
+
+
+@pytest.mark.parametrize("field", ["to", "subject", "body"])
+def test_a_message_edited_in_the_table_is_refused_and_named_by_audit_verify(
+    aws: AwsWorld,
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+    accepted: Any,
+    capsys: pytest.CaptureFixture[str],
+    field: str,
+) -> None:
+    _configure(aws, monkeypatch)
+    run = _applied(aws)
+    assert ops.main(["audit-verify", "--table", aws.table]) == 0
+    capsys.readouterr()
+    store = DynamoShopStore(aws.dynamodb, aws.table)
+    target = store.outbox_messages(run["proposal_hash"])[0]
+    item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+    assert item is not None
+    raw = json.loads(item["raw"]["S"])
+    raw[field] = "attacker@evil.example" if field == "to" else "Our bank details changed"
+    item["raw"] = {"S": json.dumps(raw)}
+    aws.put_raw_item(item)
+    edited = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+
+    with pytest.raises(DeliveryFailedError, match="differ from the approved plan"):
+        _send(run)
+    got = accepted(run["proposal_hash"])
+    assert len(got) == 2 and target.key not in {_outbox_key(m.raw_data) for m in got}
+    assert "attacker@evil.example" not in {m.destinations[0] for m in got}
+    assert aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key) == edited  # left as found
+
+    assert ops.main(["audit-verify", "--table", aws.table]) == 5
+    out, err = capsys.readouterr()
+    assert "AUDIT_CHAIN=broken" in out and target.key in err and field in err

@@ -32,7 +32,7 @@ ALLOWED = {
 }
 # Third-party SDKs per part; anything else third-party in a part is a finding.
 SDKS = {
-    "domain": {"pydantic"},
+    "domain": {"pydantic", "highspy"},  # highspy: imported by the solver only when a plan is made
     "contracts": set(),
     "faults": set(),
     "agent": {"strands", "pydantic", "botocore", "boto3", "ollama"},

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
+from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
 from ..domain.shop.model import Order, ShopState
@@ -83,6 +84,7 @@ class RunContext:
     request: Order | None = None
     request_text: str = ""
     planning_day: str = ""
+    solver_nodes: int = DEFAULT_NODES
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
     apply_result: dict[str, Any] = field(default_factory=dict)

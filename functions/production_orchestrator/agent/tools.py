@@ -14,7 +14,7 @@ from strands.types.tools import AgentTool
 
 from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
-from ..domain.messages.outbox import queue_messages
+from ..domain.messages.outbox import messages_digest, queue_messages
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.planning.propose import analyze_blockers, apply_proposal, build_proposal
 from ..domain.records import require_hash
@@ -87,6 +87,7 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
             revision=new_state.revision,
             approver=decision.approver,
             messages_queued=len(messages),
+            messages_digest=messages_digest(messages),  # binds each queued message to this MACed event
         ),
         messages=messages,
     )
@@ -240,7 +241,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request.
         """
-        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text)
+        proposal = build_proposal(_state(ctx), order_id, _planning_day(ctx), ctx.request_text, ctx.solver_nodes)
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())
         faults.point("after_proposal_write")

@@ -31,7 +31,7 @@ LOOPBACK = "127.0.0.1"
 APPROVE_PATH = "/approve"
 _MAX_BODY = 16 * 1024
 _FORM_TYPE = "application/x-www-form-urlencoded"
-_LENGTH = re.compile(r"^[0-9]{1,9}$")
+_LENGTH = re.compile(r"^[0-9]{1,9}\Z")
 
 
 class BadRequestError(ValueError):
@@ -41,7 +41,7 @@ class BadRequestError(ValueError):
 def read_form(headers: Any, stream: Any) -> dict[str, str]:
     """The form of a POST, read only as far as its announced length; ``BadRequestError`` when unusable."""
     length_text = str(headers.get("Content-Length") or "").strip()
-    if not _LENGTH.match(length_text):
+    if not _LENGTH.fullmatch(length_text):
         raise BadRequestError("the request has no usable Content-Length")
     length = int(length_text)
     kind = (headers.get("Content-Type") or "").split(";")[0].strip().lower()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..adapters.local.mac_key import KEY_FILE, FileMacKey
 from .aws_ops import print_chain_report
 from .parser import actions, command, data_dir
 from .root import local_runtime
@@ -12,10 +13,14 @@ from .views import add_history_flags, history_command
 
 
 def _verify(args: argparse.Namespace) -> int:
-    rt = local_runtime(data_dir(args), create=False)
+    directory = data_dir(args)
+    rt = local_runtime(directory, create=False)
     assert rt.approvals is not None
-    # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key).
-    return print_chain_report(rt.store, rt.approvals, audit_key=rt.receipt_key, receipt_key=rt.receipt_key)
+    # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key). A check never creates it:
+    # with a new key every MAC would fail and the report would blame the chain for a missing file.
+    key = FileMacKey(directory / KEY_FILE, create=False)
+    key.key_id  # noqa: B018 - raises KeyMissingError before anything is read
+    return print_chain_report(rt.store, rt.approvals, audit_key=key, receipt_key=key)
 
 
 def register(subparsers: Any) -> None:

@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
-from . import audit, orders, outbox, runs, serve, shop, submit, views
+from . import audit, orders, outbox, plan, runs, serve, shop, submit, views
 from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
 from .parser import CommandModule, build_parser
 
 # Each module adds its commands through ``register(subparsers)``; a new command group is one more entry.
-COMMAND_MODULES: tuple[CommandModule, ...] = (runs, views, shop, orders, serve, audit, outbox, submit)
+COMMAND_MODULES: tuple[CommandModule, ...] = (runs, views, shop, orders, serve, audit, outbox, submit, plan)
 
 # Failures of the model's transport that are the environment's, not ours: named by class so the CLI needs
 # neither httpx nor botocore imported to recognise them.

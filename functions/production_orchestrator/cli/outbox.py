@@ -1,36 +1,46 @@
-"""``production-orchestrator outbox list|send``: the approved plans' messages, and their delivery.
+"""``production-orchestrator outbox list|send|retry``: the approved plans' messages, and their delivery.
 
     outbox list [--json]                              every queued, sent and failed message
     outbox send (--smtp HOST:PORT | --to-dir DIR)     deliver what is queued; a second send delivers nothing new
-                [--from ADDRESS] [--starttls] [--proposal HASH]
+                [--from ADDRESS] [--starttls | --smtps] [--proposal HASH]
+    outbox retry (--id ID | --failed)                 queue failed messages again (audited)
 
-SMTP credentials come from ``PO_SMTP_USERNAME`` / ``PO_SMTP_PASSWORD`` (never a flag: flags show in the
-process list). Exit codes: 0 every message is sent, 2 bad input, 6 a message is still queued or failed.
+Every argument, the sender and the target are checked before any message is claimed: a refusal (exit 2, a
+stable code first on the ``error:`` line) changes nothing. SMTP credentials come from ``PO_SMTP_USERNAME`` /
+``PO_SMTP_PASSWORD`` (never a flag: flags show in the process list) and are only ever sent over TLS.
+Exit codes: 0 every message is sent, 2 bad input, 6 a message is still queued, failed or refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..adapters.local.mail_transports import EmlDirectory, SmtpTransport
-from ..contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME, is_approver_email
+from ..adapters.local.mail_transports import EmlDirectory, SmtpSecurity, SmtpTransport
+from ..contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME
 from ..domain.durations import parse_duration
-from ..domain.errors import ValidationError
-from ..domain.messages.outbox import OutboxMessage
+from ..domain.errors import OutboxRefusedError
+from ..domain.messages.outbox import OutboxMessage, outbox_key
 from ..domain.ports import MessageTransport
 from ..domain.presentation import fingerprint
-from ..domain.records import require_hash
-from ..lifecycle.deliver import deliver
+from ..domain.shop.model import EMAIL_PATTERN
+from ..lifecycle.deliver import DeliveryReport, deliver
+from ..lifecycle.requeue import requeue
+from .inputs import proposal_hash
+from .output import terminal_safe
 from .parser import actions, command, data_dir
 from .root import local_runtime, utc_now
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
+# A message's id as listed: ``<proposal hash>#<index>`` (any case; the index with or without its leading zero).
+_MESSAGE_ID = re.compile(r"([0-9a-f]{64})#([0-9]{1,2})")
 
 
 def register(subparsers: Any) -> None:
@@ -42,7 +52,12 @@ def register(subparsers: Any) -> None:
         description="Applying a plan queues its drafted messages (customer, floor lead, supplier) in the same "
         "write as the shop change, once. `outbox send` delivers the queued ones, each marked sent with the "
         "transport's id, so a second send delivers nothing new. Exit 6 when a message could not be delivered.",
-        examples=["outbox list", "outbox send --smtp 127.0.0.1:2525", "outbox send --to-dir outgoing/"],
+        examples=[
+            "outbox list",
+            "outbox send --smtp 127.0.0.1:2525",
+            "outbox send --to-dir outgoing/",
+            "outbox retry --failed",
+        ],
     )
     what = actions(outbox, metavar="ACTION", title="actions")
     listing = command(
@@ -70,21 +85,38 @@ def register(subparsers: Any) -> None:
     send.add_argument(
         "--from",
         dest="sender",
-        default=os.environ.get(ENV_MAIL_FROM) or DEFAULT_SENDER,
-        help=f"From address (${ENV_MAIL_FROM} when set)",
+        default=None,
+        metavar="ADDRESS",
+        help=f"From address, plain ASCII (default ${ENV_MAIL_FROM} when set, else {DEFAULT_SENDER})",
     )
-    send.add_argument("--starttls", action="store_true", help="upgrade the SMTP connection with STARTTLS")
-    send.add_argument("--proposal", default=None, metavar="HASH", help="only this plan's messages")
+    tls = send.add_mutually_exclusive_group()
+    tls.add_argument("--starttls", action="store_true", help="upgrade the SMTP connection with STARTTLS")
+    tls.add_argument("--smtps", action="store_true", help="SMTP over TLS from the first byte (port 465)")
+    send.add_argument("--proposal", default=None, type=proposal_hash, metavar="HASH", help="only this plan's messages")
     send.add_argument(
         "--lease",
         default="2m",
         help="how long a message being sent is held before another send may retry it",
     )
+    retry = command(
+        what,
+        "retry",
+        summary="queue failed messages again, for the next send",
+        description="A message the server refused for good, or too often, is `failed` and never sent by itself. "
+        "`retry` queues it again with a fresh budget of attempts, recorded in the audit trail (message_requeued, "
+        "with who and the last error); the next `outbox send` delivers it. Ids are listed by `outbox list`.",
+        examples=["outbox retry --failed", "outbox retry --id <proposal hash>#02"],
+        handler=_retry,
+    )
+    which = retry.add_mutually_exclusive_group(required=True)
+    which.add_argument("--id", dest="ids", action="append", metavar="ID", help="this message (repeatable)")
+    which.add_argument("--failed", action="store_true", help="every failed message")
 
 
 def as_json(message: OutboxMessage) -> dict[str, Any]:
     """One message for ``--json`` and the evidence (the body is left out: it is in the proposal)."""
     return {
+        "id": message.key,
         "kind": message.kind,
         "to": message.to,
         "subject": message.subject,
@@ -108,59 +140,140 @@ def _list(args: argparse.Namespace) -> int:
     if not messages:
         print("no messages: nothing was queued (a plan queues its messages when it is approved and applied)")
     for m in messages:
-        print(f"{m.status:<7} {m.kind:<9} {m.to:<36} {m.subject}  [{fingerprint(m.proposal_hash)} #{m.index}]")
+        # Recipient, subject and error came from a customer's e-mail, a shop file or a server: shown, never obeyed.
+        to, subject = terminal_safe(m.to), terminal_safe(m.subject)
+        print(f"{m.status:<7} {m.kind:<9} {to:<36} {subject}  [{fingerprint(m.proposal_hash)} #{m.index}]")
         if m.last_error:
-            print(f"        last error: {m.last_error}")
+            print(f"        last error: {terminal_safe(m.last_error)}")
+        if m.status == "failed":
+            print(f"        queue it again: outbox retry --id {m.key}")
     return EXIT_OK
 
 
 def parse_smtp(value: str) -> tuple[str, int]:
     """``HOST:PORT`` -> (host, port); ``ValidationError`` otherwise."""
     host, _, port = value.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValidationError(f"--smtp must be HOST:PORT, got {value!r}")
-    return host.strip("[]"), int(port)
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536 or not host.isascii() or not host.isprintable():
+        raise OutboxRefusedError("SMTP_ADDRESS_INVALID", f"--smtp must be HOST:PORT, got {value!r}")
+    return host, int(port)
 
 
-def _transport(args: argparse.Namespace) -> MessageTransport:
-    if not is_approver_email(args.sender):
-        raise ValidationError(f"--from {args.sender!r} is not an e-mail address")
+def _sender(args: argparse.Namespace) -> str:
+    """The From address, checked whole: plain ASCII, no display name, no line break (a header is built of it)."""
+    if args.sender is not None:
+        value, source = str(args.sender), "--from"
+    else:
+        value, source = os.environ.get(ENV_MAIL_FROM) or DEFAULT_SENDER, f"${ENV_MAIL_FROM}"
+    if not EMAIL_PATTERN.fullmatch(value):
+        hint = " (it ends in a line break: strip it)" if value.rstrip("\r\n") != value else ""
+        raise OutboxRefusedError(
+            "SENDER_INVALID", f"{source} {value!r} is not a plain ASCII e-mail address like shop@example.com{hint}"
+        )
+    return value
+
+
+def _eml_directory(directory: Path) -> Path:
+    """``--to-dir``: a directory this user can write (created when absent), never a file."""
+    if directory.exists() and not directory.is_dir():
+        raise OutboxRefusedError("TARGET_INVALID", f"--to-dir {directory} is a file, not a directory")
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutboxRefusedError("TARGET_INVALID", f"--to-dir {directory} cannot be created: {exc.strerror}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutboxRefusedError("TARGET_INVALID", f"--to-dir {directory} is not writable by this user")
+    return directory
+
+
+def _transport(args: argparse.Namespace, shop_name: str) -> MessageTransport:
+    sender = _sender(args)
     if args.to_dir is not None:
-        return EmlDirectory(args.to_dir, args.sender)
+        if args.starttls or args.smtps:
+            raise OutboxRefusedError("TLS_WITHOUT_SMTP", "--starttls and --smtps go with --smtp, not --to-dir")
+        return EmlDirectory(_eml_directory(args.to_dir), sender, shop_name)
     host, port = parse_smtp(args.smtp)
+    username = os.environ.get(ENV_SMTP_USERNAME, "")
+    password = os.environ.get(ENV_SMTP_PASSWORD, "")
+    if bool(username) != bool(password):
+        missing = ENV_SMTP_PASSWORD if username else ENV_SMTP_USERNAME
+        raise OutboxRefusedError("SMTP_CREDENTIALS_INCOMPLETE", f"${missing} is not set: set both or neither")
+    security: SmtpSecurity = "smtps" if args.smtps else "starttls" if args.starttls else "none"
+    if username and security == "none":
+        raise OutboxRefusedError(
+            "SMTP_CREDENTIALS_NEED_TLS",
+            f"${ENV_SMTP_USERNAME}/${ENV_SMTP_PASSWORD} are set but the connection would be in clear: add --starttls "
+            "(port 587) or --smtps (port 465); the password is never sent unencrypted",
+        )
     return SmtpTransport(
-        host,
-        port,
-        args.sender,
-        starttls=args.starttls,
-        username=os.environ.get(ENV_SMTP_USERNAME, ""),
-        password=os.environ.get(ENV_SMTP_PASSWORD, ""),
+        host, port, sender, security=security, username=username, password=password, sender_name=shop_name
     )
 
 
 def _send(args: argparse.Namespace) -> int:
-    if args.proposal is not None:
-        try:
-            require_hash(args.proposal, "--proposal")
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
+    # Everything is checked before any message is claimed: a refusal changes nothing.
     lease = parse_duration(args.lease)
-    transport = _transport(args)
     rt = local_runtime(data_dir(args), create=False)
+    state = rt.store.load_state()
+    transport = _transport(args, state.name if state is not None else "")
     report = deliver(rt.store, transport, clock=utc_now, proposal_hash=args.proposal, lease=lease)
-    for m in report.sent:
-        print(f"sent    [{m.kind}] to {m.to}: {m.subject} ({m.transport_id})")
-    for m in report.pending:
-        print(f"pending [{m.kind}] to {m.to}: {m.last_error or 'held by another sender'}", file=sys.stderr)
-    for m in report.failed:
-        print(f"failed  [{m.kind}] to {m.to}: {m.last_error}", file=sys.stderr)
-    for name, value in report.counts().items():
-        print(f"{name.upper()}={value}")
+    _print_report(report)
     if report.complete:
         return EXIT_OK
     print(
-        "error: not every message was delivered; pending ones are retried by the next send, "
-        "failed ones need a person (see outbox list)",
+        "error: not every message was delivered; pending ones are retried by the next send, failed ones are "
+        "queued again by `outbox retry --failed` once the cause is fixed (see outbox list)",
         file=sys.stderr,
     )
     return EXIT_UNDELIVERED
+
+
+def _print_report(report: DeliveryReport) -> None:
+    for m in report.sent:
+        print(f"sent    [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.subject)} ({m.transport_id})")
+    for m in report.pending:
+        reason = terminal_safe(m.last_error or "held by another sender")
+        print(f"pending [{m.kind}] to {terminal_safe(m.to)}: {reason}", file=sys.stderr)
+    for m in report.failed:
+        print(f"failed  [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.last_error)}", file=sys.stderr)
+    for _, problem in report.refused:
+        print(f"refused MESSAGE_TAMPERED: {terminal_safe(problem)}", file=sys.stderr)
+    for name, value in report.counts().items():
+        print(f"{name.upper()}={value}")
+
+
+def _message_key(text: str) -> str:
+    match = _MESSAGE_ID.fullmatch(text.strip().lower())
+    if match is None:
+        raise OutboxRefusedError(
+            "MESSAGE_ID_INVALID", f"--id {text!r} is not a message id (<proposal hash>#<index>, as outbox list shows)"
+        )
+    return outbox_key(match.group(1), int(match.group(2)))
+
+
+def _retry(args: argparse.Namespace) -> int:
+    keys = tuple(dict.fromkeys(_message_key(i) for i in args.ids or ()))
+    rt = local_runtime(data_dir(args), create=False)
+    try:
+        by = getpass.getuser()
+    except (OSError, KeyError):
+        by = f"uid {os.getuid()}"
+    try:
+        report = requeue(rt.store, clock=utc_now, by=f"cli:{by}", keys=keys, all_failed=args.failed)
+    except KeyError as exc:
+        raise OutboxRefusedError(
+            "MESSAGE_NOT_FOUND", f"no message {exc.args[0]} in the outbox (see outbox list)"
+        ) from None
+    except ValueError as exc:
+        raise OutboxRefusedError("MESSAGE_NOT_RETRYABLE", str(exc)) from None
+    for m in report.requeued:
+        print(f"queued  [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.subject)}  [{m.key}]")
+    for _, problem in report.refused:
+        print(f"refused MESSAGE_TAMPERED: {terminal_safe(problem)}", file=sys.stderr)
+    print(f"REQUEUED={len(report.requeued)}")
+    print(f"REFUSED={len(report.refused)}")
+    if report.requeued:
+        print("next: outbox send delivers them", file=sys.stderr)
+    elif not report.refused:
+        print("no failed message: nothing to queue again", file=sys.stderr)
+    return EXIT_UNDELIVERED if report.refused else EXIT_OK

@@ -7,6 +7,7 @@ person (next steps, warnings, errors) goes to stderr, so piping stdout never mix
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -70,3 +71,13 @@ def refused(code: str, message: str, *, as_json: bool) -> int:
         print(f"REFUSED={code}")
     say(f"refused: {message}")
     return EXIT_REFUSED
+
+
+# C0 and C1 controls, DEL, and the invisible marks that reorder or split what a terminal shows (bidi overrides
+# and isolates, line and paragraph separators): text a customer or a store supplied must never drive a terminal.
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character shown escaped (``\\x1b``, ``\\n``, ``\\u202e``), never obeyed."""
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

@@ -18,6 +18,7 @@ from ..agent.model_settings import ModelSettings
 from ..contracts import ENV_DECISION_LEASE
 from ..domain.approval.verification import ResumeRequest
 from ..domain.errors import PlanNotAppliedError, ResumeRefusedError, ValidationError
+from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
 from ..lifecycle.claim import ResumeResult
 from ..lifecycle.runtime import Runtime
@@ -79,6 +80,7 @@ def _start(args: argparse.Namespace) -> int:
 
     plan = cli_approvals.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = _ready(args, create=True)
+    rt = dataclasses.replace(rt, solver_nodes=args.solver_nodes)
     result = start_run(rt, cli_shop.plan_request(args, rt.store), binding, args.approval_window, plan)
     links = cli_approvals.issued_links(args, where, result, plan)
     cp = result.checkpoint
@@ -248,6 +250,13 @@ def register(subparsers: Any) -> None:
         default="7d",
         metavar="DURATION",
         help="how long the approval stays open: 90s, 30m, 1h30m, 12h, 7d, 2w",
+    )
+    start.add_argument(
+        "--solver-nodes",
+        type=inputs.zero_or_more,
+        default=DEFAULT_NODES,
+        metavar="N",
+        help="the planning solver's budget in work: branch-and-bound nodes per objective stage (0: greedy only)",
     )
     _json_flag(start)
     cli_approvals.add_start_flags(start)

@@ -24,8 +24,8 @@ from ..domain.intake.submissions import MAX_REQUEST_CHARS
 from .parser import command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes
-_FUNCTION_URL_REGION = re.compile(r"^https://[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws/?$")
-_LOCAL_URL = re.compile(r"^http://127\.0\.0\.1:\d+/?$")
+_FUNCTION_URL_REGION = re.compile(r"^https://[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws/?\Z")
+_LOCAL_URL = re.compile(r"^http://127\.0\.0\.1:\d+/?\Z")
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
@@ -104,10 +104,10 @@ def stack_submit_url(session: Any, stack: str) -> str:
 
 def url_region(url: str, fallback: str | None) -> str:
     """The region a Function URL lives in (from its host), else ``fallback``; ``ValidationError`` for other URLs."""
-    match = _FUNCTION_URL_REGION.match(url)
+    match = _FUNCTION_URL_REGION.fullmatch(url)
     if match:
         return match.group("region")
-    if _LOCAL_URL.match(url) and fallback:
+    if _LOCAL_URL.fullmatch(url) and fallback:
         return fallback
     raise ValidationError(f"{url!r} is not a Lambda Function URL (https://<id>.lambda-url.<region>.on.aws/)")
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from .errors import ValidationError
 
 # Units largest first, each at most once: "1h30m" and "2w3d" read as written; "30m1h" is a typo.
-_DURATION = re.compile(r"^(?:([0-9]{1,7})w)?(?:([0-9]{1,7})d)?(?:([0-9]{1,7})h)?(?:([0-9]{1,7})m)?(?:([0-9]{1,7})s)?$")
+_DURATION = re.compile(r"^(?:([0-9]{1,7})w)?(?:([0-9]{1,7})d)?(?:([0-9]{1,7})h)?(?:([0-9]{1,7})m)?(?:([0-9]{1,7})s)?\Z")
 _UNIT_SECONDS = (7 * 86400, 86400, 3600, 60, 1)
 MAX_WINDOW = timedelta(days=365)
 EXAMPLES = "90s, 30m, 1h30m, 12h, 7d or 2w"
@@ -20,7 +20,7 @@ def parse_duration(text: str) -> timedelta:
     Anything else, and anything longer than :data:`MAX_WINDOW`, is a :class:`ValidationError`.
     """
     cleaned = text.strip().lower() if isinstance(text, str) else ""
-    match = _DURATION.match(cleaned) if cleaned else None
+    match = _DURATION.fullmatch(cleaned) if cleaned else None
     if not match:
         raise ValidationError(f"duration {text!r} is not like {EXAMPLES}")
     seconds = sum(int(part) * unit for part, unit in zip(match.groups(), _UNIT_SECONDS, strict=True) if part)

@@ -113,6 +113,18 @@ class PlanningError(OrchestratorError):
     """No plan can be built from the current state (already scheduled, no capacity left...)."""
 
 
+class UnplannableError(PlanningError):
+    """Not one unit of the order fits in the planning horizon (its machines never free, its material unable
+    to arrive in time); the message, led by the stable code ``UNPLANNABLE``, says why. An order of which
+    part fits is planned instead, the rest at risk."""
+
+    code = "UNPLANNABLE"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{self.code}: {reason}")
+        self.reason = reason
+
+
 class NotFoundError(OrchestratorError):
     """An addressed record does not exist."""
 
@@ -164,11 +176,25 @@ class BackendError(OrchestratorError):
 
 
 class DeliveryError(OrchestratorError):
-    """A transport did not take an outbox message. ``permanent``: retrying the same message cannot help."""
+    """A transport did not take an outbox message. ``permanent``: retrying the same message cannot help.
 
-    def __init__(self, message: str, *, permanent: bool) -> None:
+    ``unreachable``: the transport was never reached (connection refused, timed out, a directory that cannot
+    be written), so no server saw the message: the attempt does not count towards giving up on it.
+    """
+
+    def __init__(self, message: str, *, permanent: bool, unreachable: bool = False) -> None:
         super().__init__(message)
-        self.permanent = permanent
+        self.permanent = permanent and not unreachable
+        self.unreachable = unreachable
+
+
+class OutboxRefusedError(ValidationError):
+    """``outbox send``/``retry`` was refused before any message was claimed or changed; ``code`` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.human_message = message
 
 
 class DeliveryIncompleteError(OrchestratorError):

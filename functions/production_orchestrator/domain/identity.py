@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 
-_ASSUMED_ROLE = re.compile(r"^arn:aws[a-z-]*:sts::\d{12}:assumed-role/[^/]+/(?P<session>[^/]+)$")
-_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}$")
+_ASSUMED_ROLE = re.compile(r"^arn:aws[a-z-]*:sts::\d{12}:assumed-role/[^/]+/(?P<session>[^/]+)\Z")
+_EMAIL = re.compile(r"^[^@\s,]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}\Z")
 INBOUND_CHANNEL_PREFIX = "inbound:"
-_CALLER_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,512}$")
+_CALLER_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[A-Za-z0-9+=,.@_/-]{1,512}\Z")
 
 
 def normalize_identity(value: str) -> str:
@@ -29,7 +29,7 @@ def normalize_identity(value: str) -> str:
 
 def is_caller_arn(value: str) -> bool:
     """True for an IAM user/role or STS assumed-role ARN (what an IAM-authorized caller is named by)."""
-    return _CALLER_ARN.match(value) is not None
+    return _CALLER_ARN.fullmatch(value) is not None
 
 
 def requester_from_caller(user_arn: str) -> str:
@@ -37,15 +37,15 @@ def requester_from_caller(user_arn: str) -> str:
     ``user_arn`` is not a caller ARN."""
     if not is_caller_arn(user_arn):
         raise ValueError("the caller is not named by an IAM or STS ARN")
-    assumed = _ASSUMED_ROLE.match(user_arn)
-    if assumed and _EMAIL.match(assumed.group("session")):
+    assumed = _ASSUMED_ROLE.fullmatch(user_arn)
+    if assumed and _EMAIL.fullmatch(assumed.group("session")):
         return normalize_identity(assumed.group("session"))
     return normalize_identity(user_arn)
 
 
 def is_email_address(value: str) -> bool:
     """True for one plain address (``name@domain.tld``), as approver lists and the inbound address hold."""
-    return _EMAIL.match(value) is not None
+    return _EMAIL.fullmatch(value) is not None
 
 
 def channel_identity(address: str) -> str:

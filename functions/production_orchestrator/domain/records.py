@@ -15,10 +15,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .canonical import content_hash
 
-HASH_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}$")
-SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}$")
-AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}$")
+HASH_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")
+CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}\Z")
+SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}\Z")
+AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}\Z")
 INTERRUPT_NAME = "production_orchestrator.approve_plan"
 # The longest reason a decision may carry (the page's textarea and the CLI say the same).
 MAX_REASON_CHARS = 2000
@@ -45,14 +45,14 @@ def parse_utc(text: str) -> datetime:
 
 def require_hash(value: str, label: str = "hash") -> str:
     """``value`` if it is a full 64-hex SHA-256, else ``ValueError``."""
-    if not isinstance(value, str) or not HASH_PATTERN.match(value):
+    if not isinstance(value, str) or not HASH_PATTERN.fullmatch(value):
         raise ValueError(f"{label} must be the full 64-character lower-case hex SHA-256")
     return value
 
 
 def require_id(value: str, pattern: re.Pattern[str], label: str) -> str:
     """``value`` if it matches ``pattern``, else ``ValueError`` (ids become keys and paths)."""
-    if not isinstance(value, str) or not pattern.match(value):
+    if not isinstance(value, str) or not pattern.fullmatch(value):
         raise ValueError(f"{label} {value!r} is malformed")
     return value
 

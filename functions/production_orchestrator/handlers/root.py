@@ -137,5 +137,6 @@ def agent_root() -> AgentRoot:
         lease=settings.decision_lease,
         approvals=shared.approvals,
         receipt_key=receipt_key(shared),
+        solver_nodes=settings.solver_nodes,
     )
     return AgentRoot(core=shared, runtime=runtime, binding=binding)

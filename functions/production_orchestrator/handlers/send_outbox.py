@@ -4,6 +4,7 @@
     some still queued (throttled, SES down, another sender holds one) -> DeliveryIncompleteError: the state
         machine retries with backoff; when its retries run out -> MessagesNotSent (Fail) -> alarm
     one refused for good (marked failed)                          -> DeliveryFailedError -> MessagesNotSent
+    one edited in storage (not the approved plan's draft; not sent) -> DeliveryFailedError -> MessagesNotSent
 
 A message marked sent is never sent again, so a retry of this state (or of the whole invocation) sends
 only what is still queued.
@@ -53,6 +54,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # Pending first: a retry may still deliver them; a failed one waits for a person either way.
     if report.pending:
         raise DeliveryIncompleteError(f"{len(report.pending)} message(s) of {request.proposal_hash} are still queued")
+    if report.refused:
+        # Edited in storage after the plan applied: never sent; a person must look (``audit verify`` names it).
+        logger.error("messages differ from the approved plan", extra={"problems": [p for _, p in report.refused]})
+        raise DeliveryFailedError(
+            f"{len(report.refused)} message(s) of {request.proposal_hash} differ from the approved plan: not sent"
+        )
     if report.failed:
         logger.error("messages refused for good", extra={"messages": [m.key for m in report.failed]})
         raise DeliveryFailedError(f"{len(report.failed)} message(s) of {request.proposal_hash} were refused for good")

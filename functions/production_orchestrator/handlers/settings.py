@@ -45,12 +45,13 @@ ENV_VARS = {
     "ses_configuration_set": contracts.ENV_SES_CONFIGURATION_SET,
     "state_machine_arn": contracts.ENV_STATE_MACHINE_ARN,
     "inbound_address": contracts.ENV_INBOUND_ADDRESS,
+    "solver_nodes": contracts.ENV_SOLVER_NODES,
 }
-_TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}$")
-_TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$")
-_STATE_MACHINE = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$")
-_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)$")
+_TABLE = re.compile(r"^[A-Za-z0-9_.-]{3,255}\Z")
+_TOPIC = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?\Z")
+_STATE_MACHINE = re.compile(r"^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}\Z")
+_CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+_LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)\Z")
 
 
 class Settings(BaseModel):
@@ -86,18 +87,20 @@ class Settings(BaseModel):
     state_machine_arn: str | None = None
     # Customer e-mails SES receives for this address start runs.
     inbound_address: str | None = None
+    # The planning solver's budget in work, never in time (domain/planning/solver.py DEFAULT_NODES).
+    solver_nodes: int = Field(default=200, ge=0, le=100_000)
 
     @field_validator("table_name")
     @classmethod
     def _table(cls, value: str | None) -> str | None:
-        if value is not None and not _TABLE.match(value):
+        if value is not None and not _TABLE.fullmatch(value):
             raise ValueError("is not a DynamoDB table name")
         return value
 
     @field_validator("topic_arn")
     @classmethod
     def _topic(cls, value: str | None) -> str | None:
-        if value is not None and not _TOPIC.match(value):
+        if value is not None and not _TOPIC.fullmatch(value):
             raise ValueError("is not an SNS topic ARN")
         return value
 
@@ -111,21 +114,21 @@ class Settings(BaseModel):
     @field_validator("ses_configuration_set")
     @classmethod
     def _configuration_set(cls, value: str | None) -> str | None:
-        if value is not None and not _CONFIGURATION_SET.match(value):
+        if value is not None and not _CONFIGURATION_SET.fullmatch(value):
             raise ValueError("is not an SES configuration set name")
         return value
 
     @field_validator("state_machine_arn")
     @classmethod
     def _state_machine(cls, value: str | None) -> str | None:
-        if value is not None and not _STATE_MACHINE.match(value):
+        if value is not None and not _STATE_MACHINE.fullmatch(value):
             raise ValueError("is not a Step Functions state machine ARN")
         return value
 
     @field_validator("link_base_url")
     @classmethod
     def _link(cls, value: str | None) -> str | None:
-        if value is not None and not _LINK.match(value):
+        if value is not None and not _LINK.fullmatch(value):
             raise ValueError("must be an https URL without query or fragment (http only for localhost)")
         return value
 

@@ -4,6 +4,8 @@ receipt that verifies. Reads only; strands-free (the local CLI and the AWS opera
     chain: seq, prev_hash, each link's MAC, the head's MAC       -> first bad position and seq
     votes: each approval_vote event <-> its approval's vote       -> the event's seq when they disagree
            (approver, decision, receipt; the receipt MAC under the receipt key)
+    outbox: each stored message <-> its plan's draft and the digest its ``plan_applied`` event recorded
+           (a recipient, subject or body changed in storage; a message added or removed)
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from ..domain.approval.approvals import ApprovalRecord, Vote
 from ..domain.approval.audit_chain import ChainReport, verify_chain
 from ..domain.approval.policy import identity
 from ..domain.approval.receipts import Receipt, check_receipt
-from ..domain.errors import ResumeRefusedError
+from ..domain.errors import IntegrityError, ResumeRefusedError
+from ..domain.messages.outbox import OutboxMessage, binding_problem, messages_digest
+from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.records import AuditEvent
 from .evidence import load_checkpoint
@@ -44,7 +48,53 @@ def verify_audit(
                     f"approval {record.approval_id} holds a vote of {vote.decision.approver} that no audit event "
                     "records (added in storage)",
                 )
-    return report
+    return _outbox_report(store, events) or report
+
+
+def _outbox_report(store: ShopStore, events: list[AuditEvent | None]) -> ChainReport | None:
+    """The first outbox message that is not what its applied plan queued, as a broken report; None when all are."""
+    applied: dict[str, tuple[int, AuditEvent]] = {}
+    for position, event in enumerate(events, start=1):
+        if event is not None and event.event_type == "plan_applied" and event.proposal_hash not in applied:
+            applied[event.proposal_hash] = (position, event)
+    plans: dict[str, list[OutboxMessage]] = {}
+    for message in store.outbox_messages():
+        plans.setdefault(message.proposal_hash, []).append(message)
+    for proposal_hash, messages in plans.items():
+        if proposal_hash not in applied:
+            return ChainReport(
+                len(events),
+                len(events),
+                f"outbox message {messages[0].key} belongs to plan {proposal_hash}, which the audit trail never "
+                "applied (added in storage)",
+            )
+        position, event = applied[proposal_hash]
+        proposal = _proposal(store, proposal_hash)
+        for message in messages:
+            problem = binding_problem(message, proposal)
+            if problem is not None:
+                return ChainReport(len(events), position, f"outbox: {problem}", event.seq)
+        recorded = event.detail.get("messages_digest")
+        count = event.detail.get("messages_queued")
+        if (recorded is not None and recorded != messages_digest(messages)) or (
+            count is not None and count != len(messages)
+        ):
+            return ChainReport(
+                len(events),
+                position,
+                f"outbox: plan {proposal_hash} queued {count} message(s) at seq {event.seq}; the outbox holds "
+                f"{len(messages)} that differ from them (added or removed in storage)",
+                event.seq,
+            )
+    return None
+
+
+def _proposal(store: ShopStore, proposal_hash: str) -> ProposalContent | None:
+    data = store.get_proposal(proposal_hash)
+    try:
+        return None if data is None else load_proposal(data, proposal_hash)
+    except IntegrityError:
+        return None
 
 
 def _vote_of(record: ApprovalRecord, approver: str) -> Vote | None:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from ..agent.model_settings import ModelSettings
 from ..domain.approval.claims import DEFAULT_LEASE
+from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import ApprovalStore, MacKey, SessionStore, ShopStore
 
 
@@ -20,6 +21,8 @@ class Runtime:
     clock: Callable[[], datetime]
     pid: int
     model_settings: ModelSettings = field(default_factory=ModelSettings)
+    # The planning solver's budget in work (nodes per objective stage): the same budget, the same plan.
+    solver_nodes: int = DEFAULT_NODES
     # How long a claimed decision belongs to the resume that claimed it; past it a re-run may finish it.
     # Longer than the resume Lambda's timeout, so a live resume is never taken over.
     lease: timedelta = DEFAULT_LEASE

@@ -28,6 +28,7 @@ from ..domain.canonical import canonical_bytes
 from ..domain.errors import StartError
 from ..domain.intake.customer_message import read_message
 from ..domain.planning.proposal import ProposalContent, load_proposal
+from ..domain.planning.propose import check_plannable
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import scenario as find_scenario
 from ..domain.shop.model import parse_day
@@ -59,7 +60,9 @@ def usage_of(result: Any) -> dict[str, int]:
 
 def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     """What one agent run shares with its tools and hooks."""
-    return RunContext(store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock)
+    return RunContext(
+        store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
+    )
 
 
 def _add(*usages: dict[str, int]) -> dict[str, int]:
@@ -88,6 +91,7 @@ def start_run(
     message = read_message(request.text)
     shop = shop_for(rt.store, request)
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day)
+    check_plannable(shop, order, request.planning_day)  # nothing of it fits: refused before anything is written
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from production_orchestrator.domain.errors import PlanningError
+from production_orchestrator.domain.errors import UnplannableError
 from production_orchestrator.domain.planning.greedy import HORIZON_DAYS
 from production_orchestrator.domain.planning.materials import existing_shortages
 from production_orchestrator.domain.planning.proposal import InventoryShortage, ProposalContent
@@ -134,7 +134,7 @@ def _plan(doc: dict[str, Any]) -> tuple[ShopState, ProposalContent]:
     state = read_shop(doc)
     try:
         return state, build_proposal(state, "NEW", PLANNING_DAY)
-    except PlanningError as exc:
+    except UnplannableError as exc:  # any other planning error fails the property
         _check_nothing_fits(state, str(exc))
         assume(False)
         raise
@@ -155,7 +155,7 @@ def _check_nothing_fits(state: ShopState, reason: str) -> None:
         if machines[m].works_on(d)
     ]
     event("refused: nothing fits")
-    assert "cannot" in reason, reason
+    assert reason.startswith("UNPLANNABLE: NEW cannot"), reason
     # Lead times reach 6 days at most here, so the refusal is always about machine time.
     assert max(free, default=0) < product.minutes_per_unit, f"refused although a unit fits: {reason}"
 

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.domain.errors import PlanningError
+from production_orchestrator.domain.errors import PlanningError, UnplannableError
 from production_orchestrator.domain.planning.materials import existing_shortages, plan_procurement
 from production_orchestrator.domain.planning.proposal import CapacityConflict, InventoryShortage
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
+from production_orchestrator.domain.planning.solver import DEFAULT_NODES
 from production_orchestrator.domain.presentation import describe_at_risk, describe_blockers, describe_existing_shortages
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY, TOMORROW
 from production_orchestrator.domain.shop.file_format import read_shop, write_shop
@@ -19,9 +20,11 @@ from tests.support.generated_shops import PLANNING_DAY as GENERATED_DAY
 from tests.support.generated_shops import generate
 
 
-def moves(name: str) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:
+def moves(
+    name: str, nodes: int = DEFAULT_NODES
+) -> list[tuple[str, list[tuple[str, str, int]], list[tuple[str, str, int]]]]:
     chosen = SCENARIOS[name]
-    proposal = build_proposal(chosen.taken_in(), chosen.target_order_id, TODAY)
+    proposal = build_proposal(chosen.taken_in(), chosen.target_order_id, TODAY, solver_nodes=nodes)
     return [
         (
             c.order_id,
@@ -47,10 +50,17 @@ def test_rush_order_plan() -> None:
             related_orders=("STANDARD-100",),
         ),
     )
-    assert moves("rush-order") == [
+    # The greedy planner moves the whole allocation (DESIGN.md section 3); the solver moves only the whole
+    # units (18 minutes each) that RUSH-200 needs: 7 units instead of 20, both plans on time.
+    assert moves("rush-order", nodes=0) == [
         ("STANDARD-100", [("EMB-01", TODAY, 360)], [("EMB-01", TOMORROW, 360)]),
         ("RUSH-200", [], [("EMB-01", TODAY, 240)]),
     ]
+    assert moves("rush-order") == [
+        ("STANDARD-100", [("EMB-01", TODAY, 360)], [("EMB-01", TODAY, 234), ("EMB-01", TOMORROW, 126)]),
+        ("RUSH-200", [], [("EMB-01", TODAY, 240)]),
+    ]
+    assert proposal.planned_by == "solver"
     assert [(a.material_id, a.quantity, a.needed_by) for a in proposal.procurement_actions] == [
         ("THREAD-RED-40", 600, TODAY)
     ]
@@ -60,9 +70,16 @@ def test_rush_order_plan() -> None:
 
 def test_team_jerseys_plan() -> None:
     proposal = build_proposal(SCENARIOS["team-jerseys"].taken_in(), "JERSEY-310", TODAY)
-    assert moves("team-jerseys") == [
+    assert moves("team-jerseys", nodes=0) == [
         ("CAPS-110", [("EMB-01", TODAY, 120)], [("EMB-01", TOMORROW, 120)]),
         ("TOTES-120", [("EMB-01", TODAY, 180)], [("EMB-01", TOMORROW, 180)]),
+        ("JERSEY-310", [], [("EMB-01", TODAY, 420)]),
+    ]
+    # 60 minutes stay free next to the jerseys: the solver keeps there what is dearest to move (whole units,
+    # the totes' priority 15 before the caps' 10): 3 totes of 18 minutes and 1 cap of 4.
+    assert moves("team-jerseys") == [
+        ("CAPS-110", [("EMB-01", TODAY, 120)], [("EMB-01", TODAY, 4), ("EMB-01", TOMORROW, 116)]),
+        ("TOTES-120", [("EMB-01", TODAY, 180)], [("EMB-01", TODAY, 54), ("EMB-01", TOMORROW, 126)]),
         ("JERSEY-310", [], [("EMB-01", TODAY, 420)]),
     ]
     assert proposal.procurement_actions == ()
@@ -72,8 +89,12 @@ def test_team_jerseys_plan() -> None:
 
 def test_metallic_monogram_plan() -> None:
     proposal = build_proposal(SCENARIOS["metallic-monogram"].taken_in(), "GOLD-500", TODAY)
-    assert moves("metallic-monogram") == [
+    assert moves("metallic-monogram", nodes=0) == [
         ("BATCH-220", [("EMB-02", TODAY, 360)], [("EMB-02", TOMORROW, 360)]),
+        ("GOLD-500", [], [("EMB-02", TODAY, 300)]),
+    ]
+    assert moves("metallic-monogram") == [
+        ("BATCH-220", [("EMB-02", TODAY, 360)], [("EMB-02", TODAY, 180), ("EMB-02", TOMORROW, 180)]),
         ("GOLD-500", [], [("EMB-02", TODAY, 300)]),
     ]
     assert [(a.material_id, a.quantity) for a in proposal.procurement_actions] == [("THREAD-GOLD-60", 1100)]
@@ -370,9 +391,12 @@ def test_material_that_cannot_come_before_the_due_date_is_the_cause_not_capacity
         "after its due date 2026-12-23."
     ]
     supplier = proposal.communication_drafts[-1]
-    assert supplier.audience == "supplier" and supplier.body == "Please deliver 500 units of INK by 2026-12-27."
+    assert supplier.audience == "supplier" and "- 500 units of INK, needed by 2026-12-27" in supplier.body
+    assert (
+        supplier.subject.startswith("Purchase request PR-NEW-1 from ") and "Our reference: PR-NEW-1." in supplier.body
+    )
     customer = proposal.communication_drafts[0]
-    assert "We cannot make 2026-12-23: we expect to finish it on 2026-12-27." in customer.body
+    assert "we cannot make 2026-12-23. We expect to finish it on 2026-12-27." in customer.body
 
 
 def test_capacity_blocker_names_the_machine_days_and_who_booked_them() -> None:
@@ -432,7 +456,7 @@ def test_an_order_too_big_for_the_horizon_is_planned_as_far_as_it_fits_and_the_r
     assert describe_at_risk(proposal)[0].startswith("HUGE (due 2027-01-31) is only partly planned, up to 2027-03-20")
     customer = proposal.communication_drafts[0]
     assert customer.subject == "Your order HUGE is partly planned for 2027-03-20"
-    assert "we can make part of it by 2027-03-20 and will plan the rest" in customer.body
+    assert "We can make part of it by 2027-03-20 and will plan the rest" in customer.body
     after = apply_proposal(state, proposal)
     assert after.digest() == proposal.result_digest
 
@@ -443,16 +467,19 @@ def test_an_order_of_which_nothing_fits_is_refused_with_the_reason() -> None:
         order(f"B-{i:02d}", 120, "2027-06-30", priority=99, product="CAP", schedule=[run("PRESS-A", d, 480)])
         for i, d in enumerate(open_days)
     ]
-    with pytest.raises(PlanningError, match=r"every working day of PRESS-A from 2026-12-21 to 2027-03-20 is fully"):
+    with pytest.raises(
+        UnplannableError,
+        match=r"^UNPLANNABLE: NEW cannot be made: every working day of PRESS-A from 2026-12-21 to 2027-03-20 is fully",
+    ):
         plan(shop(orders=[*full, order("NEW", 1, "2026-12-31", product="CAP")]), "NEW", "2026-12-21")
     doc = shop(orders=[order("NEW", 1, "2026-12-31")])
     doc["materials"][0].update(on_hand=0, lead_time_days=120)
-    with pytest.raises(PlanningError, match=r"INK \(short by 5\) cannot arrive before 2027-04-20"):
+    with pytest.raises(UnplannableError, match=r"INK \(short by 5\) cannot arrive before 2027-04-20"):
         plan(doc, "NEW", "2026-12-21")
     doc = shop(orders=[order("NEW", 1, "2026-12-31", product="CAP")])
     doc["machines"][0]["weekdays"] = ["sun"]
     doc["machines"][0]["closed_days"] = [d for d in day_range("2026-12-21", 90) if parse_day(d).weekday() == 6]
-    with pytest.raises(PlanningError, match="PRESS-A have no working day from 2026-12-21 to 2027-03-20"):
+    with pytest.raises(UnplannableError, match="PRESS-A has no working day from 2026-12-21 to 2027-03-20"):
         plan(doc, "NEW", "2026-12-21")
 
 
@@ -488,8 +515,28 @@ def test_in_a_shop_that_already_lacks_material_a_request_buys_only_its_own() -> 
     assert (risk.order_id, risk.reason) == ("URGENT", "material")
     arrives = add_days(GENERATED_DAY, 6)
     assert f"cannot arrive before {arrives}, after its due date {risk.due}" in risk.detail
-    assert f"have no free time from {arrives} until {start}" in risk.detail
+    assert f"no free time from {arrives} until {start}" in risk.detail
     after = apply_proposal(state, proposal)
     assert {s.material: s.quantity for s in existing_shortages(after, GENERATED_DAY)} == {
         m: s.quantity for m, s in before.items()
     }
+
+
+def test_drafts_are_messages_a_person_can_send() -> None:
+    """The customer reads the product's description, not its code; the supplier a purchase request with a
+    reference, the quantity and the day; every message is signed with the shop's name."""
+    state = SCENARIOS["rush-order"].taken_in()
+    proposal = build_proposal(state, "RUSH-200", TODAY)
+    customer, operator, supplier = proposal.communication_drafts
+    target = state.order("RUSH-200")
+    assert target is not None
+    product = state.product(target.product)
+    assert product is not None and product.description != product.code
+    assert customer.body.startswith(f"Hello {target.customer},")
+    assert f"{target.quantity} x {product.description}" in customer.body and target.product not in customer.body
+    [line] = proposal.procurement_actions
+    assert supplier.subject == f"Purchase request PR-RUSH-200-1 from {state.name}: {line.quantity} {line.material_id}"
+    assert f"- {line.quantity} units of {line.material_id}, needed by {line.needed_by}" in supplier.body
+    assert "Our reference: PR-RUSH-200-1." in supplier.body
+    for draft in (customer, operator, supplier):
+        assert draft.body.endswith(f"Kind regards,\n{state.name}")

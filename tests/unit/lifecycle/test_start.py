@@ -7,10 +7,14 @@ from datetime import timedelta
 import pytest
 
 from production_orchestrator.domain.canonical import sha256_hex
-from production_orchestrator.domain.errors import IntakeError, ShopError
+from production_orchestrator.domain.errors import IntakeError, ShopError, UnplannableError
 from production_orchestrator.domain.planning.proposal import load_proposal
-from production_orchestrator.domain.records import INTERRUPT_NAME, agent_identity, parse_utc
+from production_orchestrator.domain.records import INTERRUPT_NAME, agent_identity, audit_event, parse_utc
+from production_orchestrator.domain.scenarios import SCENARIOS
+from production_orchestrator.domain.shop.model import day_range, parse_day
 from production_orchestrator.lifecycle.evidence import load_checkpoint
+from production_orchestrator.lifecycle.plan_request import PlanRequest
+from production_orchestrator.lifecycle.request_approval import operator_plan
 from production_orchestrator.lifecycle.start import start_run
 from tests.support.memory_world import MemoryWorld
 
@@ -61,3 +65,33 @@ def test_a_request_already_planned_is_refused_before_the_agent_runs(world: Memor
     with pytest.raises(IntakeError, match="already in the shop and scheduled"):
         start_run(world.runtime(), "rush-order", world.binding, timedelta(days=1))
     assert world.snapshot() == before
+
+
+def test_a_request_of_which_nothing_fits_is_refused_with_the_reason_before_anything_is_written(
+    world: MemoryWorld,
+) -> None:
+    rush = SCENARIOS["rush-order"]
+    sundays = [d for d in day_range(rush.planning_day, 90) if parse_day(d).weekday() == 6]
+    machine = rush.state.machines[0].model_copy(update={"weekdays": ("sun",), "closed_days": tuple(sundays)})
+    world.store.seed(
+        rush.state.model_copy(update={"machines": (machine,)}), audit_event("shop_imported", world.clock())
+    )
+    before = world.snapshot()
+    request = PlanRequest(text=rush.customer_email, planning_day=rush.planning_day)
+    with pytest.raises(UnplannableError) as refused:
+        start_run(world.runtime(), request, world.binding, timedelta(days=1))
+    assert str(refused.value) == (
+        "UNPLANNABLE: RUSH-200 cannot be made: EMB-01 has no working day from 2026-08-12 to 2026-11-09"
+    )
+    assert refused.value.code == "UNPLANNABLE"
+    assert world.snapshot() == before and world.sessions.repository._sessions == {}  # no session, no model run
+
+
+def test_a_request_of_which_part_fits_starts_and_its_plan_lists_the_rest_at_risk(world: MemoryWorld) -> None:
+    rush = SCENARIOS["rush-order"]
+    huge = rush.customer_email.replace("Quantity: 120", "Quantity: 30000")  # 60,000 minutes; 90 days hold 43,200
+    assert huge != rush.customer_email
+    request = PlanRequest.of_scenario("rush-order", text=huge)
+    started = start_run(world.runtime(), request, world.binding, timedelta(days=1), operator_plan())
+    [risk] = started.proposal.at_risk
+    assert risk.order_id == "RUSH-200" and risk.unplaced_minutes > 0

@@ -85,7 +85,7 @@ def replace_write(table: DynamoTable, stored: str, after: ApprovalRecord) -> Ite
 
 def read_stored(table: DynamoTable, approval_id: str) -> tuple[str, ApprovalRecord] | None:
     """The stored record text (what a replacement is conditioned on) and the record it holds."""
-    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
+    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.fullmatch(approval_id):
         return None
     item = table.get(APPROVAL_PK_PREFIX + approval_id, APPROVAL_SK)
     if item is None:

@@ -16,8 +16,8 @@ from ...domain.errors import ConfigurationError
 from ...domain.records import AGENT_ID_PATTERN, SESSION_ID_PATTERN, require_id
 from ..session_facts import facts_from
 
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_PREFIX = re.compile(r"^[A-Za-z0-9_./-]{0,200}$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
+_PREFIX = re.compile(r"^[A-Za-z0-9_./-]{0,200}\Z")
 
 
 class _ReadOnlyS3Sessions(S3SessionManager):

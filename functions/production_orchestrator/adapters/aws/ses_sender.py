@@ -55,8 +55,8 @@ class SesTransport:
             raise DeliveryError(
                 f"ses SendEmail refused {message.key}: {code}", permanent=code in PERMANENT_CODES
             ) from None
-        except BotoCoreError as exc:
+        except BotoCoreError as exc:  # no answer from SES (connection, timeout): not counted as an attempt
             raise DeliveryError(
-                f"ses SendEmail for {message.key} failed: {type(exc).__name__}", permanent=False
+                f"ses SendEmail for {message.key} failed: {type(exc).__name__}", permanent=False, unreachable=True
             ) from None
         return f"ses:{response['MessageId']}"

@@ -14,6 +14,19 @@ KEY_FILE = "receipt.key"
 _KEY_BYTES = 32
 
 
+class KeyMissingError(ConfigurationError):
+    """The key file a check needs is not there: checking with a new key would only report every MAC as bad."""
+
+    code = "AUDIT_KEY_MISSING"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{self.code}: the receipt key {path} is missing; it MACs the audit chain and every receipt, so nothing "
+            "can be verified without it. Restore it from your backup of the data dir (a new key is never created "
+            "for a check)"
+        )
+
+
 class FileMacKey:
     """HMAC-SHA256 with a key file that only its owner can read. The key is never printed or logged.
 
@@ -21,13 +34,16 @@ class FileMacKey:
     verifies anything, leaves the data dir as it found it.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
         self._path = path
+        self._create = create
         self._loaded: bytes | None = None
 
     @property
     def _key(self) -> bytes:
         if self._loaded is None:
+            if not self._create and not self._path.exists():
+                raise KeyMissingError(self._path)
             self._loaded = self._load_or_create(self._path)
         return self._loaded
 

@@ -31,7 +31,7 @@ CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, 
 
 def read_approval(conn: sqlite3.Connection, approval_id: str) -> ApprovalRecord | None:
     """The approval ``approval_id`` as stored (None for an id that could never exist)."""
-    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.match(approval_id):
+    if not isinstance(approval_id, str) or not APPROVAL_ID_PATTERN.fullmatch(approval_id):
         return None
     row = conn.execute("SELECT raw FROM approvals WHERE approval_id = ?", (approval_id,)).fetchone()
     return None if row is None else ApprovalRecord.model_validate_json(row[0])

@@ -29,9 +29,9 @@ from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestam
 from .policy import ApprovalPolicy, identity
 from .receipts import Receipt
 
-APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}$")
+APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}\Z")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.
-LINK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
+LINK_SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32,128}\Z")
 APPROVAL_SCHEMA_VERSION: Literal[2] = 2
 ApprovalStatus = Literal["pending", "decided", "rejected", "expired", "superseded"]
 CLOSED_STATUSES: frozenset[str] = frozenset({"decided", "rejected"})
@@ -134,7 +134,7 @@ class ApprovalRecord(_Frozen):
 
     def approver_for(self, secret: str) -> str | None:
         """The approver whose link carries ``secret``, compared in constant time; None when none does."""
-        if not isinstance(secret, str) or not LINK_SECRET_PATTERN.match(secret):
+        if not isinstance(secret, str) or not LINK_SECRET_PATTERN.fullmatch(secret):
             return None
         presented = hash_link_secret(secret)
         found = None

@@ -97,7 +97,7 @@ def read_message(raw: str) -> CustomerMessage:
         message = CustomerMessage(body=_clean(raw))
     else:
         name, address = email.utils.parseaddr(str(parsed.get("From", "")))
-        valid = bool(EMAIL_PATTERN.match(address))
+        valid = bool(EMAIL_PATTERN.fullmatch(address))
         message = CustomerMessage(
             body=_clean(_body_text(parsed)),
             sender=address if valid else "",

@@ -69,7 +69,7 @@ DATE_EXPRESSION = (
     r"|(?P<named>the\s+day\s+after\s+tomorrow|tomorrow|today)"
     rf"|(?P<weekday>(?:(?:next|this|coming)\s+)?(?:{_WEEKDAY})\b)"
 )
-_DATE = re.compile(rf"^(?:{DATE_EXPRESSION})$", re.IGNORECASE)
+_DATE = re.compile(rf"^(?:{DATE_EXPRESSION})\Z", re.IGNORECASE)
 _LEAD = re.compile(
     r"^(?:(?:at\s+the\s+latest|no\s+later\s+than|latest|by|before|until|till|on|for|due|deadline)\s*:?\s+)+",
     re.IGNORECASE,

@@ -27,7 +27,7 @@ from .dates import DATE_EXPRESSION, resolve_due
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,24}?)\s*:\s*(.+?)\s*$")
+_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]{0,24}?)\s*:\s*(.+?)\s*\Z")
 LABELS = {
     "product": ("product", "product code", "item", "article", "sku"),
     "quantity": ("quantity", "qty", "amount", "pieces", "units"),
@@ -275,7 +275,7 @@ def resolve_request(
     priority = _priority(found, problems)
     customer = _labelled(found, "customer", problems) or message.sender_name or message.sender or "unnamed customer"
     order_id = _labelled(found, "order", problems)
-    if order_id is not None and not ID_PATTERN.match(order_id):
+    if order_id is not None and not ID_PATTERN.fullmatch(order_id):
         problems.append(f"order: {order_id!r} is not a valid order id")
     # What the reader found unclear is named once, in the reader's words.
     unclear = [" ".join(str(u).split())[:300] for u in facts.unclear if str(u).strip()]

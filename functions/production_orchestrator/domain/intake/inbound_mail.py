@@ -28,7 +28,7 @@ from ..identity import channel_identity, is_email_address, normalize_identity
 from .customer_message import CustomerMessage, read_message
 
 # SES message ids are lower-case letters and digits; they become S3 keys, so nothing else is let through.
-MESSAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+MESSAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
 MUST_PASS = ("spf", "dkim", "dmarc")
 MUST_NOT_FAIL = ("spam", "virus")
 _NOT_FAILED = frozenset({"PASS", "GRAY"})
@@ -64,7 +64,7 @@ def _refuse(code: InboundRefusalCode, message: str) -> InboundRefusedError:
 
 def check_receipt(mail: ReceivedMail, inbound_address: str) -> None:
     """Refuse (:class:`InboundRefusedError`) a message whose verdicts or recipient do not allow a run."""
-    if not MESSAGE_ID_PATTERN.match(mail.message_id):
+    if not MESSAGE_ID_PATTERN.fullmatch(mail.message_id):
         raise _refuse(InboundRefusalCode.EVENT_INVALID, "the event names no valid SES message id")
     failed = [f"{name}={getattr(mail, name) or 'missing'}" for name in MUST_PASS if getattr(mail, name) != "PASS"]
     if failed:

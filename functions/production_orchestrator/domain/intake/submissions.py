@@ -26,7 +26,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from ..records import Timestamp, require_hash, require_id
 
 SUBMISSION_SCHEMA_VERSION: Literal[1] = 1
-EXECUTION_NAME_PATTERN = re.compile(r"^sub-[0-9a-f]{32}$")
+EXECUTION_NAME_PATTERN = re.compile(r"^sub-[0-9a-f]{32}\Z")
 MAX_REQUEST_CHARS = 20_000
 # An IAM role session ARN is up to about 170 characters; the longest requester any record holds.
 MAX_REQUESTER_CHARS = 300
@@ -36,7 +36,7 @@ RequestHash = Annotated[str, AfterValidator(lambda v: require_hash(v, "request h
 
 def is_submission_name(value: str) -> bool:
     """True when ``value`` is an execution name the submit step could have chosen."""
-    return EXECUTION_NAME_PATTERN.match(value) is not None
+    return EXECUTION_NAME_PATTERN.fullmatch(value) is not None
 
 
 def received_execution_name(message_id: str, request: str) -> str:

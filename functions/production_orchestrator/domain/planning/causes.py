@@ -57,7 +57,8 @@ def _late_detail(
         detail += f", after its due date {target.due}"
         start = placement.allocations[0].day
         if start > placement.earliest:
-            detail += f"; {', '.join(machines)} have no free time from {placement.earliest} until {start}"
+            have = "has" if len(machines) == 1 else "have"
+            detail += f"; {', '.join(machines)} {have} no free time from {placement.earliest} until {start}"
         return detail
     span = f"on {target.due}" if placement.earliest == target.due else f"from {placement.earliest} to {target.due}"
     days = placement.window_slots

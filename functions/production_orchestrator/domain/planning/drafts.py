@@ -1,7 +1,10 @@
 """Message drafts that belong to a plan: to the customer, the machine operator and each supplier.
 
 They are part of what the human approves (and of the proposal hash). A recipient without an address gets
-no draft: a plain-text request without a sender has no customer to write to.
+no draft: a plain-text request without a sender has no customer to write to. Each is a message a person can
+send as it is: the customer reads the product's description (not its code) and the day it will be finished;
+the supplier gets a purchase request with a reference number, the quantity and the day it is needed; every
+message is signed with the shop's name.
 """
 
 from __future__ import annotations
@@ -12,24 +15,66 @@ from ..shop.model import Order, ShopState, runs
 from .proposal import AtRisk, CommunicationDraft, ProcurementAction, ScheduleChange
 
 
-def _customer(target: Order, finish: str, buying: bool, late: bool, partly: bool = False) -> CommunicationDraft:
+def _product(state: ShopState, order: Order) -> str:
+    """What a person calls the order's product: its description, else its code."""
+    product = state.product(order.product)
+    return product.description if product is not None else order.product
+
+
+def _signed(state: ShopState, *paragraphs: str) -> str:
+    return "\n\n".join((*paragraphs, f"Kind regards,\n{state.name}"))
+
+
+def purchase_reference(target: Order, supplier_number: int) -> str:
+    """The reference a supplier quotes back: ``PR-<order>-<n>``, one per supplier of the plan (1-based)."""
+    return f"PR-{target.id}-{supplier_number}"
+
+
+def _customer(
+    state: ShopState, target: Order, finish: str, buying: bool, late: bool, partly: bool = False
+) -> CommunicationDraft:
+    what = f"{target.quantity} x {_product(state, target)}"
     note = " We are bringing in extra material for it and will confirm once it has arrived." if buying else ""
     if partly:
         when = (
-            f"We cannot make {target.due}: we can make part of it by {finish} and will plan the rest "
+            f"We are sorry: we cannot make {target.due}. We can make part of it by {finish} and will plan the rest "
             "as soon as machine time frees up."
         )
+        subject = f"Your order {target.id} is partly planned for {finish}"
     elif late:
-        when = f"We cannot make {target.due}: we expect to finish it on {finish}."
+        when = f"We are sorry: we cannot make {target.due}. We expect to finish it on {finish}."
+        subject = f"Your order {target.id}: new finishing date {finish}"
     else:
         when = f"It is planned to be finished on {finish}, in time for {target.due}."
+        subject = f"Your order {target.id} is planned for {finish}"
     return CommunicationDraft(
         audience="customer",
         to=target.customer_email,
-        subject=f"Your order {target.id} is {'partly ' if partly else ''}planned for {finish}",
-        body=(
-            f"Hello {target.customer}, thank you for your order {target.id} of {target.quantity} x {target.product}. "
-            f"{when}{note}"
+        subject=subject,
+        body=_signed(
+            state,
+            f"Hello {target.customer},",
+            f"thank you for your order {target.id}: {what}. {when}{note}",
+            "If anything about the order has changed, please reply to this message.",
+        ),
+    )
+
+
+def _supplier(
+    state: ShopState, target: Order, supplier: str, number: int, mine: Sequence[ProcurementAction]
+) -> CommunicationDraft:
+    reference = purchase_reference(target, number)
+    lines = [f"- {p.quantity} units of {p.material_id}, needed by {p.needed_by}" for p in mine]
+    return CommunicationDraft(
+        audience="supplier",
+        to=supplier,
+        subject=f"Purchase request {reference} from {' '.join(state.name.split())}: "
+        + ", ".join(f"{p.quantity} {p.material_id}" for p in mine),
+        body=_signed(
+            state,
+            "Hello,",
+            f"{state.name} would like to order:\n" + "\n".join(lines),
+            f"Our reference: {reference}. Please confirm the quantities and the delivery day, quoting this reference.",
         ),
     )
 
@@ -48,9 +93,9 @@ def draft_messages(
     if target.customer_email:
         risk = next((r for r in at_risk if r.order_id == target.id), None)
         partly = bool(risk and risk.unplaced_minutes)
-        drafts.append(_customer(target, finish, bool(procurement), risk is not None, partly))
+        drafts.append(_customer(state, target, finish, bool(procurement), risk is not None, partly))
     if state.operator_email:
-        lines = [f"Run {target.id} ({target.quantity} x {target.product}): {runs(new)}."]
+        lines = [f"Run {target.id} ({target.quantity} x {_product(state, target)}, {target.product}): {runs(new)}."]
         lines += [
             f"Move {c.order_id}: from {runs(c.before)} to {runs(c.after)}." for c in changes if c.order_id != target.id
         ]
@@ -64,17 +109,11 @@ def draft_messages(
                 audience="operator",
                 to=state.operator_email,
                 subject=f"Schedule change for {target.id} on {', '.join(sorted({a.machine for a in new}))}",
-                body=" ".join(lines),
+                body=_signed(state, "Hello,", "\n".join(lines)),
             )
         )
-    for supplier in sorted({p.supplier_email for p in procurement}):
-        mine = [p for p in procurement if p.supplier_email == supplier]
+    for number, supplier in enumerate(sorted({p.supplier_email for p in procurement}), start=1):
         drafts.append(
-            CommunicationDraft(
-                audience="supplier",
-                to=supplier,
-                subject="Purchase request: " + ", ".join(f"{p.quantity} {p.material_id}" for p in mine),
-                body=" ".join(f"Please deliver {p.quantity} units of {p.material_id} by {p.needed_by}." for p in mine),
-            )
+            _supplier(state, target, supplier, number, [p for p in procurement if p.supplier_email == supplier])
         )
     return tuple(drafts)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..errors import PlanningError
+from ..errors import PlanningError, UnplannableError
 from ..shop.model import Allocation, Order, Product, ShopState, day_range, sorted_schedule
 
 HORIZON_DAYS = 90
@@ -210,7 +210,7 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
         more, left = fill(board, after_due, left, product.minutes_per_unit)
         placed += more
     if not placed:
-        raise PlanningError(_nothing_fits(board, target, product, earliest))
+        raise UnplannableError(_nothing_fits(board, target, product, earliest))
     return Placement(
         allocations=merge(placed),
         need=need,
@@ -233,7 +233,8 @@ def _nothing_fits(board: Board, target: Order, product: Product, earliest: str) 
         return f"{target.id} cannot start before {earliest}, after the {HORIZON_DAYS} days planned from {board.days[0]}"
     working = [s for _, ms in board.slots(product.machines, earliest, board.days[-1]) for s in ms]
     if not working:
-        return f"{target.id} cannot be made: {machines} have no working day from {earliest} to {board.days[-1]}"
+        have = "has" if len(product.machines) == 1 else "have"
+        return f"{target.id} cannot be made: {machines} {have} no working day from {earliest} to {board.days[-1]}"
     return (
         f"{target.id} cannot be made: every working day of {machines} from {earliest} to {board.days[-1]} is "
         f"fully booked (none has {product.minutes_per_unit} free minutes, the time of one unit)"

@@ -96,6 +96,7 @@ class ProposalContent(_Frozen):
     """The immutable content a human reviews; its canonical hash is the proposal's address."""
 
     planner_version: str
+    planned_by: Literal["solver", "greedy"] = "greedy"  # which planner produced the schedule changes
     base_revision: int
     base_digest: str
     planning_day: str

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import PlanningError
+from ..errors import PlanningError, UnplannableError
 from ..shop.model import Order, ProcurementTask, ShopState, add_days, parse_day, procurement_key
 from .causes import cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
-from .greedy import HORIZON_DAYS, Placement, place
+from .greedy import HORIZON_DAYS, Placement
 from .materials import Shortage, plan_procurement, ready_day, shortages
+from .optimize import PlannedBy, best_placement
 from .proposal import Blocker, ProcurementAction, ProposalContent, ScheduleChange
+from .solver import DEFAULT_NODES
 
 PLANNER_VERSION = "planner-3"
 
@@ -36,7 +38,14 @@ def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
 
 def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tuple[Blocker, ...]:
     """What stops ``order_id`` from being produced by its due date: shortages, then capacity."""
-    return _plan(state, _target(state, order_id, planning_day), planning_day).blockers
+    return _plan(state, _target(state, order_id, planning_day), planning_day, solve=False).blockers
+
+
+def check_plannable(state: ShopState, order: Order, planning_day: str) -> None:
+    """Refuse an order of which nothing fits in the horizon (``UnplannableError``, with the reason) before any
+    planning run; an order of which part fits passes (its plan lists the rest at risk). Writes nothing."""
+    taken_in = state.with_order(order)
+    _plan(taken_in, _target(taken_in, order.id, planning_day), planning_day, solve=False)
 
 
 @dataclass(frozen=True)
@@ -45,29 +54,34 @@ class _Plan:
     placement: Placement
     short: list[Shortage]
     machines: tuple[str, ...]
+    planned_by: PlannedBy
 
 
-def _plan(state: ShopState, target: Order, planning_day: str) -> _Plan:
+def _plan(state: ShopState, target: Order, planning_day: str, nodes: int = DEFAULT_NODES, solve: bool = True) -> _Plan:
     product = state.product(target.product)
     assert product is not None  # checked by _target
     short = shortages(state, target, product, planning_day)
     earliest = ready_day(short, planning_day)
     last = add_days(planning_day, HORIZON_DAYS - 1)
     if earliest > last:
-        raise PlanningError(
+        raise UnplannableError(
             f"{target.id} cannot be made in the {HORIZON_DAYS} days from {planning_day}: "
             + "; ".join(cannot_arrive(s) for s in short if s.arrives > last)
         )
-    placement = place(state, target, product, planning_day, earliest)
+    placement, planned_by = best_placement(state, target, product, planning_day, earliest, nodes, solve)
     blockers = plan_blockers(target, product, short, placement)
-    return _Plan(blockers=blockers, placement=placement, short=short, machines=product.machines)
+    return _Plan(blockers=blockers, placement=placement, short=short, machines=product.machines, planned_by=planned_by)
 
 
-def build_proposal(state: ShopState, order_id: str, planning_day: str, request_text: str = "") -> ProposalContent:
-    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock."""
+def build_proposal(
+    state: ShopState, order_id: str, planning_day: str, request_text: str = "", solver_nodes: int = DEFAULT_NODES
+) -> ProposalContent:
+    """The complete plan for ``order_id`` against ``state`` from ``planning_day``: deterministic, no clock.
+
+    ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only)."""
     target = _target(state, order_id, planning_day)
-    plan = _plan(state, target, planning_day)
-    blockers, placement = plan.blockers, plan.placement
+    plan = _plan(state, target, planning_day, solver_nodes, solve=solver_nodes > 0)
+    blockers, placement, planned_by = plan.blockers, plan.placement, plan.planned_by
     changes = [
         ScheduleChange(order_id=oid, before=state.order(oid).schedule, after=after)  # type: ignore[union-attr]
         for oid, after in sorted(placement.moved.items())
@@ -87,6 +101,7 @@ def build_proposal(state: ShopState, order_id: str, planning_day: str, request_t
     at_risk = plan_at_risk(target, plan.machines, placement, plan.short, lines, orders, planning_day)
     content = {
         "planner_version": PLANNER_VERSION,
+        "planned_by": planned_by,
         "base_revision": state.revision,
         "base_digest": state.digest(),
         "planning_day": planning_day,

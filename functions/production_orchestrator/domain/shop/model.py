@@ -18,15 +18,15 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from ..canonical import content_hash
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MAX_MINUTES_PER_DAY = 24 * 60
 
 
 def check_id(value: str) -> str:
     """``value`` if it is a valid id (``^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$``), else ``ValueError``."""
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid id (1 to 64 letters, digits, '.', '_', '-'; starting alphanumeric)")
     return value
 
@@ -56,7 +56,7 @@ def day_range(first: str, count: int) -> list[str]:
 
 
 def _check_email(value: str) -> str:
-    if not EMAIL_PATTERN.match(value):
+    if not EMAIL_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not an e-mail address")
     return value
 
