@@ -116,3 +116,9 @@ evidence-outbox: $(STAMP)
 # The approval policy, model-based (also run by `make evidence`): writes evidence/policy.json.
 evidence-policy: $(STAMP)
 	$(PY) scripts/evidence_policy.py
+
+# A shop's week on docs/examples/ (import, three e-mails, approve, reject, a delivery, an order completes, a
+# re-import with --dry-run), narrated; tests/contract/test_demo_week.py asserts every step.
+.PHONY: demo-week
+demo-week: $(STAMP)
+	$(PY) scripts/demo_week.py

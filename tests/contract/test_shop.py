@@ -83,15 +83,15 @@ def test_a_bad_shop_file_lists_every_problem_by_path_and_changes_nothing(tmp_pat
     doc["orders"][4]["due"] = "2026-02-30"  # shaped like a day, but none
     run = cli("shop", "--data-dir", str(data_dir), "import", str(write(tmp_path / "bad.json", doc)))
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    for path in (
-        "$.machines[1].id",
-        "$.orders[0].product",
-        "$.orders[1].quantity",
-        "$.orders[2].schedule[0].machine",
-        "$.orders[3].schedule[0].machine",
-        "$.products[2].materials[0].id",
+    for path in (  # each record named by its id beside its path
+        "$.machines[1] (PRESS-A).id",
+        "$.orders[0] (ORD-1001).product: unknown product 'MUG'",
+        "$.orders[1] (ORD-1002).quantity",
+        "$.orders[2] (ORD-1003).schedule[0].machine",
+        "$.orders[3] (ORD-1004).schedule[0].machine",
+        "$.products[2] (CAP-LOGO).materials[0].id",
         "$.timezone",
-        "$.orders[4].due",
+        "$.orders[4] (ORD-1005).due",
     ):
         assert path in run.stderr, (path, run.stderr)
     # each field once, however many checks found it (the negative quantity: schema and references)
@@ -112,7 +112,12 @@ def test_replacing_the_shop_makes_pending_plans_stale(tmp_path: Path) -> None:
     pending = start_into(tmp_path / "run", "rush-order")
     doc = json.loads(pending.cli("shop", "export", "-").stdout)
     doc["materials"][0]["on_hand"] += 1  # a recount, as a whole new shop file
-    run = pending.cli("shop", "import", str(write(tmp_path / "recount.json", doc)))
+    recount = str(write(tmp_path / "recount.json", doc))
+    before = fingerprint(pending.data_dir)
+    guarded = pending.cli("shop", "import", recount)
+    assert guarded.returncode == 2 and "IMPORT_CONFLICT" in guarded.stderr and pending.checkpoint_id in guarded.stderr
+    assert fingerprint(pending.data_dir) == before
+    run = pending.cli("shop", "import", "--replace", recount)
     assert run.returncode == 0 and run["STALE_PLANS"] == "1" and pending.checkpoint_id in run.stderr
     assert "shop_imported" in audit_types(pending.data_dir)
     assert observed_code(pending.resume()) == "STALE_DOMAIN_STATE"

@@ -117,7 +117,7 @@ def test_a_bad_shop_file_is_refused_with_every_path_and_writes_nothing(
     bad.write_text(json.dumps(doc))
     assert aws_ops.main(["shop-import", "--table", aws.table, str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "$.orders[0].product" in err and "$.machines[1].id" in err
+    assert "$.orders[0] (ORD-1001).product" in err and "$.machines[1] (PRESS-A).id" in err
     assert _items(aws) == []
 
 

@@ -11,6 +11,11 @@
     relink --table T --topic-arn ARN --link-base URL --approval ID --approver EMAIL [--audit-key ID]
                                      a new link for one approver of an open approval, sent by SNS as the
                                      first one was; their old link stops working (audited, no secret)
+    shop-receive --table T MATERIAL QTY [--ref TEXT]
+                                     a delivery (same rule as ``shop receive``)
+    order-complete --table T ID | order-cancel --table T ID --reason TEXT |
+    order-progress --table T ID --minutes N
+                                     the operator's changes of one order (same rules as ``order ...``)
 
 Uses the default AWS credential chain (and ``AWS_ENDPOINT_URL`` when set). Exit 0 done (chain intact),
 5 chain broken, 2 bad input. The keys default to ``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``.
@@ -23,6 +28,7 @@ import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
@@ -39,12 +45,33 @@ def table_store(table: str) -> ShopStore:
     return _aws(table, "", "")[0]
 
 
-def shop_import(table: str, path: str) -> int:
-    """Create or replace the table's shop from the shop file at ``path`` (``-``: stdin)."""
-    from .shop import parse_shop_file, read_text, report_import
+def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool = False) -> int:
+    """Create or change the table's shop to the shop file at ``path`` (``-``: stdin); the same guard and
+    ``--dry-run`` as ``shop import``."""
+    from .shop import dry_run_report, parse_shop_file, read_text, report_import
 
     state = parse_shop_file(read_text(path, "shop file"))
-    return report_import(import_shop(table_store(table), state, datetime.now(UTC)), state)
+    if dry_run:
+        return dry_run_report(table_store(table), state)
+    return report_import(import_shop(table_store(table), state, datetime.now(UTC), replace=replace), state)
+
+
+def shop_change(table: str, args: argparse.Namespace) -> int:
+    """``shop-receive`` and ``order-*`` on the table: the same lifecycle steps as the local commands."""
+    from ..lifecycle import shop_life
+    from .orders import report_change
+
+    store, now = table_store(table), datetime.now(UTC)
+    if args.command == "shop-receive":
+        applied = shop_life.receive(store, args.material, args.quantity, args.ref, now)
+        return report_change(applied, material=applied.change.detail["material_id"])
+    if args.command == "order-complete":
+        applied = shop_life.complete(store, args.order_id, now)
+    elif args.command == "order-cancel":
+        applied = shop_life.cancel(store, args.order_id, args.reason, now)
+    else:
+        applied = shop_life.progress(store, args.order_id, args.minutes, now)
+    return report_change(applied, order=applied.change.detail["order_id"])
 
 
 def shop_export(table: str, path: str) -> int:
@@ -134,6 +161,24 @@ def relink_aws(args: argparse.Namespace) -> int:
     return 0
 
 
+def _change_parsers(sub: Any) -> None:
+    from .inputs import whole
+
+    receive = sub.add_parser("shop-receive", help="a delivery: on hand grows, its procurement lines close")
+    receive.add_argument("material", metavar="MATERIAL")
+    receive.add_argument("quantity", type=whole, metavar="QTY")
+    receive.add_argument("--ref", default="", metavar="TEXT")
+    for name in ("order-complete", "order-cancel", "order-progress"):
+        command = sub.add_parser(name, help=f"{name.replace('-', ' ')} (as the local command)")
+        command.add_argument("order_id", metavar="ID")
+        if name == "order-cancel":
+            command.add_argument("--reason", required=True, metavar="TEXT")
+        if name == "order-progress":
+            command.add_argument("--minutes", required=True, type=whole, metavar="N")
+    for command in (receive, *(sub.choices[n] for n in ("order-complete", "order-cancel", "order-progress"))):
+        command.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one operator command."""
     parser = argparse.ArgumentParser(prog="python -m production_orchestrator.cli.aws_ops", description=__doc__)
@@ -144,10 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--receipt-key", default=os.environ.get(ENV_RECEIPT_KEY_ID, ""), help="KMS key of receipts")
     wake = sub.add_parser("wake-decided", help="wake decided approvals whose workflow was never told")
     wake.add_argument("--table", required=True)
-    for name, help_text in (("shop-import", "create or replace the shop from a shop file"), ("shop-export", "")):
+    for name, help_text in (("shop-import", "create or change the shop from a shop file"), ("shop-export", "")):
         command = sub.add_parser(name, help=help_text or "write the shop as a shop file")
         command.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
         command.add_argument("path", metavar="PATH|-")
+        if name == "shop-import":
+            command.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+            command.add_argument("--replace", action="store_true", help="import even when plans rely on it")
+    _change_parsers(sub)
     again = sub.add_parser("relink", help="a new link for one approver (sent by SNS); their old one stops working")
     again.add_argument("--table", required=True, help="the DynamoDB table (PO_TABLE_NAME)")
     again.add_argument("--topic-arn", required=True, help="the approval topic (PO_TOPIC_ARN)")
@@ -160,7 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "relink":
             return relink_aws(args)
         if args.command == "shop-import":
-            return shop_import(args.table, args.path)
+            return shop_import(args.table, args.path, dry_run=args.dry_run, replace=args.replace)
+        if args.command in ("shop-receive", "order-complete", "order-cancel", "order-progress"):
+            return shop_change(args.table, args)
         if args.command == "shop-export":
             return shop_export(args.table, args.path)
         if args.command == "wake-decided":

@@ -47,6 +47,11 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
+def whole(text: str) -> int:
+    """A whole number; the command itself judges its range (and names the refusal's code)."""
+    return _int(text)
+
+
 def at_least_one(text: str) -> int:
     """A whole number of 1 or more."""
     value = _int(text)

@@ -12,13 +12,13 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
-from . import approval_ops, audit, outbox, plan, remind, runs, serve, shop, submit, views
+from . import approval_ops, audit, orders, outbox, plan, remind, runs, serve, shop, submit, views
 from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
 from .parser import CommandModule, build_parser
 
 # Each module adds its commands through ``register(subparsers)``; a new command group is one more entry.
 COMMAND_MODULES: tuple[CommandModule, ...] = (
-    runs, views, shop, serve, audit, outbox, submit, plan, approval_ops, remind,
+    runs, views, shop, orders, serve, audit, outbox, submit, plan, approval_ops, remind,
 )  # fmt: skip
 
 # Failures of the model's transport that are the environment's, not ours: named by class so the CLI needs

@@ -1,8 +1,10 @@
 """``shop`` commands (show, set-inventory, import, export) and the request flags of ``start``.
 
-shop import PATH|-   JSON -> docs/shop.schema.json -> references, calendar, capacity -> replace the
-                     shop in one conditional write; every problem is listed by JSON path (exit 2,
-                     nothing changed); pending plans on the replaced shop become stale
+shop import PATH|-   JSON -> docs/shop.schema.json -> references, calendar, capacity -> the diff ->
+                     guarded (orders applied plans placed, pending plans) -> one conditional write;
+                     every problem is listed by JSON path and record id (exit 2, nothing changed);
+                     --dry-run prints the diff, --replace overrides the guard
+shop receive MATERIAL QTY [--ref TEXT]   a delivery: on hand grows, its procurement lines close
 shop export PATH|-   the same format; importing it gives the same domain digest
 shop show [--json]   the shop at a glance, or the same document plus revision and procurement; the
                      requests waiting beside the shop apart (--json: "pending")
@@ -23,7 +25,7 @@ from typing import Any
 
 from ..domain.errors import ShopFileError, ValidationError
 from ..domain.ports import ShopStore
-from ..domain.presentation import render_shop
+from ..domain.presentation import describe_existing_shortages, render_shop
 from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
 from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
@@ -31,12 +33,13 @@ from ..domain.shop.model import ShopState, parse_day
 from ..lifecycle.evidence import current_state
 from ..lifecycle.plan_request import PlanRequest, on_current_shop
 from ..lifecycle.requests import pending_requests
-from ..lifecycle.shop_import import ImportResult, import_shop
+from ..lifecycle.shop_import import ImportResult, import_shop, plan_import
+from ..lifecycle.shop_life import existing_shortages, receive
 from . import inputs
 from .given import add_given_flags, given_facts
-from .output import EXIT_OK, PROG
+from .output import EXIT_OK, PROG, say
 from .parser import actions, command, data_dir
-from .root import local_runtime, utc_now
+from .root import DB_NAME, local_runtime, utc_now
 
 DEFAULT_SCENARIO = "rush-order"
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -122,6 +125,11 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
     return dataclasses.replace(chosen, given=given_facts(args))
 
 
+def shortage_lines(state: ShopState) -> list[str]:
+    """Material the shop's scheduled orders already lack (none of any customer's plan), with who waits for it."""
+    return describe_existing_shortages(existing_shortages(state, state.today(utc_now())))
+
+
 def report_import(result: ImportResult, state: ShopState) -> int:
     """Print what an import did: ``SHOP=``, ``STATE_REVISION=``, ``DOMAIN_DIGEST=``, ``STALE_PLANS=``."""
     stale = len(result.stale_checkpoints)
@@ -132,17 +140,54 @@ def report_import(result: ImportResult, state: ShopState) -> int:
     if not result.changed:
         print("the shop is already exactly this; nothing changed", file=sys.stderr)
     else:
-        what = "created" if result.created else "replaced"
+        what = "created" if result.created else "changed"
         counts = f"{len(state.machines)} machines, {len(state.products)} products, {len(state.orders)} orders"
         tail = f"; {stale} pending plan(s) now stale: {', '.join(result.stale_checkpoints)}" if stale else ""
         print(f"shop {result.state.name!r} {what} ({counts}){tail}", file=sys.stderr)
+        for line in result.diff.lines() if result.diff else []:
+            say(f"  {line}")
+    for line in shortage_lines(result.state):
+        say(f"warning: already short before any new request: {line}")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
     state = parse_shop_file(read_text(args.path, "shop file"))
+    if args.dry_run:
+        if not (data_dir(args) / DB_NAME).is_file():
+            print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
+            say(f"dry run: nothing was written; there is no shop in {data_dir(args)} yet: the import would create it")
+            return EXIT_OK
+        return dry_run_report(local_runtime(data_dir(args), create=False).store, state)
     rt = local_runtime(data_dir(args), create=True)
-    return report_import(import_shop(rt.store, state, utc_now()), state)
+    return report_import(import_shop(rt.store, state, utc_now(), replace=args.replace), state)
+
+
+def dry_run_report(store: ShopStore, state: ShopState) -> int:
+    """Print what the import would change and what it would need ``--replace`` for; write nothing."""
+    plan = plan_import(store, state, utc_now())
+    problems = plan.problems()
+    print("DRY_RUN=1")
+    print(f"CHANGED={1 if plan.changed else 0}")
+    print(f"STATE_REVISION={plan.state.revision}")
+    print(f"NEEDS_REPLACE={1 if problems else 0}")
+    say("dry run: nothing was written; the import would change:")
+    for line in plan.diff.lines() if plan.diff else ["everything: there is no shop yet"]:
+        say(f"  {line}")
+    for line in problems:
+        say(f"  needs --replace: {line}")
+    for line in shortage_lines(plan.state):
+        say(f"warning: already short before any new request: {line}")
+    return EXIT_OK
+
+
+def _receive(args: argparse.Namespace) -> int:
+    from .orders import report_change
+
+    rt = local_runtime(data_dir(args), create=False)
+    applied = receive(rt.store, args.material, args.quantity, args.ref, utc_now())
+    detail = applied.change.detail
+    return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
 
 def _current(args: argparse.Namespace) -> ShopState:
@@ -166,6 +211,13 @@ def _show(args: argparse.Namespace) -> int:
             )
         if not pending:
             print("  none")
+        print("\nShortages already in the shop (not part of any plan):")
+        print("\n".join(f"  {line}" for line in shortage_lines(state)) or "  none")
+        if state.closed_orders:
+            print("\nClosed orders:")
+            for closed in state.closed_orders:
+                reason = f": {closed.reason}" if closed.reason else ""
+                print(f"  {closed.order.id} {closed.status} on {closed.closed_on}{reason}")
     return EXIT_OK
 
 
@@ -208,7 +260,12 @@ def register(subparsers: Any) -> None:
         description="The shop at a glance, your own shop from a shop file (docs/shop.schema.json), or an "
         "inventory count made outside the agent (a delivery, a stock take). A change moves the shop's "
         "digest: plans proposed before it are refused as stale.",
-        examples=["shop show", "shop import my-shop.json", "shop set-inventory THREAD-RED-40 1500"],
+        examples=[
+            "shop show",
+            "shop import my-shop.json",
+            "shop receive THREAD-RED-40 600 --ref 'delivery note 4711'",
+            "shop set-inventory THREAD-RED-40 1500",
+        ],
     )
     interrupted = f"interrupted: a change is written whole or not at all; see {PROG} shop show"
     shop.set_defaults(on_interrupt=lambda _: interrupted)
@@ -234,17 +291,38 @@ def register(subparsers: Any) -> None:
     )
     inv.add_argument("material", metavar="MATERIAL", help="material id, e.g. THREAD-RED-40")
     inv.add_argument("quantity", type=inputs.zero_or_more, metavar="QUANTITY", help="the counted quantity (0 or more)")
+    rec = command(
+        what,
+        "receive",
+        summary="record a delivery: on hand grows, its procurement lines close",
+        description="A delivery of a material the shop has: on hand grows by QTY, and the open procurement lines "
+        "of that material close oldest first (a partial delivery reduces the line), then what was on order, so "
+        "nothing counts twice. One audited write; refused with exit 2 and nothing written for an unknown "
+        "material or a quantity under 1.",
+        examples=["shop receive THREAD-RED-40 600", "shop receive CAP-BLANK 200 --ref 'delivery note 4711'"],
+        handler=_receive,
+    )
+    rec.add_argument("material", metavar="MATERIAL", help="material id, e.g. THREAD-RED-40")
+    rec.add_argument("quantity", type=inputs.whole, metavar="QTY", help="how much was delivered (1 or more)")
+    rec.add_argument("--ref", default="", metavar="TEXT", help="delivery note or other reference, kept in the audit")
     imp = command(
         what,
         "import",
-        summary="create or replace this data dir's shop from a shop file",
+        summary="create this data dir's shop from a shop file, or change it to the file's",
         description="Read a shop file (JSON, docs/shop.schema.json; - for stdin), check it whole, and create "
-        "or replace the shop in one write. Every problem is listed by JSON path and nothing changes (exit 2). "
-        "Replacing the shop makes pending plans stale; the command says how many.",
-        examples=["shop import my-shop.json", "shop import - < my-shop.json"],
+        "or change the shop in one write; the revision moves up on every change. Every problem is listed by "
+        "JSON path and the record's id, and nothing changes (exit 2). --dry-run prints what would change "
+        "(orders, machines, materials, products added, removed, changed) and writes nothing. An import that "
+        "would remove or reschedule an order an applied plan placed, or make a pending plan stale, is refused "
+        "(IMPORT_CONFLICT, exit 2, listing them) unless --replace.",
+        examples=["shop import my-shop.json", "shop import --dry-run my-shop.json", "shop import - < my-shop.json"],
         handler=_import,
     )
     imp.add_argument("path", metavar="PATH|-", help="the shop file, or - for standard input")
+    imp.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    imp.add_argument(
+        "--replace", action="store_true", help="import even when applied or pending plans rely on what it changes"
+    )
     exp = command(
         what,
         "export",

@@ -83,6 +83,30 @@ class ShopFileError(ValidationError):
         self.problems = problems
 
 
+class ShopChangeCode(StrEnum):
+    """Stable reasons an operator's change of the shop (receive, order complete/cancel/progress, import) is
+    refused before anything is written."""
+
+    NO_SHOP = "NO_SHOP"
+    UNKNOWN_MATERIAL = "UNKNOWN_MATERIAL"
+    UNKNOWN_ORDER = "UNKNOWN_ORDER"
+    ORDER_CLOSED = "ORDER_CLOSED"
+    ORDER_NOT_SCHEDULED = "ORDER_NOT_SCHEDULED"
+    PROGRESS_TOO_LARGE = "PROGRESS_TOO_LARGE"
+    INVALID_QUANTITY = "INVALID_QUANTITY"
+    INVALID_TEXT = "INVALID_TEXT"
+    IMPORT_CONFLICT = "IMPORT_CONFLICT"
+
+
+class ShopChangeRefusedError(ValidationError):
+    """An operator's change of the shop was refused; ``code`` is one of :class:`ShopChangeCode`. Nothing written."""
+
+    def __init__(self, code: ShopChangeCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message
+
+
 class ConfigurationError(OrchestratorError):
     """The runtime is configured wrongly (missing or malformed setting)."""
 

@@ -1,4 +1,5 @@
-"""Reading a shop file: every problem is named by its JSON path, and nothing partial is ever returned."""
+"""Reading a shop file: every problem is named by its JSON path and the id of the record it is in, and nothing
+partial is ever returned."""
 
 from __future__ import annotations
 
@@ -73,23 +74,35 @@ def test_the_issue_example_is_a_shop() -> None:
 @pytest.mark.parametrize(
     ("doc", "path", "words"),
     [
-        (edited(machines__1__id="PRESS-A"), "$.machines[1].id", "duplicate id"),
-        (edited(orders__0__product="MUG"), "$.orders[0].product", "unknown product"),
-        (edited(products__0__machines=["PRESS-A", "LASER"]), "$.products[0].machines[1]", "unknown machine"),
+        (edited(machines__1__id="PRESS-A"), "$.machines[1] (PRESS-A).id", "duplicate id"),
+        (edited(orders__0__product="MUG"), "$.orders[0] (ORD-1001).product", "unknown product"),
+        (
+            edited(products__0__machines=["PRESS-A", "LASER"]),
+            "$.products[0] (TOTE-NAVY).machines[1]",
+            "unknown machine",
+        ),
         (
             edited(products__0__materials=[{"id": "INK-RED", "per_unit": 1}]),
-            "$.products[0].materials[0].id",
+            "$.products[0] (TOTE-NAVY).materials[0].id",
             "unknown material",
         ),
-        (edited(orders__0__schedule__0__machine="CUTTER"), "$.orders[0].schedule[0].machine", "cannot make TOTE-NAVY"),
-        (edited(orders__0__schedule__0__machine="GHOST"), "$.orders[0].schedule[0].machine", "unknown machine"),
-        (edited(orders__0__schedule__0__day="2026-12-25"), "$.orders[0].schedule[0].day", "a closed day"),
+        (
+            edited(orders__0__schedule__0__machine="CUTTER"),
+            "$.orders[0] (ORD-1001).schedule[0].machine",
+            "cannot make TOTE-NAVY",
+        ),
+        (
+            edited(orders__0__schedule__0__machine="GHOST"),
+            "$.orders[0] (ORD-1001).schedule[0].machine",
+            "unknown machine",
+        ),
+        (edited(orders__0__schedule__0__day="2026-12-25"), "$.orders[0] (ORD-1001).schedule[0].day", "a closed day"),
         (
             edited(orders__0__schedule__0__machine="PRESS-B", orders__0__schedule__0__day="2026-12-05"),
-            "$.orders[0].schedule[0].day",
+            "$.orders[0] (ORD-1001).schedule[0].day",
             "sat",
         ),
-        (edited(orders__0__quantity=-5), "$.orders[0].quantity", "positive"),
+        (edited(orders__0__quantity=-5), "$.orders[0] (ORD-1001).quantity", "positive"),
     ],
 )
 def test_each_problem_is_named_by_its_path(doc: dict[str, Any], path: str, words: str) -> None:
@@ -101,12 +114,21 @@ def test_every_problem_is_listed_at_once() -> None:
     doc = edited(machines__1__id="PRESS-A", orders__0__product="MUG", timezone="Mars/Olympus")
     doc["orders"].append(copy.deepcopy(EXAMPLE["orders"][0]))
     paths = {p for p, _ in problems_of(doc)}
-    assert {"$.machines[1].id", "$.orders[0].product", "$.orders[1].id"} <= paths
+    assert {"$.machines[1] (PRESS-A).id", "$.orders[0] (ORD-1001).product", "$.orders[1] (ORD-1001).id"} <= paths
 
 
 def test_bad_types_and_ranges_are_named_without_a_schema() -> None:
     paths = {p for p, _ in problems_of(edited(timezone="Mars/Olympus", orders__0__due="2026-02-30"))}
-    assert {"$.timezone", "$.orders[0].due"} <= paths
+    assert {"$.timezone", "$.orders[0] (ORD-1001).due"} <= paths
+
+
+def test_a_record_without_a_usable_id_is_named_by_its_path_alone() -> None:
+    doc = edited(orders__0__product="MUG")
+    doc["orders"][0]["id"] = "bad id with spaces"
+    doc["orders"].append({"customer": "no id", "product": "MUG"})
+    found = dict(problems_of(doc))
+    assert found["$.orders[0] ('bad id with spaces').product"] == "unknown product 'MUG'"
+    assert found["$.orders[1].product"] == "unknown product 'MUG'"
 
 
 def test_a_schedule_may_hold_only_the_remaining_work() -> None:
@@ -120,7 +142,9 @@ def test_overbooked_machine_day_is_refused() -> None:
     second = copy.deepcopy(doc["orders"][0])
     second.update(id="ORD-1002", quantity=150, schedule=[{"machine": "PRESS-A", "day": "2026-12-02", "minutes": 300}])
     doc["orders"].append(second)
-    assert ("$.orders[1].schedule[0]", "PRESS-A is booked 540 of 480 minutes on 2026-12-02") in problems_of(doc)
+    assert ("$.orders[1] (ORD-1002).schedule[0]", "PRESS-A is booked 540 of 480 minutes on 2026-12-02") in problems_of(
+        doc
+    )
 
 
 def test_problems_never_crash_on_a_malformed_document() -> None:

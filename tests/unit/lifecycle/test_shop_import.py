@@ -1,12 +1,19 @@
-"""shop import: create or replace the shop in one conditional write; pending plans on the old shop go stale."""
+"""shop import: create or change the shop in one conditional write; what applied or pending plans rely on is
+guarded (IMPORT_CONFLICT, nothing written) unless replace; the revision moves on every change."""
 
 from __future__ import annotations
 
 import pytest
 
-from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, StaleStateError
+from production_orchestrator.domain.errors import (
+    RefusalCode,
+    ResumeRefusedError,
+    ShopChangeCode,
+    ShopChangeRefusedError,
+    StaleStateError,
+)
 from production_orchestrator.domain.scenarios import SCENARIOS
-from production_orchestrator.lifecycle.shop_import import import_shop, pending_on
+from production_orchestrator.lifecycle.shop_import import import_shop, pending_on, plan_import
 from tests.support.memory_world import MemoryWorld
 
 RUSH = SCENARIOS["rush-order"].state
@@ -34,19 +41,47 @@ def test_replacing_the_shop_names_the_plans_it_made_stale_and_their_resume_is_re
         started.checkpoint.checkpoint_id
     ]
     recount = RUSH.with_inventory("THREAD-RED-40", 5000)
-    result = import_shop(world.store, recount, world.clock())
+    before = world.snapshot()
+    with pytest.raises(ShopChangeRefusedError) as guarded:
+        import_shop(world.store, recount, world.clock())
+    assert guarded.value.code is ShopChangeCode.IMPORT_CONFLICT
+    assert started.checkpoint.checkpoint_id in str(guarded.value)
+    assert world.snapshot() == before  # refused: nothing written
+    result = import_shop(world.store, recount, world.clock(), replace=True)
     assert result.stale_checkpoints == (started.checkpoint.checkpoint_id,)
-    assert world.store.load_state() == recount
+    assert world.store.load_state().model_copy(update={"revision": 1}) == recount  # type: ignore[union-attr]
     with pytest.raises(ResumeRefusedError) as refused:
         world.resume(started, True)
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE
 
 
-def test_the_revision_never_goes_back(world: MemoryWorld) -> None:
+def test_reimporting_the_original_file_after_a_plan_applied_is_refused_then_moves_the_revision_on(
+    world: MemoryWorld,
+) -> None:
     started = world.start()
     assert world.resume(started, True).revision == 2
-    result = import_shop(world.store, RUSH, world.clock())
-    assert result.state.revision == 2 and world.store.load_state().revision == 2  # type: ignore[union-attr]
+    plan = plan_import(world.store, RUSH, world.clock())
+    # The applied plan placed RUSH-200 and moved STANDARD-100: the original file would undo both.
+    assert plan.diff is not None and plan.diff.orders.removed == ("RUSH-200",)
+    assert [p.split(" (")[0] for p in plan.conflicts] == ["order RUSH-200", "order STANDARD-100"]
+    before = world.snapshot()
+    with pytest.raises(ShopChangeRefusedError) as guarded:
+        import_shop(world.store, RUSH, world.clock())
+    assert guarded.value.code is ShopChangeCode.IMPORT_CONFLICT and "would be removed" in str(guarded.value)
+    assert world.snapshot() == before
+    result = import_shop(world.store, RUSH, world.clock(), replace=True)
+    assert result.state.revision == 3 and world.store.load_state().revision == 3  # type: ignore[union-attr]
+    assert world.store.audit_events()[-1].detail["replaced_plan_orders"] == list(plan.conflicts)
+
+
+def test_every_change_moves_the_revision_and_the_diff_names_what_changed(world: MemoryWorld) -> None:
+    import_shop(world.store, RUSH, world.clock())
+    recount = RUSH.with_inventory("THREAD-RED-40", 5000)
+    result = import_shop(world.store, recount, world.clock())
+    assert result.state.revision == 2 and result.diff is not None
+    assert result.diff.materials.changed == ("THREAD-RED-40",) and result.diff.lines() == [
+        "materials changed (1): THREAD-RED-40"
+    ]
 
 
 def test_a_shop_that_moved_meanwhile_is_not_overwritten(world: MemoryWorld) -> None:

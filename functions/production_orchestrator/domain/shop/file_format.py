@@ -10,6 +10,7 @@ reported together; nothing is written while any problem is left.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ShopFileError
-from .model import WEEKDAYS, ShopState, parse_day
+from .model import ID_PATTERN, WEEKDAYS, ShopState, parse_day
 
 Problem = tuple[str, str]
 
@@ -172,8 +173,13 @@ def shop_problems(doc: Any) -> list[Problem]:
     problems += found
     found, products = _duplicates(doc, "products", "code")
     problems += found
-    found, _ = _duplicates(doc, "orders", "id")
+    found, open_orders = _duplicates(doc, "orders", "id")
     problems += found
+    for index, closed in _entries(doc, "closed_orders"):
+        order = closed.get("order")
+        order_id = order.get("id") if isinstance(order, dict) else None
+        if isinstance(order_id, str) and order_id in open_orders:
+            problems.append((json_path("closed_orders", index, "order", "id"), f"order {order_id!r} is also open"))
     problems += _product_problems(doc, machines, materials)
     problems += _order_problems(doc, machines, products)
     problems += _procurement_problems(doc, materials)
@@ -206,6 +212,35 @@ def _added(found: list[Problem], reported: list[Problem]) -> list[Problem]:
     return out
 
 
+_RECORD_PATH = re.compile(r"^\$\.(machines|materials|products|orders|procurement|closed_orders)\[(\d+)\]")
+
+
+def _record_id(doc: Any, field: str, index: int) -> str | None:
+    items = doc.get(field) if isinstance(doc, dict) else None
+    if not isinstance(items, list) or index >= len(items) or not isinstance(items[index], dict):
+        return None
+    entry = items[index]
+    if field == "closed_orders":
+        entry = entry.get("order") if isinstance(entry.get("order"), dict) else {}
+    value = entry.get({"products": "code", "procurement": "material"}.get(field, "id"))
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value if ID_PATTERN.match(value) else repr(value[:40])
+
+
+def named(doc: Any, problems: list[Problem]) -> list[Problem]:
+    """Each problem's path with the id of the record it is in beside it: ``$.orders[5] (ORD-9).product``,
+    so the owner finds the order they know, not only its position in the file."""
+    out = []
+    for path, message in problems:
+        match = _RECORD_PATH.match(path)
+        record = _record_id(doc, match.group(1), int(match.group(2))) if match else None
+        if match and record is not None:
+            path = f"{match.group(0)} ({record}){path[match.end() :]}"
+        out.append((path, message))
+    return out
+
+
 def read_shop(doc: Any, *, schema_problems: list[Problem] | None = None) -> ShopState:
     """The shop ``doc`` describes, or ``ShopFileError`` listing every problem found, so nothing partial is
     ever returned. ``schema_problems`` (the JSON Schema's findings) come first, then the references and
@@ -217,15 +252,17 @@ def read_shop(doc: Any, *, schema_problems: list[Problem] | None = None) -> Shop
     except PydanticValidationError as exc:
         # Duplicates were already named with their exact path by shop_problems.
         problems = _added([p for p in _pydantic_problems(exc) if "duplicate" not in p[1]], problems)
-        raise ShopFileError(problems or _pydantic_problems(exc)) from None
+        raise ShopFileError(named(doc, problems or _pydantic_problems(exc))) from None
     if problems:
-        raise ShopFileError(problems)
+        raise ShopFileError(named(doc, problems))
     return state
 
 
 def write_shop(state: ShopState) -> dict[str, Any]:
     """``state`` as a shop document (what ``shop export`` writes and ``shop show --json`` prints)."""
-    data = state.model_dump(mode="json", exclude_none=True)
-    if data["staleness"] == "footprint":
-        del data["staleness"]  # the default, as a file that never chose one reads
-    return data
+    document = state.model_dump(mode="json", exclude_none=True)
+    if document["staleness"] == "footprint":
+        del document["staleness"]  # the default, as a file that never chose one reads
+    if not document["closed_orders"]:
+        del document["closed_orders"]  # the same document as before orders could close
+    return document

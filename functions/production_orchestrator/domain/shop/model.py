@@ -22,6 +22,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     field_validator,
     model_serializer,
+    model_validator,
 )
 
 from ..canonical import content_hash
@@ -216,6 +217,19 @@ class Order(_Frozen):
         return self.schedule[-1].day if self.schedule else None
 
 
+class ClosedOrder(_Frozen):
+    """An order that left the schedule: ``complete`` (made) or ``cancelled`` (with the reason), on ``closed_on``.
+
+    Kept apart from ``ShopState.orders`` so nothing that plans or books capacity ever sees it again; the order
+    is kept as it was when it closed (its schedule says what it had booked).
+    """
+
+    order: Order
+    status: Literal["complete", "cancelled"]
+    closed_on: Day
+    reason: str = Field(default="", max_length=500)
+
+
 class ProcurementTask(_Frozen):
     """A purchase the shop committed to when a plan applied: counted as incoming from then on."""
 
@@ -240,6 +254,7 @@ class ShopState(_Frozen):
     # Which change of the shop makes a pending plan stale: a change inside its footprint that the plan's
     # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
     staleness: Literal["footprint", "any-change"] = "footprint"
+    closed_orders: tuple[ClosedOrder, ...] = ()
 
     @field_validator("timezone")
     @classmethod
@@ -267,6 +282,18 @@ class ShopState(_Frozen):
     def _orders(cls, value: tuple[Order, ...]) -> tuple[Order, ...]:
         return _unique_sorted(value, lambda o: o.id, "order")
 
+    @field_validator("closed_orders")
+    @classmethod
+    def _closed_orders(cls, value: tuple[ClosedOrder, ...]) -> tuple[ClosedOrder, ...]:
+        return _unique_sorted(value, lambda c: c.order.id, "closed order")
+
+    @model_validator(mode="after")
+    def _open_or_closed(self) -> ShopState:
+        both = {o.id for o in self.orders} & {c.order.id for c in self.closed_orders}
+        if both:
+            raise ValueError(f"order {sorted(both)[0]!r} is both open and closed")
+        return self
+
     @field_validator("procurement")
     @classmethod
     def _procurement(cls, value: tuple[ProcurementTask, ...]) -> tuple[ProcurementTask, ...]:
@@ -279,11 +306,14 @@ class ShopState(_Frozen):
     def to_canonical(self) -> dict[str, Any]:
         """The state as plain JSON data; every list is already in its defined order.
 
-        The default staleness rule is left out, so shops that never chose one keep the digests they had.
-        """
+        The default staleness rule is left out, so shops that never chose one keep the digests they had;
+        ``closed_orders`` is left out while empty, so a shop that never closed an order keeps the digest it
+        had before orders could close (and every proposal made on it its hash)."""
         data = self.model_dump(mode="json")
         if data["staleness"] == "footprint":
             del data["staleness"]
+        if not data["closed_orders"]:
+            del data["closed_orders"]
         return data
 
     def digest(self) -> str:
@@ -293,6 +323,10 @@ class ShopState(_Frozen):
     def order(self, order_id: str) -> Order | None:
         """The order with ``order_id``, if any."""
         return next((o for o in self.orders if o.id == order_id), None)
+
+    def closed_order(self, order_id: str) -> ClosedOrder | None:
+        """The closed (complete or cancelled) order with ``order_id``, if any."""
+        return next((c for c in self.closed_orders if c.order.id == order_id), None)
 
     def machine(self, machine_id: str) -> Machine | None:
         """The machine with ``machine_id``, if any."""
