@@ -35,10 +35,12 @@ TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key 
 # handler module -> table access. Updated together with the code: the e2e test fails on a call not here.
 TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # start: seed, intake, proposal, snapshot, checkpoint, audit events (a large shop's state is read from
-    # its snapshot chunks)
+    # its snapshot chunks); the same request is started once (lifecycle/requests reads the runs)
     "run_agent": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
+        # a request started again: the stored runs (checkpoints) and their approvals' status, read only
+        "dynamodb:Query": (SHOP,),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
     # retry already created (its pointers in SHOP, the record itself), else creates the approval and its

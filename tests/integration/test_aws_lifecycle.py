@@ -16,7 +16,7 @@ from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprov
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.approval_web.pages import NEUTRAL_MESSAGE
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
-from production_orchestrator.domain.presentation import fingerprint
+from production_orchestrator.domain.presentation import fingerprint, shop_time
 from production_orchestrator.domain.scenarios import scenario
 from tests.support.aws_flow import Flow, approved_flow, start
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, cold_start
@@ -54,7 +54,8 @@ def test_approve_applies_the_reviewed_plan_once(aws: AwsWorld, clock: Clock) -> 
     assert len({link.secret for link in flow.links}) == len(APPROVERS)
     link = flow.link()
     assert fingerprint(flow.proposal_hash) in link.subject
-    assert flow.proposal_hash in link.body and flow.run["expires_at"] in link.body
+    assert flow.proposal_hash in link.body
+    assert shop_time(flow.run["expires_at"]) in link.body  # the deadline as people read it, with its offset
 
     page = flow.get()
     assert page["statusCode"] == 200

@@ -19,7 +19,6 @@ from typing import Any
 from ..domain.errors import ValidationError
 from ..domain.shop.model import check_day
 from ..lifecycle import order_list, shop_life
-from ..lifecycle.status import checkpoint_status
 from . import inputs
 from .output import EXIT_OK, emit_json, say
 from .parser import actions, command, data_dir
@@ -57,11 +56,7 @@ def _list(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
     now = utc_now()
     state = shop_life.current_shop(rt.store)
-
-    def status_of(checkpoint: Any) -> str:
-        return checkpoint_status(rt.store, checkpoint, now, rt.approvals)[0]
-
-    pending = order_list.pending_requests(rt.store, now, status_of)
+    pending = order_list.pending_rows(rt.store, now, rt.approvals)
     rows = order_list.order_rows(state, _day(args) or state.today(now), pending)
     if args.json:
         orders = [asdict(r) for r in rows if not r.checkpoint]

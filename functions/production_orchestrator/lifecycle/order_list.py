@@ -2,20 +2,19 @@
 
 open orders -> scheduled | at risk (not scheduled, finishing after the due date, short of a material)
 closed orders -> complete | cancelled (with the day and the reason)
-pending checkpoints -> the request's order, its checkpoint and the approval's status. Reads only.
+open runs -> the request's order, its checkpoint and its status (lifecycle/requests). Reads only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..domain.planning.materials import ShopShortage
-from ..domain.ports import ShopStore
-from ..domain.records import Checkpoint
+from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.shop.model import ShopState
-from .shop_life import existing_shortages, pending_checkpoints
+from .requests import pending_requests
+from .shop_life import existing_shortages
 
 
 @dataclass(frozen=True)
@@ -48,33 +47,22 @@ def _risk(state: ShopState, order_id: str, lines: list[ShopShortage]) -> str:
     return "; ".join(reasons)
 
 
-_CLOSED = frozenset({"superseded", "rejected", "expired", "invalid", "no_approval"})
-
-
-def pending_requests(store: ShopStore, now: datetime, status_of: Callable[[Checkpoint], str]) -> list[OrderRow]:
-    """Each request whose plan waits for a decision, beside the shop (not one of its orders)."""
-    from .evidence import review
-
-    rows = []
-    for checkpoint in pending_checkpoints(store, now):
-        status = status_of(checkpoint)
-        if status in _CLOSED:
-            continue  # replaced by "propose again", or rejected on the page and not yet resumed
-        _, proposal = review(store, checkpoint.checkpoint_id)
-        target = proposal.target_order
-        rows.append(
-            OrderRow(
-                order=target.id,
-                customer=target.customer,
-                product=target.product,
-                quantity=target.quantity,
-                due=target.due,
-                status=status,
-                detail=f"waits for the decision on checkpoint {checkpoint.checkpoint_id}",
-                checkpoint=checkpoint.checkpoint_id,
-            )
+def pending_rows(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> list[OrderRow]:
+    """Each request whose plan waits for a decision, beside the shop: the same requests ``shop show`` lists
+    (:func:`lifecycle.requests.pending_requests`, the one reader of runs' requests)."""
+    return [
+        OrderRow(
+            order=held.order.id,
+            customer=held.customer,
+            product=held.order.product,
+            quantity=held.order.quantity,
+            due=held.order.due,
+            status=held.status,
+            detail=f"waits for the decision on checkpoint {held.checkpoint_id}",
+            checkpoint=held.checkpoint_id,
         )
-    return rows
+        for held in pending_requests(store, now, approvals)
+    ]
 
 
 def order_rows(state: ShopState, today: str, pending: list[OrderRow]) -> list[OrderRow]:

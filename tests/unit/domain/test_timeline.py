@@ -42,7 +42,7 @@ def shop(closed: tuple[str, ...] = ()) -> ShopState:
 
 def test_rush_order_before_and_after_name_the_new_order_the_move_and_where_it_came_from() -> None:
     base = SCENARIOS["rush-order"].taken_in()
-    proposal = build_proposal(base, "RUSH-200", TODAY)
+    proposal = build_proposal(base, "RUSH-200", TODAY, solver_nodes=0)  # the greedy plan: one whole move to draw
     timeline = build_timeline(base, proposal)
     assert timeline.machines == ("EMB-01",)
     assert timeline.days == ("2026-08-12", "2026-08-13")
@@ -88,7 +88,7 @@ def test_the_summary_says_late_by_how_much_and_what_moves() -> None:
     assert not on_time
     assert re.match(r"At risk: finishes \w{3} \d+ Dec, ", sentence), sentence
     assert describe_moves(proposal) and all("\u2192" in line for line in describe_moves(proposal))
-    rush = build_proposal(SCENARIOS["rush-order"].taken_in(), "RUSH-200", TODAY)
+    rush = build_proposal(SCENARIOS["rush-order"].taken_in(), "RUSH-200", TODAY, solver_nodes=0)
     assert timing(rush) == (True, "On time: finishes Wed 12 Aug, on its due day")
     assert others_at_risk(rush) == []
     assert describe_moves(rush) == ["STANDARD-100: EMB-01 Wed 12 Aug \u2192 EMB-01 Thu 13 Aug"]

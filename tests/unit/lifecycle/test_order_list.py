@@ -13,7 +13,7 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
     started = world.start()
     state = world.store.load_state()
     assert state is not None
-    pending = order_list.pending_requests(world.store, world.clock(), lambda _: "pending")
+    pending = order_list.pending_rows(world.store, world.clock(), world.approvals)
     assert [(r.order, r.checkpoint, r.status) for r in pending] == [
         ("RUSH-200", started.checkpoint.checkpoint_id, "pending")
     ]
@@ -37,8 +37,8 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
     )
 
 
-def test_a_superseded_or_rejected_request_is_not_listed_as_pending(world: MemoryWorld) -> None:
-    world.start()
-    for status in ("superseded", "rejected", "expired"):
-        assert order_list.pending_requests(world.store, world.clock(), lambda _, s=status: s) == []  # type: ignore[misc]
-    assert len(order_list.pending_requests(world.store, world.clock(), lambda _: "decided")) == 1
+def test_a_decided_request_is_no_longer_listed_as_pending(world: MemoryWorld) -> None:
+    started = world.start()
+    assert [r.order for r in order_list.pending_rows(world.store, world.clock(), world.approvals)] == ["RUSH-200"]
+    world.resume(started, False)
+    assert order_list.pending_rows(world.store, world.clock(), world.approvals) == []

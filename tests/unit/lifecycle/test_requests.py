@@ -129,7 +129,7 @@ def test_a_change_inside_the_footprint_stales_and_names_it(world: MemoryWorld) -
     [held] = pending_requests(world.store, world.clock(), world.approvals)
     assert held.status == "stale"
     [row] = status(world.store, world.clock(), world.approvals)["approvals"]
-    assert (row["status"], row["stale"]) == ("pending", True)
+    assert (row["status"], row["stale"]) == ("stale", True)  # status names it stale (issue 22), beside the flag
     assert world.resume(totes, False, reason="stale").outcome == "rejected"  # a reject is always accepted
 
 

@@ -23,7 +23,7 @@ from ..errors import ValidationError
 from ..records import parse_utc
 
 DEFAULT_POINTS = ("halfway", "24h")
-_SHARE = re.compile(r"^([1-9][0-9]?)%$")
+_SHARE = re.compile(r"^([1-9][0-9]?)%\Z")
 
 
 class ReminderMark(BaseModel):

@@ -16,16 +16,16 @@ import re
 from .dates import fold
 
 _ATTRIBUTION = re.compile(
-    r"^(?:on|am|le|el|op)\b.{3,300}\b(?:wrote|schrieb|a ecrit|escribio|schreef)\b[^:]{0,60}:\s*$"
-    r"|^.{1,300}\b(?:wrote|schrieb|a ecrit|escribio|schreef)\s*:\s*$"
+    r"^(?:on|am|le|el|op)\b.{3,300}\b(?:wrote|schrieb|a ecrit|escribio|schreef)\b[^:]{0,60}:\s*\Z"
+    r"|^.{1,300}\b(?:wrote|schrieb|a ecrit|escribio|schreef)\s*:\s*\Z"
 )
 _SEPARATOR = re.compile(
     r"^(?:-{2,}|_{2,}|={2,}|\*{2,})?\s*(?:original message|forwarded message|urspruengliche nachricht|"
     r"weitergeleitete nachricht|message d'origine|message transfere|message original|mensaje original|"
-    r"mensaje reenviado|oorspronkelijk bericht|doorgestuurd bericht)\s*(?:-{2,}|_{2,}|={2,}|\*{2,})?\s*$"
+    r"mensaje reenviado|oorspronkelijk bericht|doorgestuurd bericht)\s*(?:-{2,}|_{2,}|={2,}|\*{2,})?\s*\Z"
     r"|^(?:begin forwarded message|anfang der weitergeleiteten nachricht|debut du message reexpedie|"
-    r"inicio del mensaje reenviado)\s*:?\s*$"
-    r"|^_{8,}\s*$"
+    r"inicio del mensaje reenviado)\s*:?\s*\Z"
+    r"|^_{8,}\s*\Z"
 )
 _FROM = re.compile(r"^\*?(?:from|von|de|van)\*?\s*:\s*\S")
 _HEADER = re.compile(
@@ -42,8 +42,8 @@ _CLOSING = (
     r"met vriendelijke groet|met vriendelijke groeten|vriendelijke groet|groeten|groet|hartelijke groet|"
     r"bedankt|alvast bedankt|dank je wel|dank u wel)"
 )
-_CLOSING_LINE = re.compile(rf"^(?P<closing>{_CLOSING})(?:\s*[,!.:;\-\u2013]\s*|\s+|$)(?P<rest>.*)$")
-_NAME = re.compile(r"^[^\W\d_][^\W\d_'.\-]*(?:[ ,&'.\-]{1,3}[^\W\d_][^\W\d_'.\-]*){0,6}\.?$")
+_CLOSING_LINE = re.compile(rf"^(?P<closing>{_CLOSING})(?:\s*[,!.:;\-\u2013]\s*|\s+|\Z)(?P<rest>.*)\Z")
+_NAME = re.compile(r"^[^\W\d_][^\W\d_'.\-]*(?:[ ,&'.\-]{1,3}[^\W\d_][^\W\d_'.\-]*){0,6}\.?\Z")
 _MAX_INLINE_NAME_WORDS = 4
 MAX_SIGNATURE_LINES = 8
 MAX_MESSAGES = 20
@@ -162,7 +162,7 @@ def earlier_messages(earlier: str) -> list[tuple[str, str]]:
 def header_date(block: str) -> str:
     """The ``Date:`` / ``Sent:`` value of a quoted message's header block (empty when there is none)."""
     for line in block.split("\n")[:8]:
-        match = re.match(r"^\*?(?:date|sent|gesendet|datum|envoye|enviado|fecha|verzonden)\*?\s*:\s*(.+)$", fold(line))
+        match = re.match(r"^\*?(?:date|sent|gesendet|datum|envoye|enviado|fecha|verzonden)\*?\s*:\s*(.+)\Z", fold(line))
         if match:
             return line.split(":", 1)[1].strip()
     return ""

@@ -13,7 +13,7 @@ from typing import Protocol
 from .dates import fold
 
 # "Label: value" lines; the label is matched folded (lower case, no accents), in any of the five languages.
-_LABEL = re.compile(r"^\s*\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3})\*{0,2}\s*:\s*(.+?)\s*$")
+_LABEL = re.compile(r"^\s*\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3})\*{0,2}\s*:\s*(.+?)\s*\Z")
 LABELS = {
     "product": (
         "product", "product code", "item", "article", "sku", "produkt", "artikel", "artikelnummer", "produit",
