@@ -45,7 +45,7 @@ AUDIT_MAC = {"kms:GenerateMac"}  # every function that appends an audit event MA
 EXPECTED_ACTIONS = {
     "run_agent": BASE
     | AUDIT_MAC
-    | {"dynamodb:GetItem", "dynamodb:PutItem", "s3:GetObject", "s3:PutObject"}
+    | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "s3:GetObject", "s3:PutObject"}
     | {"bedrock:InvokeModelWithResponseStream"},
     "request_approval": BASE
     | AUDIT_MAC
