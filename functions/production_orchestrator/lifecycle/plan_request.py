@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..domain.errors import IntakeError, PlanningError, ShopError
+from ..domain.errors import IntakeError, PlanningError, ShopError, UnplannableError
 from ..domain.planning.proposal import GivenFacts, ProposalContent
 from ..domain.planning.propose import build_proposal
 from ..domain.ports import ShopStore
@@ -55,12 +55,14 @@ def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: 
 
 
 def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) -> None:
-    """Refuse (``IntakeError``) a request the planner cannot plan on ``shop`` (more than fits in its horizon,
-    say) before anything is written: the plan is built once, in memory, as the run's own tool will build it."""
+    """Refuse a request the planner cannot plan on ``shop`` (``UnplannableError`` when nothing of it fits, else
+    ``IntakeError``) before anything is written: the plan is built once, in memory, as the run's tool builds it."""
     pending = None if shop.order(order.id) is not None else order
     try:
         # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
         build_proposal(shop, order.id, request.planning_day, text, pending=pending, solver_nodes=0, given=request.given)
+    except UnplannableError:
+        raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem
     except PlanningError as exc:
         problem = f"plan: {exc}"
         raise IntakeError(f"the request cannot be planned: {problem}", problems=(problem,)) from None

@@ -28,7 +28,6 @@ from ..domain.canonical import canonical_bytes
 from ..domain.errors import StartError
 from ..domain.intake.customer_message import read_message
 from ..domain.planning.proposal import ProposalContent, load_proposal
-from ..domain.planning.propose import check_plannable
 from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ..domain.scenarios import scenario as find_scenario
 from ..domain.shop.model import ShopState, parse_day
@@ -111,8 +110,7 @@ def start_run(
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
-    check_plannable(shop, order, request.planning_day)  # nothing of it fits: refused before anything is written
-    plannable(shop, order, request, message.text)  # any other reason the planner would fail: refused here too
+    plannable(shop, order, request, message.text)  # refused before anything is written, once, greedy only
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)

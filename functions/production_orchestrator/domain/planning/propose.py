@@ -41,13 +41,6 @@ def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tupl
     return _plan(state, _target(state, order_id, planning_day), planning_day, solve=False).blockers
 
 
-def check_plannable(state: ShopState, order: Order, planning_day: str) -> None:
-    """Refuse an order of which nothing fits in the horizon (``UnplannableError``, with the reason) before any
-    planning run; an order of which part fits passes (its plan lists the rest at risk). Writes nothing."""
-    taken_in = state.with_order(order)
-    _plan(taken_in, _target(taken_in, order.id, planning_day), planning_day, solve=False)
-
-
 @dataclass(frozen=True)
 class _Plan:
     blockers: tuple[Blocker, ...]
