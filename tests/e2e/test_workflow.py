@@ -16,7 +16,9 @@ from urllib.parse import quote
 import pytest
 
 from infra.constants import (
+    STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
     STATE_OUTCOME,
@@ -48,7 +50,9 @@ from tests.support.moto_workflow import (
     run_case,
 )
 
-PARKED = [STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION]
+# Reminders are on by default (halfway of the 10-minute window): armed before parking, disarmed after.
+PARKED = [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+DECIDED = [*PARKED, STATE_DISARM_REMINDERS, STATE_RESUME, STATE_OUTCOME]
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +97,7 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert reported.error is None and reported.result == {"pending": 0, "oldest_pending_age_seconds": 0}
     _every_call_was_granted(deployment)
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     assert run.requested_by == SUBMITTER  # from the signed submission, carried to the approval record
     # The plan's three messages reached SES once each, and every one is marked sent with SES's id.
@@ -119,7 +123,7 @@ def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: Loc
     deployment = aws.deploy(template, verify_sender=False)
     run = run_case(deployment, "approve")
     assert run.status == "FAILED" and run.error == DeliveryFailedError.__name__
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
     assert (run.revision_after, run.plan_applied_count) == (2, 1)  # the plan applied; its messages did not go
     assert run.ses_outbox_keys == []
     failed = deployment.store.outbox_messages(run.proposal_hash)
@@ -156,7 +160,7 @@ def test_a_run_on_a_fresh_table_ends_in_no_shop_to_plan_on_with_the_reason(aws: 
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:
     run = _run(aws, template, "reject")
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
+    assert run.states == [*DECIDED, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.ses_outbox_keys == []
     _start_and_resume_ran_in_different_processes(run)
@@ -167,7 +171,7 @@ def test_stale_domain_state_while_parked_is_refused_then_cancelled(aws: LocalAws
     run = _run(aws, template, "stale")
     assert run.page_statuses == {"GET": 200, "POST approve": 409, "POST reject": 200}
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
+    assert run.states == [*DECIDED, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.task_token_leaked is False
 
@@ -190,7 +194,7 @@ def test_a_resume_killed_mid_decision_is_finished_by_the_workflow_retry(aws: Loc
     aws.router.crash_next(resume, point)
     run = run_case(deployment, "approve")
     assert run.status == "SUCCEEDED", run.error
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     resumes = [i for i in deployment.invocations() if i.function_name == resume]
     assert [i.error["errorType"] if i.error else None for i in resumes] == ["Runtime.ExitError", None]
