@@ -729,7 +729,14 @@ class Deployment:
         """What EventBridge Scheduler does at the schedule's moment: invoke its target with its input (once
         more when a test re-runs it), the clock at ``at`` (default: the schedule's own moment)."""
         target = schedule.detail["Target"]
-        return self.aws.router.invoke(target["Arn"], json.loads(target["Input"]), now=at or schedule.at)
+        invocation = self.aws.router.invoke(target["Arn"], json.loads(target["Input"]), now=at or schedule.at)
+        if schedule.detail.get("ActionAfterCompletion") == "DELETE":  # as Scheduler does once it invoked
+            scheduler = self.aws.client("scheduler")
+            try:
+                scheduler.delete_schedule(GroupName=schedule.detail["GroupName"], Name=schedule.name)
+            except scheduler.exceptions.ResourceNotFoundException:
+                pass  # fired before: a re-run of the same schedule
+        return invocation
 
     def drain(self) -> list[ApprovalMessage]:
         """Every message published to the topic since the last read, without waiting."""
