@@ -9,41 +9,26 @@ deleted when the decision arrives. Nothing polls.
         its moment has not come for the approval (written after the wake-up was armed) -> armed again at the
             approval's own moment, once (<name>-again)
         escalation: lifecycle/remind's (backups added once, audited; each backup's first link by SNS)
-        reminder: the latest point that has come (domain/approval/reminders.py); each asked approver who has
-            not voted: claim <point>|<approver> (conditional write, lease) -> relink (a new link, the old one
-            stops working, audited: lifecycle/relink.py, as ``approvals relink``) -> the reminder holding the
-            new link, by SNS as the first link went -> mark sent -> audit ``approval_reminded``
+        reminder: each asked approver who has not voted, once, with a new link (lifecycle/reminder_links.py)
     DisarmReminders (after WaitForHumanDecision) -> every wake-up of the checkpoint deleted
 
-Exactly once per reminder, as locally: the claim key is the local one (``<point>|<approver>`` on the approval),
-so a retried Lambda, a wake-up armed twice, or the local ``remind`` on the same table send one reminder. A
-wake that finds a reminder held by another sender fails (``ReminderHeldError``) so that Lambda's retry returns
-once the lease has run out. The one at-least-once window is a crash after the publish and before the mark.
-The link goes out fresh because only the hash of the first one is stored: the earlier link stops working,
-which the reminder says.
+Exactly once per reminder, as locally: the claim key is the local ``remind``'s (``<point>|<approver>``), so a
+retried Lambda, a wake-up armed twice, or the local ``remind`` on the same table send one reminder.
 """
 
 from __future__ import annotations
 
 import math
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..domain.approval.approvals import ApprovalRecord
 from ..domain.approval.reminders import ReminderSchedule, parse_points
-from ..domain.errors import (
-    ApprovalActionRefusedError,
-    ApprovalExpiredError,
-    DecisionAlreadyClaimedError,
-    ReminderHeldError,
-    ValidationError,
-)
-from ..domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore, WakeScheduler
-from ..domain.presentation import shop_time, shop_zone, time_left
-from ..domain.records import audit_event, parse_utc, utc_iso
+from ..domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
+from ..domain.ports import ApprovalNotifier, ApprovalStore, ShopStore, WakeScheduler
+from ..domain.records import parse_utc, utc_iso
 from . import remind as local_remind
-from .relink import relink
+from .reminder_links import remind_with_links
 from .review import current_approval
 
 ESCALATE = "escalate"
@@ -123,33 +108,6 @@ class Woken:
     rearmed_at: str = ""
 
 
-class _AsReminder:
-    """Turns the message relink sends (the first message again, with the new link) into a reminder."""
-
-    def __init__(self, inner: ApprovalNotifier, record: ApprovalRecord, zone: str, now: datetime) -> None:
-        self._inner, self._record, self._zone, self._now = inner, record, zone, now
-
-    def notify(self, message: ApprovalMessage) -> None:
-        expires = self._record.expires_at
-        header = [
-            "Reminder: this plan still waits for your decision.",
-            f"Time left: {time_left(expires, self._now)} (until {shop_time(expires, self._zone)}).",
-            "This message holds a new link for you: the link in the earlier message no longer works.",
-            "If nobody decides in time, the plan expires and nothing changes.",
-            "",
-            "",
-        ]
-        self._inner.notify(
-            ApprovalMessage(
-                approval_id=message.approval_id,
-                approver=message.approver,
-                subject=f"Reminder: {message.subject}",
-                body="\n".join(header) + message.body,
-                link=message.link,
-            )
-        )
-
-
 def _approval_of(approvals: ApprovalStore, checkpoint_id: str) -> ApprovalRecord | None:
     found = approvals.approvals_for(checkpoint_id)
     return current_approval(approvals, found[-1].approval_id) if found else None
@@ -191,7 +149,9 @@ def wake(
             if moment is not None and moment <= now:
                 _escalate(store, approvals, notifier, schedule, record, now, link_base_url, result)
         else:
-            _remind(store, approvals, notifier, schedule, record, now, link_base_url, lease, result)
+            result.reminded = remind_with_links(
+                store, approvals, notifier, schedule, record, now=now, link_base_url=link_base_url, lease=lease
+            )
     except (ApprovalExpiredError, DecisionAlreadyClaimedError):
         result.status = "closed"  # decided, superseded or expired while this wake looked at it
         return result
@@ -219,71 +179,6 @@ def _escalate(
             store, approvals, notifier, record, held, link_base_url, schedule.backups
         )
         result.links_sent = tuple(sent)
-
-
-def _remind(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    schedule: ReminderSchedule,
-    record: ApprovalRecord,
-    now: datetime,
-    link_base_url: str,
-    lease: timedelta,
-    result: Woken,
-) -> None:
-    due = schedule.due_point(record.created_at, record.expires_at, now)
-    if due is None:
-        return
-    zone = shop_zone(store.load_state())
-    held_elsewhere: list[str] = []
-    for approver in record.policy.approvers:
-        key = f"{due}|{approver}"
-        if record.has_voted(approver) or approver not in record.notified:
-            continue
-        mark = record.reminder(key)
-        if mark is not None and mark.sent_at:
-            continue
-        token = secrets.token_hex(16)
-        record = approvals.record_reminder_claim(record.approval_id, key, token, now=now, lease=lease)
-        mark = record.reminder(key)
-        if mark is None or mark.sent_at:
-            continue
-        if mark.claim != token:
-            held_elsewhere.append(approver)  # a racing wake, or one that died holding it
-            continue
-        try:
-            relink(
-                store,
-                approvals,
-                _AsReminder(notifier, record, zone, now),
-                approval_id=record.approval_id,
-                approver=approver,
-                link_base_url=link_base_url,
-                now=now,
-            )
-        except ApprovalActionRefusedError as exc:
-            if exc.code in ("EXPIRED", "APPROVAL_CLOSED"):
-                raise DecisionAlreadyClaimedError(str(exc)) from None
-            raise
-        record = approvals.record_reminder_sent(record.approval_id, key, token, now=now)
-        store.append_audit(
-            audit_event(
-                "approval_reminded",
-                now,
-                checkpoint_id=record.checkpoint_id,
-                proposal_hash=record.proposal_hash,
-                approval_id=record.approval_id,
-                approver=approver,
-                point=due,
-            )
-        )
-        result.reminded.append((due, approver))
-    if held_elsewhere:
-        raise ReminderHeldError(
-            f"reminder {due} of approval {record.approval_id} is held by another sender for "
-            f"{len(held_elsewhere)} approver(s): retry after the lease"
-        )
 
 
 def validate_point(point: str) -> str:
