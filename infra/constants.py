@@ -45,6 +45,7 @@ STATE_NO_SHOP: Final = "NoShopToPlanOn"
 STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
 STATE_ARM_REMINDERS: Final = "ArmReminders"
 STATE_DISARM_REMINDERS: Final = "DisarmReminders"
+STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED
