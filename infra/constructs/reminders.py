@@ -87,7 +87,12 @@ class Reminders(Construct):
             self,
             "SchedulerRole",
             assumed_by=iam.ServicePrincipal(
-                "scheduler.amazonaws.com", conditions={"StringEquals": {"aws:SourceAccount": stack.account}}
+                "scheduler.amazonaws.com",
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    # Only for schedules of this stack's group (the confused-deputy guard Scheduler documents).
+                    "ArnEquals": {"aws:SourceArn": self.group.attr_arn},
+                },
             ),
             description="production orchestrator: EventBridge Scheduler invokes the reminder function",
         )

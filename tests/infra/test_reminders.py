@@ -132,7 +132,10 @@ def test_only_eventbridge_scheduler_of_this_account_may_invoke_the_reminder_func
     role_id, role = _scheduler_role(template)
     (trust,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
     assert trust["Principal"] == {"Service": "scheduler.amazonaws.com"}
-    assert trust["Condition"] == {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
+    assert trust["Condition"] == {
+        "StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}},
+        "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [_group_id(template), "Arn"]}},
+    }
     policies = [
         p
         for p in resources_of_type(template, "AWS::IAM::Policy").values()

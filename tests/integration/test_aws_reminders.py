@@ -290,3 +290,52 @@ def test_disarm_deletes_the_wake_ups_that_have_not_fired(world: AwsWorld, clock:
     assert _remind({"action": "disarm", "checkpoint_id": flow.checkpoint_id})["disarmed"] == 2
     assert _schedules(world) == {}
     assert _remind({"action": "disarm", "checkpoint_id": flow.checkpoint_id})["disarmed"] == 0
+
+
+def test_two_wake_ups_at_once_send_each_reminder_once(world: AwsWorld, clock: Clock) -> None:
+    """Scheduler delivering one schedule twice at the same moment: the claims serialize the two (DynamoDB
+    conditional writes); whichever holds a reminder sends it, the other sends nothing for it."""
+    import threading
+
+    import boto3
+
+    from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore as Shop
+    from production_orchestrator.adapters.aws.scheduler import SchedulerWakes
+    from production_orchestrator.adapters.aws.sns_notifier import SnsApprovalNotifier
+    from production_orchestrator.lifecycle.reminder_wakes import wake
+
+    flow = _requested(world, clock)
+    moment = _halfway(world, flow)
+    start = threading.Barrier(2)
+    outcomes: list[object] = []
+
+    def one() -> None:
+        session = boto3.Session()
+        dynamodb = session.client("dynamodb")
+        start.wait()
+        try:
+            done = wake(
+                Shop(dynamodb, world.table),
+                DynamoApprovalStore(dynamodb, world.table),
+                SnsApprovalNotifier(session.client("sns"), world.topic_arn),
+                SchedulerWakes(session.client("scheduler"), group="unused", target_arn=FUNCTION_ARN, role_arn=ROLE_ARN),
+                ReminderSchedule(),
+                checkpoint_id=flow.checkpoint_id,
+                point="halfway",
+                link_base_url="https://approve.example.com/",
+                now=moment,
+            )
+            outcomes.append(done.reminded)
+        except Exception as exc:  # reported below: a thread must not die silently
+            outcomes.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(isinstance(o, (list, ReminderHeldError)) for o in outcomes) and len(outcomes) == 2, outcomes
+    sent = sorted(link.approver for link in world.links())
+    assert sent == [ANA, BEN]  # each once, whoever sent it (a wake that found one held fails after its own)
+    assert sorted(e["approver"] for e in _audited(world, "approval_reminded")) == [ANA, BEN]
+    assert all(mark.sent_at for mark in _record(world, flow).reminders)
