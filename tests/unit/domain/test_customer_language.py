@@ -4,10 +4,13 @@ the supplier's stay in the shop's English. The language is part of the proposal 
 
 from __future__ import annotations
 
+from email import message_from_bytes
+from email.policy import default
 from typing import Any
 
 import pytest
 
+from production_orchestrator.domain.messages.outbox import OutboxMessage, render_email
 from production_orchestrator.domain.planning.proposal import CommunicationDraft, ProposalContent, load_proposal
 from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.presentation import describe_messages
@@ -159,3 +162,17 @@ def test_the_recorded_language_is_the_drafts_and_is_part_of_the_hash() -> None:
     # A stored draft from before languages were recorded reads and hashes as it did.
     old = CommunicationDraft(audience="operator", to="a@b.example", subject="s", body="b")
     assert "language" not in old.model_dump(mode="json")
+
+
+@pytest.mark.parametrize("name", ["de-01-stueck.eml", "fr-01-decembre.eml", "es-01-diciembre.eml"])
+def test_the_message_sent_is_the_draft_word_for_word(name: str) -> None:
+    _, proposal = planned(name)
+    draft = customer_draft(proposal)
+    queued = OutboxMessage(
+        proposal_hash=proposal.proposal_hash(), index=0, checkpoint_id="ckpt-" + "0" * 32, kind="customer",
+        to=draft.to, subject=draft.subject, body=draft.body, queued_at="2026-12-01T08:00:00Z",
+    )  # fmt: skip
+    sent = message_from_bytes(render_email(queued, "orders@harbour-print.example"), policy=default)
+    assert sent["Subject"] == draft.subject
+    body = sent.get_body()
+    assert body is not None and body.get_content().replace("\r\n", "\n").rstrip("\n") == draft.body

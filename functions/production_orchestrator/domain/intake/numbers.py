@@ -51,7 +51,7 @@ _COUNTED_NOT_MADE = (
     r"minutes?|h|min|km|kg|g|cm|mm|m|personen|leute|mitglieder|spieler|gaeste|mitarbeiter|kinder|jahren?|"
     r"monaten?|stunden?|minuten|personnes|membres|joueurs|invites|enfants|ans|annees|mois|heures?|"
     r"personas|miembros|jugadores|invitados|ninos|anos|meses|horas?|mensen|leden|spelers|gasten|kinderen|"
-    r"jaar|maanden|uur"
+    r"jaar|maanden|uur|pm|p\.m|a\.m|uhr|o'clock"
 )
 _MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
 # Numbers that cannot be how many: a time (10:30), money (EUR 40, 40 €, $40), a share (20 %), an id (No. 12),
