@@ -106,7 +106,9 @@ class _Part:
 
 
 def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
-    parts = [_Part(f"{message.subject}\n{message.body}", anchor)]
+    # A line holding only "." keeps a number in the subject ("Order 4411") from being read with the body's words
+    # ("60 x TOTE-NAVY"): no reading of a number and its product crosses it.
+    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor)]
     for text, dated in earlier_messages(message.earlier):
         parts.append(_Part(text, sent_day(dated) or anchor))
     return parts

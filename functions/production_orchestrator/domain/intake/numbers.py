@@ -54,13 +54,15 @@ _COUNTED_NOT_MADE = (
     r"jaar|maanden|uur|pm|p\.m|a\.m|uhr|o'clock"
 )
 _MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
-# Numbers that cannot be how many: a time (10:30), money (EUR 40, 40 €, $40), a share (20 %), an id (No. 12),
-# a count of something else (30 people); dates are taken out before (in 10 days), and a number glued to a word
-# or an id (A4, #4411) never matches NUMBER.
+# Numbers that cannot be how many: a time (10:30), money (EUR 40, 40 €, $40), a share (20 %), an id (No. 12,
+# ref 4411), a count of something else (30 people); dates are taken out before (in 10 days), and a number glued
+# to a word or an id (A4, #4411) never matches NUMBER.
 _NOT_A_QUANTITY = re.compile(
     rf"\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|{_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
     r"euros?|dollars?|percent|prozent|pour\s?cent|por\s?ciento|procent)\b|[$\u20ac\u00a3%])|"
     r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?\s*\d+|"
+    r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
+    r"account|konto|compte|cuenta|kundennummer)\b(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
     rf"{_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b"
 )
 
