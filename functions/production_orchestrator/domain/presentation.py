@@ -296,12 +296,11 @@ LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanis
 
 
 def describe_messages(proposal: ProposalContent) -> list[str]:
-    """Each drafted message as ``To the <kind> (<address>): <subject>``, with its language when it is not
-    English (the customer's message is written in the language they wrote in)."""
+    """Each drafted message as ``To the <kind> (<address>): <subject>``, then ``(written in German)`` when it
+    is not in English (the customer's message is written in the language they wrote in)."""
     return [
-        f"To the {d.audience} ({d.to})"
-        + (f", in {LANGUAGE_NAMES[d.language]}" if d.language not in (None, "en") else "")
-        + f": {d.subject}"
+        f"To the {d.audience} ({d.to}): {d.subject}"
+        + (f" (written in {LANGUAGE_NAMES[d.language]})" if d.language not in (None, "en") else "")
         for d in proposal.communication_drafts
     ]
 

@@ -158,7 +158,8 @@ def test_the_recorded_language_is_the_drafts_and_is_part_of_the_hash() -> None:
     again = load_proposal(stored, german.proposal_hash())
     assert customer_draft(again).language == "de" and customer_draft(again).body == customer_draft(german).body
     # The approver is told which language the customer's message is in.
-    assert any(line.startswith("To the customer (n@n.example), in German: ") for line in describe_messages(german))
+    line = f"To the customer (n@n.example): {customer_draft(german).subject} (written in German)"
+    assert line in describe_messages(german)
     # A stored draft from before languages were recorded reads and hashes as it did.
     old = CommunicationDraft(audience="operator", to="a@b.example", subject="s", body="b")
     assert "language" not in old.model_dump(mode="json")
