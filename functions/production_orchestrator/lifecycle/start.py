@@ -12,7 +12,6 @@ checkpoint is not approvable by any path.
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -28,7 +27,6 @@ from ..domain.approval.policy import checked_policy
 from ..domain.canonical import canonical_bytes
 from ..domain.errors import StartError
 from ..domain.intake.customer_message import read_message
-from ..domain.intake.given import given_against_email
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.records import (
     INTERRUPT_NAME,
@@ -118,9 +116,7 @@ def start_run(
     if not request.scenario and not replacing:
         claim = next_claim(rt.store, message)  # counted before the check: see write_run
         check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
-    # Facts given are recorded with what the e-mail said instead, for the approver.
-    given = given_against_email(message, shop, request.planning_day, request.given)
-    request = dataclasses.replace(request, given=given)
+    request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
