@@ -4,6 +4,7 @@ recorded with the plan, and what a customer wrote never drives the terminal."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,7 @@ def test_a_refused_start_writes_nothing(shop_dir: Path, email: str, named: str) 
     code, stdout, stderr = start(shop_dir, CORPUS / email)
     assert code == 2, stderr
     assert "internal error" not in stderr and named in stderr
+    assert re.search(r"^error: (INTAKE_REFUSED|UNPLANNABLE): ", stderr, re.MULTILINE), stderr  # a stable code leads
     assert "CHECKPOINT_ID" not in stdout
     assert fingerprint(shop_dir) == before and audit_types(shop_dir) == events
 
