@@ -35,7 +35,10 @@ class ValidationError(OrchestratorError):
 
 
 class IntakeError(ValidationError):
-    """A customer request failed fail-closed validation against the shop: ``problems`` names each gap."""
+    """A customer request failed fail-closed validation against the shop: ``problems`` names each gap.
+    ``code`` is the stable reason the CLI leads its error line with."""
+
+    code = "INTAKE_REFUSED"
 
     def __init__(self, message: str, *, problems: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -44,6 +47,8 @@ class IntakeError(ValidationError):
 
 class RequestTooLongError(IntakeError):
     """A customer request's text (or the stored message holding it) is longer than a request may be."""
+
+    code = "REQUEST_TOO_LONG"
 
 
 class InboundRefusalCode(StrEnum):
@@ -247,6 +252,10 @@ class RequestClaimTakenError(OrchestratorError):
     """Two starts of one customer request ran at once and the other wrote its run first: this one's checkpoint,
     approval and audit event were not written (lifecycle/start.py then answers as a second start would)."""
 
+    code = "REQUEST_CLAIMED"
+
 
 class RequestAlreadyDecidedError(ValidationError):
     """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""
+
+    code = "REQUEST_ALREADY_DECIDED"
