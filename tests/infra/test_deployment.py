@@ -227,6 +227,7 @@ _FUNCTION_NAMES = (
     "ReportPendingAge",
     "Submit",
     "ReceiveEmail",
+    "Remind",
 )
 
 

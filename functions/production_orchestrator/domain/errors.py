@@ -214,6 +214,13 @@ class DeliveryIncompleteError(OrchestratorError):
     The AWS workflow retries on this name with backoff."""
 
 
+class ReminderHeldError(OrchestratorError):
+    """Another sender holds a reminder that is not sent yet (a racing wake, or one that died holding it).
+
+    Transient: the reminder function fails on it so that Lambda's retry comes back once the claim's lease
+    has run out, and the reminder is sent by whichever wake then holds it, once."""
+
+
 class DeliveryFailedError(OrchestratorError):
     """A message could not be delivered and will not be retried (marked ``failed``): a person must look."""
 

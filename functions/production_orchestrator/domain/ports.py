@@ -320,3 +320,15 @@ class WorkflowCallback(Protocol):
     def send_success(self, task_token: str, output: dict[str, Any]) -> None:
         """Report success with ``output``; raises ``TaskTokenClosedError`` when the token is closed."""
         ...
+
+
+class WakeScheduler(Protocol):
+    """One-time wake-ups of the reminder function at a moment (EventBridge Scheduler in AWS)."""
+
+    def arm(self, name: str, at: datetime, payload: dict[str, str]) -> bool:
+        """Create the wake-up ``name`` at ``at`` carrying ``payload``; False when it exists already (a retry)."""
+        ...
+
+    def disarm(self, name: str) -> bool:
+        """Delete the wake-up ``name``; False when there is none (it fired, or was never armed)."""
+        ...
