@@ -49,7 +49,8 @@ def insert_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
         raise IntegrityError(f"approval {record.approval_id} already exists") from None
 
 
-def _save(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+def save_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+    """Overwrite the stored ``record`` inside the caller's transaction (which read it first)."""
     conn.execute("UPDATE approvals SET raw = ? WHERE approval_id = ?", (record.model_dump_json(), record.approval_id))
 
 
@@ -59,7 +60,7 @@ def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     old = read_approval(conn, record.supersedes)
     if old is None:
         raise NotFoundError(f"approval {record.supersedes} does not exist")
-    _save(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
+    save_approval(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
 
 
 class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
@@ -100,5 +101,5 @@ class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
                 raise NotFoundError(f"approval {approval_id} does not exist")
             after = change(before)
             if after != before:
-                _save(conn, after)
+                save_approval(conn, after)
             return after

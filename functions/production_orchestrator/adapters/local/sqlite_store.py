@@ -27,6 +27,7 @@ from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import Order, ShopState
+from .sqlite_approval_mail import APPROVAL_MAIL_SCHEMA, SqliteApprovalChanges
 from .sqlite_approvals import APPROVALS_SCHEMA, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 
@@ -66,10 +67,11 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 """
     + APPROVALS_SCHEMA
+    + APPROVAL_MAIL_SCHEMA
 )
 
 
-class SqliteShopStore(SqliteDatabase):
+class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
     """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
     def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:
