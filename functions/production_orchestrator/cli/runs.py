@@ -123,6 +123,9 @@ def _start(args: argparse.Namespace) -> int:
     if mailed:
         say(f"approval requests for {', '.join(mailed)} wait in the outbox: `{PROG} outbox send{_with_dir(where)} "
             "--smtp HOST:PORT` delivers them (or --to-dir DIR)")  # fmt: skip
+        if urlsplit(args.link_base).hostname in ("127.0.0.1", "localhost"):
+            say(f"note: their links start with {args.link_base}, which only this computer opens; for a phone, "
+                "start with --link-base https://<LAN address>:PORT/approve and `serve --bind` with TLS")  # fmt: skip
     return EXIT_OK
 
 
