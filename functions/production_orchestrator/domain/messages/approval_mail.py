@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..approval.approvals import ApprovalId, ApprovalRecord
 from ..planning.proposal import ProposalContent
+from ..planning.timeline import day_label
 from ..presentation import describe_buys, describe_moves, fingerprint, shop_time, time_left, timing
 from ..records import Checkpoint, Timestamp, parse_utc, utc_iso
 from ..shop.model import EMAIL_PATTERN
@@ -133,7 +134,7 @@ def summary_lines(checkpoint: Checkpoint, proposal: ProposalContent, zone: str) 
     _, sentence = timing(proposal)
     return [
         f"Order:       {order.id} for {order.customer} ({order.quantity} x {order.product})",
-        f"Due:         {order.due}",
+        f"Due:         {day_label(order.due)}",
         f"Timing:      {sentence}",
         f"Moves:       {'; '.join(describe_moves(proposal)) or 'nothing else moves'}",
         f"Buys:        {'; '.join(describe_buys(proposal)) or 'nothing'}",
