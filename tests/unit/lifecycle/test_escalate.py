@@ -85,3 +85,14 @@ def test_a_pass_that_died_after_claiming_a_link_leaves_it_to_the_next_once_its_l
     (message,) = world.notifier.messages
     secret = parse_qs(urlsplit(message.link).query)["s"][0]
     assert world.approval(approval_id).approver_for(secret) == EVE  # the same derivable link, rebuilt
+
+
+def test_a_start_that_died_before_queueing_has_its_requests_queued_by_the_next_pass(world: MemoryWorld) -> None:
+    approval_id = _started(world)  # the approval is written; queue_requests never ran
+    assert world.approval(approval_id).notified == () and world.store.approval_mail() == []
+    report = remind(world.store, world.approvals, world.notifier, ReminderSchedule(), now=world.clock(),
+                    link_base=lambda _: BASE, mint=LinkMint(world.mac_key), outbox=True)  # fmt: skip
+    assert report.links_sent == [(approval_id, ANA)] and world.notifier.messages == []
+    (mail,) = world.store.approval_mail()
+    assert (mail.approver, mail.kind, mail.nonce) == (ANA, "request", world.approval(approval_id).link_of(ANA).nonce)
+    assert _pass(world).links_sent == [] and len(world.store.approval_mail()) == 1
