@@ -19,6 +19,7 @@ STATE_SK = "STATE"
 CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
+REQUEST_CLAIM_SK_PREFIX = "REQUEST#"  # REQUEST#<request key>#<generation>: the run that claimed a customer request
 AUDIT_SK_PREFIX = "AUDIT#"
 AUDIT_HEAD_SK = "AUDIT_HEAD"  # the chain head: seq and hash of the last audit event (not under AUDIT#)
 OUTBOX_SK_PREFIX = "OUTBOX#"  # OUTBOX#<proposal hash>#<index>: one drafted message of an applied plan
