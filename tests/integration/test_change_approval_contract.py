@@ -39,6 +39,15 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any
         yield DynamoShopStore(aws.dynamodb, aws.table), DynamoApprovalStore(aws.dynamodb, aws.table), "dynamodb"
 
 
+def _another(store: Any) -> Any:
+    """What another process would hold: its own connection (SQLite) or its own chain-head cache (DynamoDB)."""
+    if isinstance(store, SqliteShopStore):
+        return SqliteShopStore(store._path)
+    if isinstance(store, DynamoShopStore):
+        return DynamoShopStore(store._table.client, store._table.name)
+    return store
+
+
 def _created(approvals: Any) -> ApprovalRecord:
     record = ApprovalRecord(
         approval_id=f"appr-{1:032x}",
@@ -90,7 +99,7 @@ def test_racing_relinks_each_land_with_their_own_event(stores: tuple[Any, Any, s
     results: list[ApprovalRecord] = []
 
     def one(n: int) -> None:
-        results.append(store.change_approval(record.approval_id, _relinked(n), _event)[0])
+        results.append(_another(store).change_approval(record.approval_id, _relinked(n), _event)[0])
 
     threads = [threading.Thread(target=one, args=(n,)) for n in range(1, 5)]
     for t in threads:
