@@ -23,11 +23,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.links import LinkMint
 from ..domain.approval.reminders import ReminderSchedule, parse_points
 from ..domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ..domain.ports import ApprovalNotifier, ApprovalStore, ShopStore, WakeScheduler
+from ..domain.presentation import shop_zone
 from ..domain.records import parse_utc, utc_iso
 from . import remind as local_remind
+from .escalate import ReminderPass, RemindReport, escalate, send_missing_links
 from .reminder_links import remind_with_links
 from .review import current_approval
 
@@ -147,7 +150,7 @@ def wake(
     try:
         if point == ESCALATE:
             if moment is not None and moment <= now:
-                _escalate(store, approvals, notifier, schedule, record, now, link_base_url, result)
+                _escalate(store, approvals, notifier, schedule, record, now, link_base_url, result, lease)
         else:
             result.reminded = remind_with_links(
                 store, approvals, notifier, schedule, record, now=now, link_base_url=link_base_url, lease=lease
@@ -168,17 +171,21 @@ def _escalate(
     now: datetime,
     link_base_url: str,
     result: Woken,
+    lease: timedelta,
 ) -> None:
-    """The local escalation, unchanged (lifecycle/remind.py): backups added once, audited, their links sent."""
+    """The local escalation (lifecycle/escalate.py), with random links and no outbox (links go by SNS): backups
+    added once in one transaction with their event; each backup's link then claimed, sent and marked once."""
+    run = ReminderPass(
+        store, approvals, notifier, schedule, now, lambda _record: link_base_url, lease,
+        shop_zone(store.load_state()), LinkMint(), False, RemindReport(),
+    )  # fmt: skip
     held: dict[str, str] = {}
     if not record.escalated_at:
-        record, held = local_remind._escalate(store, approvals, record, schedule, now)
+        record, held = escalate(run, record)
         result.escalated = tuple(sorted(held))
     if record.escalated_at and any(a not in record.notified for a in schedule.backups):
-        record, sent = local_remind._send_backup_links(
-            store, approvals, notifier, record, held, link_base_url, schedule.backups
-        )
-        result.links_sent = tuple(sent)
+        send_missing_links(run, record, held)
+        result.links_sent = tuple(approver for _, approver in run.report.links_sent)
 
 
 def validate_point(point: str) -> str:
