@@ -19,6 +19,9 @@ STATE_SK = "STATE"
 CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
+# The audit chain has its own partition, so a role that appends audit events but must not change the shop
+# (the public decision endpoint) is granted writes on AUDIT and none on SHOP (dynamodb:LeadingKeys).
+AUDIT_PK = "AUDIT"
 AUDIT_SK_PREFIX = "AUDIT#"
 AUDIT_HEAD_SK = "AUDIT_HEAD"  # the chain head: seq and hash of the last audit event (not under AUDIT#)
 OUTBOX_SK_PREFIX = "OUTBOX#"  # OUTBOX#<proposal hash>#<index>: one drafted message of an applied plan
