@@ -42,6 +42,7 @@ STATE_MESSAGES_NOT_SENT: Final = "MessagesNotSent"
 STATE_REQUESTER_UNVERIFIED: Final = "RequesterNotVerified"
 STATE_NO_SHOP: Final = "NoShopToPlanOn"
 STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
+STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED

@@ -40,9 +40,12 @@ from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.approval.verification import ResumeRequest  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.domain.records import AuditEvent, DecisionRecord, utc_iso  # noqa: E402
+from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E402
+from production_orchestrator.lifecycle.plan_request import PlanRequest  # noqa: E402
 from production_orchestrator.lifecycle.request_approval import operator_plan  # noqa: E402
 from production_orchestrator.lifecycle.resume_approval import resume_direct  # noqa: E402
 from production_orchestrator.lifecycle.runtime import Runtime  # noqa: E402
+from production_orchestrator.lifecycle.shop_import import import_shop  # noqa: E402
 from production_orchestrator.lifecycle.start import start_run  # noqa: E402
 
 LEASE = timedelta(seconds=2)
@@ -54,6 +57,7 @@ SIZES = {
         "race_trials": 12,
         "threaded_trials": 4,
         "racers": 32,
+        "start_racers": 12,
         "hostile_examples": 150,
         "policy_examples": 40,
         "policy_steps": 20,
@@ -62,6 +66,7 @@ SIZES = {
         "race_trials": 2,
         "threaded_trials": 0,
         "racers": 32,
+        "start_racers": 4,
         "hostile_examples": 25,
         "policy_examples": 4,
         "policy_steps": 12,
@@ -321,7 +326,10 @@ def races(worlds: Worlds, size: dict[str, int]) -> Family:
             errors = [o.error[:300] for o in outcomes if o.error][:2]
             fam.check(f"{kind} trial {trial}{' takeover' if takeover else ''}", ok, f"{len(won)} won, {now}, {errors}")
     MOTO["serialized"] = True
+    double_runs = _start_races(worlds, fam, size["start_racers"])
     fam.detail = {
+        "start_racers_per_store": size["start_racers"],
+        "requests_started_more_than_once": double_runs,
         "racers_per_trial": size["racers"],
         "trials": {kind: trials for kind, trials in plan},
         "double_applications": doubles,
@@ -329,6 +337,38 @@ def races(worlds: Worlds, size: dict[str, int]) -> Family:
         "threaded_moto_resumes_past_the_claim_beyond_one": double_claims,
     }
     return fam
+
+
+def _start_totes(world: World) -> dict[str, Any]:
+    """Start the example shop's tote request (a customer's e-mail, not a scenario: held to the one-run rule)."""
+    from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS
+
+    request = PlanRequest(text=EXAMPLE_REQUESTS["request-totes"].read_text(), planning_day=EXAMPLE_DAY)
+    result = start_run(world.runtime(), request, BINDING, timedelta(days=7), operator_plan())
+    return {"checkpoint_id": result.checkpoint.checkpoint_id}
+
+
+def _start_races(worlds: Worlds, fam: Family, racers: int) -> int:
+    """``racers`` starts of one customer e-mail released together, per store: one run is written, every other
+    start answers ALREADY_PENDING (or is refused as the loser of the request claim) and writes no run."""
+    from tests.support.provider_runs import EXAMPLES
+
+    doubles = 0
+    for kind in ("sqlite", "dynamodb"):
+        world = worlds.new(kind)
+        shop = read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
+        import_shop(world.runtime().store, shop, datetime.now(UTC))
+        outcomes = run_forked([lambda w=world: _start_totes(w)] * racers, together=True)
+        won = [o for o in outcomes if o.result]
+        answered = [o for o in outcomes if o.error.startswith(("AlreadyPendingError", "RequestClaimTakenError"))]
+        store = world.runtime().store
+        runs = len(store.list_checkpoints())
+        requested = [e.event_type for e in store.audit_events()].count("approval_requested")
+        doubles += max(0, runs - 1)
+        ok = len(won) == 1 and len(answered) == racers - 1 and runs == requested == 1
+        pending = [o.error[:80] for o in answered][:2]
+        fam.check(f"{kind} {racers} starts of one e-mail", ok, f"{len(won)} won, {runs} runs, {pending}")
+    return doubles
 
 
 def _plant_dead_claim(world: World, ids: dict[str, Any]) -> None:

@@ -27,12 +27,15 @@ from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from production_orchestrator.domain.errors import (
+    AlreadyPendingError,
     BackendError,
     ConfigurationError,
     DeliveryFailedError,
     DeliveryIncompleteError,
     IntakeError,
     PlanningError,
+    RequestAlreadyDecidedError,
+    RequestClaimTakenError,
     RequesterUnverifiedError,
     RequestTooLongError,
     ResumeRefusedError,
@@ -46,6 +49,7 @@ from ..constants import (
     OUTCOME_APPLIED,
     OUTCOME_REFUSED,
     OUTCOME_REJECTED,
+    STATE_ALREADY_PENDING,
     STATE_DECISION_EXPIRED,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
@@ -294,6 +298,17 @@ class ApprovalWorkflow(Construct):
             errors=[ShopError.__name__],
             result_path="$.error",
         )
+        # The same customer request again (SES may deliver an e-mail twice; a customer re-sends it) while its run
+        # waits: nothing was started, the earlier run's ids are in $.error.Cause. Not a failure: no alarm.
+        run_agent.add_catch(
+            sfn.Succeed(
+                self,
+                STATE_ALREADY_PENDING,
+                comment="this request already waits for a decision in an earlier run; nothing was started",
+            ),
+            errors=[AlreadyPendingError.__name__],
+            result_path="$.error",
+        )
         run_agent.add_catch(
             sfn.Fail(
                 self,
@@ -309,6 +324,8 @@ class ApprovalWorkflow(Construct):
                 ValidationError.__name__,
                 IntakeError.__name__,
                 RequestTooLongError.__name__,
+                RequestAlreadyDecidedError.__name__,  # decided earlier: starting it again needs the operator
+                RequestClaimTakenError.__name__,
             ],
             result_path="$.error",
         )

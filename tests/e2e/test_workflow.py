@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from infra.constants import (
+    STATE_ALREADY_PENDING,
     STATE_DECISION_EXPIRED,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
@@ -34,6 +36,8 @@ from production_orchestrator.domain.errors import (
     ShopError,
 )
 from production_orchestrator.domain.scenarios import scenario
+from production_orchestrator.domain.shop.file_format import read_shop
+from production_orchestrator.lifecycle.shop_import import import_shop
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
@@ -47,6 +51,7 @@ from tests.support.moto_workflow import (
     local_aws,
     run_case,
 )
+from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
 
 PARKED = [STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION]
 
@@ -151,6 +156,28 @@ def test_a_run_on_a_fresh_table_ends_in_no_shop_to_plan_on_with_the_reason(aws: 
     assert failed["error"] == ShopError.__name__
     assert "import one" in json.loads(failed["cause"])["errorMessage"]
     assert deployment.store.load_state() is None  # nothing was planned or written
+
+
+def test_the_same_email_twice_starts_one_run_and_the_second_execution_says_so(aws: LocalAws) -> None:
+    # SES may deliver an e-mail twice, and customers re-send: the second execution ends in a named Succeed state
+    # (no alarm), nothing of a second run written, the first run still waiting.
+    deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
+    import_shop(deployment.store, read_shop(json.loads((EXAMPLES / "print-shop.json").read_text())), datetime.now(UTC))
+    totes = EXAMPLE_REQUESTS["request-totes"].read_text()
+    first = str(deployment.submit(totes, as_of=EXAMPLE_DAY)["execution_arn"])
+    deployment.wait_for_message()
+    checkpoints = deployment.store.list_checkpoints()
+    events = len(deployment.store.audit_events())
+    second = str(deployment.submit(totes, as_of=EXAMPLE_DAY)["execution_arn"])
+    assert deployment.wait_for_status(second) == "SUCCEEDED"
+    assert deployment.states(second) == [STATE_RUN_AGENT, STATE_ALREADY_PENDING]
+    assert deployment.store.list_checkpoints() == checkpoints and len(deployment.store.audit_events()) == events
+    assert deployment.states(first) == PARKED  # still waiting for its human
+    (checkpoint,) = [json.loads(raw)["checkpoint_id"] for raw in checkpoints]
+    output = next(e for e in deployment.history(second) if "executionSucceededEventDetails" in e)
+    assert (
+        checkpoint in output["executionSucceededEventDetails"]["output"]
+    )  # the earlier run's ids are what the execution answers
 
 
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:

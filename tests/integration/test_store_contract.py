@@ -24,9 +24,11 @@ from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
+    RequestClaimTakenError,
     ShopError,
     StaleStateError,
 )
+from production_orchestrator.domain.intake.request_key import claim_key, request_claim
 from production_orchestrator.domain.messages.outbox import OutboxMessage, queue_messages
 from production_orchestrator.domain.planning.proposal import ProposalContent
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
@@ -119,6 +121,23 @@ def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:
     with pytest.raises(ValueError):
         store.set_inventory("red thread", 1, _event("inventory_set"))
     assert _types(store) == ["shop_seeded", "inventory_set"]
+
+
+def test_a_request_claim_is_written_with_its_checkpoint_once(store: ShopStore) -> None:
+    """Two starts of one request that counted the same claims: the second run writes nothing at all."""
+    key = claim_key("message-id:abc@x.example")
+    assert store.request_claim_count(key) == 0
+    first, second = f"ckpt-{1:032x}", f"ckpt-{2:032x}"
+    store.put_checkpoint(first, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 0))
+    with pytest.raises(RequestClaimTakenError):
+        store.put_checkpoint(
+            second, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 0)
+        )
+    assert store.get_checkpoint(second) is None and _types(store) == ["approval_requested"]
+    assert store.request_claim_count(key) == 1
+    assert store.request_claim_count(claim_key("message-id:other@x.example")) == 0
+    store.put_checkpoint(second, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 1))
+    assert store.request_claim_count(key) == 2
 
 
 def test_proposals_are_immutable(store: ShopStore) -> None:

@@ -38,6 +38,7 @@ from production_orchestrator.domain.errors import (
     IntakeError,
     IntegrityError,
     NotFoundError,
+    RequestClaimTakenError,
     ShopError,
     StaleStateError,
     TaskTokenClosedError,
@@ -72,6 +73,7 @@ class InMemoryShopStore:
         self._state: str | None = None
         self._proposals: dict[str, bytes] = {}
         self._checkpoints: dict[str, str] = {}  # insertion order is creation order
+        self._claims: dict[str, str] = {}  # request claim -> the checkpoint that wrote it
         self._decisions: dict[str, str] = {}
         self._applications: dict[str, tuple[str, int]] = {}
         self._audit: list[str] = []
@@ -164,19 +166,33 @@ class InMemoryShopStore:
             return self._proposals.get(proposal_hash)
 
     def put_checkpoint(
-        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+        self,
+        checkpoint_id: str,
+        raw: str,
+        event: AuditEvent,
+        approval: ApprovalRecord | None = None,
+        request_claim: str | None = None,
     ) -> None:
-        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
-        approval it supersedes if that one is still open): all of it, or nothing."""
+        """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
+        approval it supersedes if that one is still open) and its request claim: all of it, or nothing."""
         with self._lock:
             if checkpoint_id in self._checkpoints:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists")
+            if request_claim is not None and request_claim in self._claims:
+                raise RequestClaimTakenError("another start of this request wrote its run first")
             if approval is not None:
                 if self._approvals is None:
                     raise IntegrityError("this fake shop store has no approval store to write the approval to")
                 self._approvals.write_with_checkpoint(approval)  # raises before anything is written
             self._checkpoints[checkpoint_id] = raw
+            if request_claim is not None:
+                self._claims[request_claim] = checkpoint_id
             self._append(event)
+
+    def request_claim_count(self, stored_key: str) -> int:
+        """How many runs claimed the request stored under ``stored_key``."""
+        with self._lock:
+            return sum(1 for claim in self._claims if claim.partition("#")[0] == stored_key)
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text."""

@@ -236,5 +236,10 @@ class AlreadyPendingError(OrchestratorError):
         self.approval_id = approval_id
 
 
+class RequestClaimTakenError(OrchestratorError):
+    """Two starts of one customer request ran at once and the other wrote its run first: this one's checkpoint,
+    approval and audit event were not written (lifecycle/start.py then answers as a second start would)."""
+
+
 class RequestAlreadyDecidedError(ValidationError):
     """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""

@@ -55,7 +55,12 @@ class ShopStore(Protocol):
         ...
 
     def put_checkpoint(
-        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+        self,
+        checkpoint_id: str,
+        raw: str,
+        event: AuditEvent,
+        approval: ApprovalRecord | None = None,
+        request_claim: str | None = None,
     ) -> None:
         """Create the checkpoint (never overwrite) together with its audit event and, when given, its approval.
 
@@ -63,7 +68,15 @@ class ShopStore(Protocol):
         ``approval.supersedes`` names an approval, that one moves from pending to superseded in the same
         transaction, conditioned on the record read: if it is no longer open (decided, expired, already
         superseded by a concurrent "propose again") nothing is written and the domain error is raised.
+
+        ``request_claim`` (intake/request_key.request_claim) is created in the same transaction and never
+        overwritten: when another run holds it, nothing is written and ``RequestClaimTakenError`` is raised.
         """
+        ...
+
+    def request_claim_count(self, stored_key: str) -> int:
+        """How many starts claimed the request stored under ``stored_key`` (intake/request_key.claim_key): the
+        next claim's generation."""
         ...
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:

@@ -14,20 +14,24 @@ the start Lambda behind submit and receive_email. Reads only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..domain.approval.approvals import ApprovalRecord
 from ..domain.approval.verification import Refusal
 from ..domain.errors import (
     AlreadyPendingError,
     IntakeError,
     IntegrityError,
     RequestAlreadyDecidedError,
+    RequestClaimTakenError,
     ResumeRefusedError,
 )
 from ..domain.intake.customer_message import CustomerMessage, read_message
-from ..domain.intake.request_key import request_key
+from ..domain.intake.request_key import claim_key, request_claim, request_key
 from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.records import AuditEvent, Checkpoint
 from ..domain.shop.model import Order
 from .evidence import freshness, review
 from .status import checkpoint_status, stored_checkpoints
@@ -141,3 +145,33 @@ def check_not_started(
             f"this request was already decided: {last.status}{by} (order {last.order.id}, checkpoint "
             f"{last.checkpoint_id}); pass --again to plan it anew"
         )
+
+
+def next_claim(store: ShopStore, message: CustomerMessage) -> str:
+    """The claim a new run of ``message``'s request writes with its checkpoint (its generation: the claims so
+    far). Read before the check, so a start that passed the check counted every run it could have seen."""
+    key = request_key(message)
+    return request_claim(key, store.request_claim_count(claim_key(key)))
+
+
+def write_run(
+    store: ShopStore,
+    approvals: ApprovalStore | None,
+    checkpoint: Checkpoint,
+    request: tuple[CustomerMessage, str | None, bool, Callable[[], datetime]],
+    event: AuditEvent,
+    record: ApprovalRecord | None,
+) -> None:
+    """Write the run (checkpoint, approval, audit event) with its request claim in one transaction.
+
+    ``request`` is (message, claim or None, again, clock). Two starts of one request that both passed the check
+    (both counted the same claims before either wrote) write the same claim: one run is written, the other
+    nothing at all. The loser then answers as a start after the winner would: ``AlreadyPendingError`` with
+    the winner's ids (or its decision); if the check passes after all, ``RequestClaimTakenError``.
+    """
+    message, claim, again, clock = request
+    try:
+        store.put_checkpoint(checkpoint.checkpoint_id, checkpoint.model_dump_json(), event, record, claim)
+    except RequestClaimTakenError:
+        check_not_started(store, approvals, message, clock(), again=again)
+        raise

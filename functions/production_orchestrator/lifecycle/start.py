@@ -28,13 +28,20 @@ from ..domain.canonical import canonical_bytes
 from ..domain.errors import StartError
 from ..domain.intake.customer_message import read_message
 from ..domain.planning.proposal import ProposalContent, load_proposal
-from ..domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
+from ..domain.records import (
+    INTERRUPT_NAME,
+    Checkpoint,
+    ProviderBinding,
+    agent_identity,
+    require_hash,
+    utc_iso,
+)
 from ..domain.scenarios import scenario as find_scenario
 from ..domain.shop.model import ShopState, parse_day
 from .evidence import current_state
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .request_approval import LinkPlan
-from .requests import check_not_started
+from .requests import check_not_started, next_claim, write_run
 from .runtime import Runtime
 
 
@@ -105,7 +112,9 @@ def start_run(
     parse_day(request.planning_day)
     message = read_message(request.text)
     shop = shop_for(rt.store, request)
+    claim = None
     if not request.scenario and not replacing:
+        claim = next_claim(rt.store, message)  # counted before the check: see write_run
         check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
@@ -161,9 +170,11 @@ def start_run(
         expires_at=utc_iso(now + window),
     ).sealed()
     record = None if approval is None else approval.record(checkpoint, proposal, now)
-    rt.store.put_checkpoint(
-        checkpoint_id,
-        checkpoint.model_dump_json(),
+    write_run(
+        rt.store,
+        rt.approvals,
+        checkpoint,
+        (message, claim, again, rt.clock),
         ctx.event(
             "approval_requested",
             proposal_hash,

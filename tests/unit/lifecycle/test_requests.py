@@ -16,6 +16,7 @@ from production_orchestrator.domain.errors import (
 )
 from production_orchestrator.domain.records import audit_event
 from production_orchestrator.domain.shop.file_format import read_shop
+from production_orchestrator.lifecycle import start as start_module
 from production_orchestrator.lifecycle.plan_request import PlanRequest
 from production_orchestrator.lifecycle.request_approval import operator_plan
 from production_orchestrator.lifecycle.requests import pending_requests
@@ -91,6 +92,32 @@ def test_the_same_request_again_while_pending_returns_its_run_and_writes_nothing
         totes.checkpoint.proposal_hash,
     )
     assert world.snapshot() == before
+
+
+def test_two_starts_of_one_request_at_once_write_one_run(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second start passed the check before the first wrote its run (the check is not itself a write): its
+    checkpoint write loses the request claim, nothing of its run is written, and it answers as a second start
+    after the first would, with the first run's ids."""
+    real_check = start_module.check_not_started
+    checks: list[int] = []
+
+    def check_before_the_first_wrote(*args: object, **kwargs: object) -> None:
+        checks.append(1)
+        if len(checks) == 2:  # the second start's check, as if it ran while the first was still planning
+            return
+        real_check(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(start_module, "check_not_started", check_before_the_first_wrote)
+    monkeypatch.setattr(world.store, "request_claim_count", lambda _key: 0)  # both counted before either wrote
+    first = start(world, TOTES)
+    checkpoints, approvals = world.store.list_checkpoints(), world.approvals.list_approvals()
+    events = [e.event_type for e in world.store.audit_events()]
+    with pytest.raises(AlreadyPendingError) as second:
+        start(world, TOTES)
+    assert second.value.checkpoint_id == first.checkpoint.checkpoint_id
+    assert world.store.list_checkpoints() == checkpoints and world.approvals.list_approvals() == approvals
+    new_events = [e.event_type for e in world.store.audit_events()][len(events) :]
+    assert "approval_requested" not in new_events  # the run's own event went with its checkpoint, not written
 
 
 def test_the_same_text_without_a_message_id_is_the_same_request(world: MemoryWorld) -> None:

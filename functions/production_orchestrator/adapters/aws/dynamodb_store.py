@@ -18,15 +18,23 @@ from typing import Any
 
 from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
-from ...domain.errors import DecisionAlreadyClaimedError, IntakeError, IntegrityError, ShopError, StaleStateError
+from ...domain.errors import (
+    DecisionAlreadyClaimedError,
+    IntakeError,
+    IntegrityError,
+    RequestClaimTakenError,
+    ShopError,
+    StaleStateError,
+)
 from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import Order, ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
-from .dynamo_table import ConditionFailed, Item, b, key, n, now_ns, s
+from .dynamo_table import ConditionFailed, Item, key, n, now_ns, s
 from .dynamodb_approvals import approval_writes, supersede_write
 from .dynamodb_outbox import DynamoOutbox, outbox_item
+from .dynamodb_runs import DynamoRunItems
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
@@ -37,8 +45,7 @@ from .table_schema import (
     CHECKPOINT_SK_PREFIX,
     DECISION_SK_PREFIX,
     PARTITION_KEY,
-    PROPOSAL_PK_PREFIX,
-    PROPOSAL_SK,
+    REQUEST_CLAIM_SK_PREFIX,
     SHOP_PK,
     STATE_SK,
 )
@@ -49,7 +56,7 @@ _HELD = f"attribute_exists({PARTITION_KEY}) AND claim_token = :token AND attribu
 _OPTIMISTIC_ATTEMPTS = 5
 
 
-class DynamoShopStore(DynamoOutbox):
+class DynamoShopStore(DynamoOutbox, DynamoRunItems):
     """One shop in one DynamoDB table. With ``audit_key`` every audit link and the chain head are MACed."""
 
     _table: ChainedTable
@@ -187,32 +194,16 @@ class DynamoShopStore(DynamoOutbox):
         """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""
         return self._update_state(lambda state: state.with_inventory(material_id, quantity), event)
 
-    def put_proposal(self, proposal_hash: str, data: bytes) -> None:
-        """Create the immutable proposal; identical bytes are a no-op, different bytes ``IntegrityError``."""
-        if self._proposals.get(proposal_hash) == data:
-            return
-        item = {**key(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK), "data": b(data)}
-        try:
-            self._table.put(item, condition=_ABSENT)
-        except ConditionFailed as failed:
-            found = failed.found(0) or self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK) or {}
-            if bytes(found.get("data", {}).get("B", b"")) != data:
-                raise IntegrityError(f"proposal {proposal_hash} exists with different bytes") from None
-        self._proposals.keep(proposal_hash, data)
-
-    def get_proposal(self, proposal_hash: str) -> bytes | None:
-        """The stored proposal bytes (callers re-hash them)."""
-        cached = self._proposals.get(proposal_hash)
-        if cached is not None:
-            return bytes(cached)
-        item = self._table.get(PROPOSAL_PK_PREFIX + proposal_hash, PROPOSAL_SK)
-        return None if item is None else self._proposals.keep(proposal_hash, bytes(item["data"]["B"]))
-
     def put_checkpoint(
-        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+        self,
+        checkpoint_id: str,
+        raw: str,
+        event: AuditEvent,
+        approval: ApprovalRecord | None = None,
+        request_claim: str | None = None,
     ) -> None:
-        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
-        approval it supersedes, conditioned on the record read) in one transaction."""
+        """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
+        approval it supersedes, conditioned on the record read) and its request claim, in one transaction."""
         item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
         for _ in range(_OPTIMISTIC_ATTEMPTS):
             writes = [self._table.put_op(item, condition=_ABSENT)]
@@ -220,11 +211,19 @@ class DynamoShopStore(DynamoOutbox):
                 writes += approval_writes(self._table, approval)
                 if approval.supersedes:
                     writes.append(supersede_write(self._table, approval))
+            superseding = len(writes) - 1
+            if request_claim is not None:
+                claim = {**key(SHOP_PK, REQUEST_CLAIM_SK_PREFIX + request_claim), "checkpoint_id": s(checkpoint_id)}
+                writes.append(self._table.put_op(claim, condition=_ABSENT))
             try:
                 self._table.transact([*writes, self._audit_put(event)])
             except ConditionFailed as failed:
-                if approval is not None and approval.supersedes and failed.failed(len(writes) - 1):
+                if approval is not None and approval.supersedes and failed.failed(superseding):
                     continue  # the old approval changed since it was read (a vote): judge it again
+                if request_claim is not None and failed.failed(len(writes) - 1):
+                    raise RequestClaimTakenError(
+                        "another start of this request wrote its run first; this one wrote nothing"
+                    ) from None
                 raise IntegrityError(f"checkpoint {checkpoint_id} or its approval already exists") from None
             self._checkpoints.keep(checkpoint_id, raw)
             return

@@ -19,6 +19,7 @@ STATE_SK = "STATE"
 CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
+REQUEST_CLAIM_SK_PREFIX = "REQUEST#"  # REQUEST#<request key>#<generation>: the run that claimed a customer request
 # The audit chain has its own partition, so a role that appends audit events but must not change the shop
 # (the public decision endpoint) is granted writes on AUDIT and none on SHOP (dynamodb:LeadingKeys).
 AUDIT_PK = "AUDIT"

@@ -20,9 +20,11 @@ from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntakeError,
     IntegrityError,
+    RequestClaimTakenError,
     ShopError,
     StaleStateError,
 )
+from ...domain.intake.request_key import split_claim
 from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
@@ -58,6 +60,12 @@ CREATE TABLE IF NOT EXISTS audit_head (
     mac TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS request_claims (
+    claim_key TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    PRIMARY KEY (claim_key, generation)
+);
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     msg_key TEXT NOT NULL UNIQUE,
@@ -179,20 +187,40 @@ class SqliteShopStore(SqliteDatabase):
         return row[0].encode() if isinstance(row[0], str) else bytes(row[0])
 
     def put_checkpoint(
-        self, checkpoint_id: str, raw: str, event: AuditEvent, approval: ApprovalRecord | None = None
+        self,
+        checkpoint_id: str,
+        raw: str,
+        event: AuditEvent,
+        approval: ApprovalRecord | None = None,
+        request_claim: str | None = None,
     ) -> None:
-        """Create the checkpoint (never overwrite) with its audit event and, given, its approval (closing the
-        approval it supersedes) in one transaction: all of it, or nothing."""
+        """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
+        approval it supersedes) and its request claim, in one transaction: all of it, or nothing."""
         with self._write() as conn:
             try:
                 conn.execute("INSERT INTO checkpoints (checkpoint_id, raw) VALUES (?, ?)", (checkpoint_id, raw))
             except sqlite3.IntegrityError:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
+            if request_claim is not None:
+                stored_key, generation = split_claim(request_claim)
+                try:
+                    conn.execute(
+                        "INSERT INTO request_claims (claim_key, generation, checkpoint_id) VALUES (?, ?, ?)",
+                        (stored_key, generation, checkpoint_id),
+                    )
+                except sqlite3.IntegrityError:
+                    raise RequestClaimTakenError("another start of this request wrote its run first") from None
             if approval is not None:
                 if approval.supersedes:
                     supersede_in(conn, approval)
                 insert_approval(conn, approval)
             self._insert_audit(event)
+
+    def request_claim_count(self, stored_key: str) -> int:
+        """How many starts claimed the request stored under ``stored_key``."""
+        return int(
+            self._conn.execute("SELECT COUNT(*) FROM request_claims WHERE claim_key = ?", (stored_key,)).fetchone()[0]
+        )
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text."""

@@ -17,3 +17,25 @@ def request_key(message: CustomerMessage) -> str:
     if message_id:
         return f"message-id:{message_id}"
     return "text:" + sha256_hex(" ".join(message.text.split()).casefold().encode("utf-8"))
+
+
+def claim_key(key: str) -> str:
+    """What a request's claims are stored under: the sha256 of its key (a Message-ID may be long, and a
+    customer's Message-ID need not sit in a store key)."""
+    return sha256_hex(key.encode("utf-8"))
+
+
+def request_claim(key: str, generation: int) -> str:
+    """The claim a run writes with its checkpoint: the ``generation``-th run of request ``key``. Two starts
+    of one request that both counted ``generation`` earlier claims write the same claim; one of them wins."""
+    if generation < 0:
+        raise ValueError("a claim's generation is 0 or more")
+    return f"{claim_key(key)}#{generation}"
+
+
+def split_claim(claim: str) -> tuple[str, int]:
+    """(claim key, generation) of a claim made by :func:`request_claim`."""
+    stored_key, _, generation = claim.partition("#")
+    if len(stored_key) != 64 or not generation.isdigit():
+        raise ValueError(f"not a request claim: {claim!r}")
+    return stored_key, int(generation)
