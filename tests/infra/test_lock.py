@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from packaging.markers import Marker
 from packaging.utils import canonicalize_name
-from scripts.lock import DEV_LOCK
 
 from infra.bundling import (
     AGENT_LOCK,
@@ -35,6 +34,7 @@ from infra.bundling import (
 from tests.support.assets import BuiltAssets, built_assets
 
 ROOT = Path(__file__).resolve().parents[2]
+DEV_LOCK = ROOT / "requirements-dev.lock"  # written by scripts/lock.py beside the Lambda locks
 PROJECT = "production-orchestrator"
 _ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$")
 _HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
