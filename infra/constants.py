@@ -27,6 +27,7 @@ REPORT_PENDING_AGE_HANDLER: Final = "production_orchestrator.handlers.report_pen
 SEND_OUTBOX_HANDLER: Final = "production_orchestrator.handlers.send_outbox.handler"
 SUBMIT_HANDLER: Final = "production_orchestrator.handlers.submit.handler"
 RECEIVE_EMAIL_HANDLER: Final = "production_orchestrator.handlers.receive_email.handler"
+REMIND_HANDLER: Final = "production_orchestrator.handlers.remind.handler"
 
 # State names an operator sees in the Step Functions console.
 STATE_RUN_AGENT: Final = "RunAgentUntilApproval"
@@ -42,6 +43,8 @@ STATE_MESSAGES_NOT_SENT: Final = "MessagesNotSent"
 STATE_REQUESTER_UNVERIFIED: Final = "RequesterNotVerified"
 STATE_NO_SHOP: Final = "NoShopToPlanOn"
 STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
+STATE_ARM_REMINDERS: Final = "ArmReminders"
+STATE_DISARM_REMINDERS: Final = "DisarmReminders"
 STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
@@ -81,3 +84,8 @@ ENV_SENDER_EMAIL: Final = contracts.ENV_SENDER_EMAIL
 ENV_SES_CONFIGURATION_SET: Final = contracts.ENV_SES_CONFIGURATION_SET
 ENV_STATE_MACHINE_ARN: Final = contracts.ENV_STATE_MACHINE_ARN
 ENV_SUBMITTERS: Final = contracts.ENV_SUBMITTERS
+ENV_REMIND_AT: Final = contracts.ENV_REMIND_AT
+ENV_ESCALATE_AFTER: Final = contracts.ENV_ESCALATE_AFTER
+ENV_BACKUP_APPROVERS: Final = contracts.ENV_BACKUP_APPROVERS
+ENV_REMINDER_GROUP: Final = contracts.ENV_REMINDER_GROUP
+ENV_REMINDER_ROLE_ARN: Final = contracts.ENV_REMINDER_ROLE_ARN

@@ -33,6 +33,15 @@ inboundAddress      (none: no e-mail intake)      an address on an SES-verified 
 messages            on                            send approved plans' messages (needs senderEmail when
                                                   approverEmails is set); ``off``: they stay in the outbox
 submitters          (none: nobody may submit)     JSON object: principal ARN -> person (who may ``submit``)
+remindAt            halfway,24h                   when approvers who have not voted are reminded (each
+                                                  once): halfway, a share (25%) or a time before the end
+                                                  (24h); ``off``: none. The default keeps the points that
+                                                  fall inside the window; a point given that never comes
+                                                  is refused
+escalateAfter       (none: no escalation)         after this long open, backupApprovers join the approval
+                                                  (shorter than approvalWindow; needs backupApprovers)
+backupApprovers     (none)                        comma-separated addresses added (once, audited) at
+                                                  escalateAfter; subscribed to approval mail
 ==================  ============================  =====================================================
 
 The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
@@ -44,16 +53,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from constructs import Node
 
 from production_orchestrator.contracts import is_approver_email
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
+from production_orchestrator.domain.approval.policy import MAX_APPROVERS
+from production_orchestrator.domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
 from production_orchestrator.domain.identity import normalize_identity, parse_submitter_map, submitters_env
-from production_orchestrator.domain.records import ProviderBinding
+from production_orchestrator.domain.records import ProviderBinding, parse_utc, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS
 
 # Equal to production_orchestrator.agent.providers.DEFAULT_MODELS["bedrock"] (a test holds them together);
@@ -90,7 +102,11 @@ DEFAULTS: dict[str, Any] = {
     "inboundAddress": "",
     "messages": "on",
     "submitters": "",
+    "remindAt": ",".join(DEFAULT_POINTS),
+    "escalateAfter": "",
+    "backupApprovers": "",
 }
+MAX_REMINDER_POINTS = 10
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
 ARCHITECTURES = ("arm64", "x86_64")
 # A modelId given as an ARN: arn:aws:bedrock:REGION:ACCOUNT:inference-profile/us.amazon.nova-pro-v1:0,
@@ -128,6 +144,16 @@ class Settings:
     inbound_address: str = ""
     messages: bool = True
     submitters: tuple[tuple[str, str], ...] = ()
+    # Reminders and escalation (infra/constructs/reminders.py): the points that come inside the window, and
+    # when the backups join (None: never) and who they are.
+    remind_at: tuple[str, ...] = ()
+    escalate_after: str = ""
+    backup_approvers: tuple[str, ...] = ()
+
+    @property
+    def reminders_on(self) -> bool:
+        """True when anything is to be reminded or escalated: the reminder function and its states exist."""
+        return bool(self.remind_at) or bool(self.backup_approvers)
 
     @classmethod
     def from_context(cls, node: Node) -> Settings:
@@ -214,12 +240,66 @@ class Settings:
             inbound_address=inbound,
             messages=messages,
             submitters=tuple(sorted(submitters.items())),
+            **_reminder_settings(raw, window.total_seconds(), emails),
         )
 
     @property
     def submitters_json(self) -> str:
         """The submitter mapping as the submit function reads it (``PO_SUBMITTERS``)."""
         return submitters_env(dict(self.submitters))
+
+
+def _reminder_settings(raw: dict[str, Any], window_seconds: float, approvers: tuple[str, ...]) -> dict[str, Any]:
+    """``remindAt``, ``escalateAfter`` and ``backupApprovers``, each mistake refused in one line."""
+    points = _reminder_points(str(raw["remindAt"]).strip(), window_seconds, str(raw["approvalWindow"]))
+    delay_text = str(raw["escalateAfter"]).strip()
+    backups = _email_list(raw["backupApprovers"], key="backupApprovers")
+    if bool(delay_text) != bool(backups):
+        raise ConfigurationError("escalateAfter and backupApprovers go together: set both, or neither")
+    if delay_text:
+        try:
+            delay = parse_duration(delay_text)
+        except ValidationError as exc:
+            raise ConfigurationError(f"escalateAfter: {exc}") from None
+        if delay.total_seconds() >= window_seconds:
+            raise ConfigurationError(
+                f"escalateAfter {delay_text} is not shorter than the {raw['approvalWindow']} approvalWindow: the "
+                "backups would join an expired approval"
+            )
+    folded = [normalize_identity(b) for b in backups]
+    asked = {normalize_identity(a) for a in approvers}
+    for backup in folded:
+        if backup in asked:
+            raise ConfigurationError(f"backupApprovers entry {backup} is already in approverEmails")
+        if folded.count(backup) > 1:
+            raise ConfigurationError(f"backupApprovers names {backup} twice")
+    if len(asked) + len(folded) > MAX_APPROVERS:
+        raise ConfigurationError(
+            f"approverEmails and backupApprovers name {len(asked) + len(folded)} people; at most {MAX_APPROVERS}"
+        )
+    return {"remind_at": points, "escalate_after": delay_text, "backup_approvers": tuple(folded)}
+
+
+def _reminder_points(text: str, window_seconds: float, window: str) -> tuple[str, ...]:
+    """The reminder points that come inside the window (``off``: none). A point given that never comes is
+    refused; the default's points that do not fit (24h in a 24h window) are left out."""
+    if text.lower() == "off":
+        return ()
+    try:
+        points = parse_points(text)
+    except ValidationError as exc:
+        raise ConfigurationError(f"remindAt: {exc} (or off)") from None
+    if len(points) > MAX_REMINDER_POINTS:
+        raise ConfigurationError(f"remindAt names {len(points)} points; at most {MAX_REMINDER_POINTS}")
+    start = "2026-01-01T00:00:00Z"
+    end = utc_iso(parse_utc(start) + timedelta(seconds=window_seconds))
+    outside = [p for p in points if ReminderSchedule.moment(p, start, end) is None]
+    if outside and text != DEFAULTS["remindAt"]:
+        raise ConfigurationError(
+            f"remindAt point {outside[0]} never comes in a {window} approvalWindow (a time before the end must be "
+            "shorter than the window)"
+        )
+    return tuple(p for p in points if p not in outside)
 
 
 def _check_model_arn(model_id: str, region: str) -> None:
@@ -321,10 +401,10 @@ def _flag(key: str, value: Any) -> bool:
     return text == "true"
 
 
-def _email_list(value: Any) -> tuple[str, ...]:
+def _email_list(value: Any, key: str = "approverEmails") -> tuple[str, ...]:
     items = value if isinstance(value, list) else str(value).split(",")
     emails = tuple(str(item).strip() for item in items if str(item).strip())
     for email in emails:
         if not is_approver_email(email):
-            raise ConfigurationError(f"approverEmails entry {email!r} is not an e-mail address")
+            raise ConfigurationError(f"{key} entry {email!r} is not an e-mail address")
     return emails

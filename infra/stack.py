@@ -13,6 +13,7 @@ from .constructs.approval_workflow import ApprovalWorkflow
 from .constructs.inbound_mail import InboundMail
 from .constructs.operations import Operations
 from .constructs.outbox_sender import OutboxSender
+from .constructs.reminders import Reminders
 from .constructs.request_entry import RequestEntry
 from .constructs.state_store import StateStore
 from .settings import Settings
@@ -36,12 +37,27 @@ class ProductionOrchestratorStack(Stack):
             if settings.messages
             else None
         )
+        # remindAt=off and no escalation: no reminder function, no schedules, no reminder states.
+        self.reminders = (
+            Reminders(
+                self,
+                "Reminders",
+                settings=settings,
+                store=self.store,
+                functions=self.functions,
+                topic=self.channel.topic,
+                decision_url=self.channel.decision_url.url if self.channel.decision_url else "",
+            )
+            if settings.reminders_on
+            else None
+        )
         self.workflow = ApprovalWorkflow(
             self,
             "Workflow",
             settings=settings,
             functions=self.functions,
             sender=self.outbox.function if self.outbox else None,
+            reminders=self.reminders.function if self.reminders else None,
         )
         self.channel.allow_task_responses(self.functions.decide, self.workflow.state_machine)
         self.requests = RequestEntry(

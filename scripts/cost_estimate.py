@@ -60,6 +60,7 @@ ASSUMED = {
         "report_pending_age": 0.5,
         "send_outbox": 1.0,  # one SES call per message
         "submit": 0.3,
+        "remind": 0.5,  # arm, disarm, or one wake-up (a few table calls, one SNS publish per approver)
     },
     "invocations_per_run": {
         "submit": 1,
@@ -68,6 +69,7 @@ ASSUMED = {
         "decide": 2,
         "resume_agent": 1,
         "send_outbox": 1,
+        "remind": 3,  # ArmReminders, one wake-up (halfway), DisarmReminders
     },
     "messages_per_run": 3,  # the approved plan's drafts: customer, floor lead, supplier (SES)
     "report_runs_per_month": 12 * 24 * DAYS_PER_MONTH,  # every 5 minutes, whatever the load

@@ -40,6 +40,13 @@ ENV_INBOUND_ADDRESS: Final = "PO_INBOUND_ADDRESS"
 ENV_SUBMITTERS: Final = "PO_SUBMITTERS"
 # The planning solver's budget in work (branch-and-bound nodes per objective stage; 0: the greedy plan only).
 ENV_SOLVER_NODES: Final = "PO_SOLVER_NODES"
+# Reminders and escalation on AWS (handlers/remind.py): the points, when backups join and who they are, and
+# the EventBridge Scheduler group and role the one-time wake-ups are created with.
+ENV_REMIND_AT: Final = "PO_REMIND_AT"
+ENV_ESCALATE_AFTER: Final = "PO_ESCALATE_AFTER"
+ENV_BACKUP_APPROVERS: Final = "PO_BACKUP_APPROVERS"
+ENV_REMINDER_GROUP: Final = "PO_REMINDER_GROUP"
+ENV_REMINDER_ROLE_ARN: Final = "PO_REMINDER_ROLE_ARN"
 ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
 ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 # Local (CLI) settings.

@@ -10,6 +10,8 @@ resume:  after_decision_claim -> inside_apply (state written, not committed) -> 
          completion not yet written) -> after_completion
 outbox:  after_outbox_claim (claimed, not handed to the transport) -> after_outbox_send (the transport took
          it, not yet marked sent: the one at-least-once window)
+approval: inside_approval_change (approval + audit event written, not committed) -> after_approval_mail_claim
+         -> after_approval_mail_send
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ RESUME_POINTS: Final = (
     "after_completion",
 )
 OUTBOX_POINTS: Final = ("after_outbox_claim", "after_outbox_send")
-POINTS: Final = START_POINTS + RESUME_POINTS + OUTBOX_POINTS
+# An approval change with its audit event (relink, escalation, a queued reminder) written, not committed; an
+# approval e-mail claimed, and handed to the transport but not marked sent.
+APPROVAL_POINTS: Final = ("inside_approval_change", "after_approval_mail_claim", "after_approval_mail_send")
+POINTS: Final = START_POINTS + RESUME_POINTS + OUTBOX_POINTS + APPROVAL_POINTS
 
 
 def point(name: str) -> None:

@@ -13,6 +13,10 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
                                           rejected -> PlanRejected
                                           refused + EXPIRED -> DecisionExpired | otherwise -> ResumeRefused
 
+With reminders on (infra/constructs/reminders.py), ArmReminders sits before WaitForHumanDecision and
+DisarmReminders after it; a failure of either is caught and the workflow goes on (a reminder is never worth an
+approval).
+
 Standard, not Express: a decision may take days and Express executions stop after five minutes. Nothing
 on any path approves by default: a timeout records the expiry and ends.
 """
@@ -50,7 +54,9 @@ from ..constants import (
     OUTCOME_REFUSED,
     OUTCOME_REJECTED,
     STATE_ALREADY_PENDING,
+    STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
     STATE_OUTCOME,
@@ -143,6 +149,7 @@ class ApprovalWorkflow(Construct):
         settings: Settings,
         functions: AgentFunctions,
         sender: lambda_.IFunction | None,
+        reminders: lambda_.IFunction | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
 
@@ -346,7 +353,35 @@ class ApprovalWorkflow(Construct):
             # Anything else, including an outcome this version does not know, is a refusal: fail closed.
             .otherwise(resume_refused)
         )
-        definition = run_agent.next(wait_for_decision).next(resume).next(outcome)
+        parked: sfn.IChainable
+        if reminders is not None:
+            arm = invoke(
+                STATE_ARM_REMINDERS,
+                reminders,
+                sfn.TaskInput.from_object(
+                    {
+                        "action": "arm",
+                        "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id"),
+                        "expires_at": sfn.JsonPath.string_at("$.run.expires_at"),
+                    }
+                ),
+                "$.reminders",
+            )
+            disarm = invoke(
+                STATE_DISARM_REMINDERS,
+                reminders,
+                sfn.TaskInput.from_object(
+                    {"action": "disarm", "checkpoint_id": sfn.JsonPath.string_at("$.run.checkpoint_id")}
+                ),
+                "$.reminders",
+            )
+            # Reminders help a decision arrive; they never stand in its way: a failure is noted and passed.
+            arm.add_catch(wait_for_decision, errors=[sfn.Errors.ALL], result_path="$.reminders")
+            disarm.add_catch(resume, errors=[sfn.Errors.ALL], result_path="$.reminders")
+            parked = arm.next(wait_for_decision).next(disarm)
+        else:
+            parked = wait_for_decision
+        definition = run_agent.next(parked).next(resume).next(outcome)
 
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(
@@ -380,7 +415,7 @@ class ApprovalWorkflow(Construct):
         )
         stack = Stack.of(self)
         invoked = (functions.run_agent, functions.request_approval, functions.resume_agent, functions.record_expiry)
-        for fn in (*invoked, *([sender] if sender is not None else [])):
+        for fn in (*invoked, *(f for f in (sender, reminders) if f is not None)):
             logical_id = stack.get_logical_id(fn.node.default_child)  # type: ignore[arg-type]
             acknowledge(
                 role,

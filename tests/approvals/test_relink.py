@@ -18,9 +18,10 @@ def _query(url: str) -> dict[str, str]:
 
 def test_relink_opens_the_plan_with_the_new_link_and_the_old_one_stops(started: Any) -> None:
     data_dir, run = started("--approvers", APPROVERS)
-    # Case and spaces do not make another person: the relink is ben's.
+    # Case and spaces do not make another person: the relink is ben's. --print-link: on stdout, not the outbox
+    # (tests/contract/test_approval_mail.py follows the outbox path).
     done = cli("approvals", "relink", "--data-dir", str(data_dir), "--approval", run["APPROVAL_ID"],
-               "--approver", "  BEN@Example.com ")  # fmt: skip
+               "--approver", "  BEN@Example.com ", "--print-link")  # fmt: skip
     assert done.returncode == 0, done.stderr
     new = done.values["APPROVAL_URL"]
     assert done.values["APPROVER"] == "ben@example.com"

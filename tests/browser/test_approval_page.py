@@ -72,7 +72,7 @@ def _start(tmp_path: Path, port: int) -> tuple[Path, dict[str, str]]:
     data_dir = tmp_path / "data"
     run = cli(
         "start", "--data-dir", str(data_dir), "--approvers", APPROVERS, "--requester", "ana@example.com",
-        "--separation-of-duties", "--link-base", f"http://127.0.0.1:{port}/approve",
+        "--separation-of-duties", "--link-base", f"http://127.0.0.1:{port}/approve", "--print-links",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     return data_dir, run.values

@@ -4,6 +4,7 @@ recorded with the plan, and what a customer wrote never drives the terminal."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,7 @@ def test_a_refused_start_writes_nothing(shop_dir: Path, email: str, named: str) 
     code, stdout, stderr = start(shop_dir, CORPUS / email)
     assert code == 2, stderr
     assert "internal error" not in stderr and named in stderr
+    assert re.search(r"^error: (INTAKE_REFUSED|UNPLANNABLE): ", stderr, re.MULTILINE), stderr  # a stable code leads
     assert "CHECKPOINT_ID" not in stdout
     assert fingerprint(shop_dir) == before and audit_types(shop_dir) == events
 
@@ -74,7 +76,34 @@ def test_given_facts_fill_the_email_and_are_recorded_with_the_plan(shop_dir: Pat
         "de",
     )
     text = cli("--data-dir", str(shop_dir), "show", "--checkpoint", run["CHECKPOINT_ID"]).stdout
-    assert "Given by dana, not read from the e-mail: quantity 60, due 2026-12-15" in text
+    assert "Quantity 60: given by dana, not from the e-mail\n" in text  # the e-mail said no quantity
+    assert "Due 2026-12-15: given by dana, not from the e-mail\n" in text
+
+
+def test_given_facts_that_replace_the_emails_are_shown_with_what_the_email_said(shop_dir: Path, tmp_path: Path) -> None:
+    request = tmp_path / "replaced.eml"
+    request.write_text(
+        "From: Lena Vogt <lena@harbour-books.example>\nDate: Tue, 1 Dec 2026 09:12:00 +0100\nSubject: Totes\n\n"
+        "We need 400 navy tote bags by Friday.\n"
+    )
+    run = cli(
+        "--data-dir", str(shop_dir), "start", "--request", str(request), "--as-of", EXAMPLE_DAY,
+        "--quantity", "60", "--due", "2026-12-15", "--customer", "Harbour Books", "--requester", "dana",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    shown = cli("--data-dir", str(shop_dir), "show", "--checkpoint", run["CHECKPOINT_ID"], "--json")
+    proposal = json.loads(shown.stdout)["proposal"]
+    assert proposal["given"]["email_said"] == {"quantity": "400", "due": "2026-12-04", "customer": "Lena Vogt"}
+    order = proposal["target_order"]
+    assert (order["quantity"], order["due"], order["customer"]) == (60, "2026-12-15", "Harbour Books")
+    text = cli("--data-dir", str(shop_dir), "show", "--checkpoint", run["CHECKPOINT_ID"]).stdout
+    for line in (
+        "Quantity 60: given by dana, not from the e-mail (the e-mail said 400)",
+        "Due 2026-12-15: given by dana, not from the e-mail (the e-mail said 2026-12-04)",
+        "Customer Harbour Books: given by dana, not from the e-mail (the e-mail said Lena Vogt)",
+    ):
+        assert f"  {line}\n" in text, text
+    assert "Product" not in text.split("What blocks it:")[0]  # the product came from the e-mail
 
 
 @pytest.mark.parametrize(

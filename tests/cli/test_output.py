@@ -20,14 +20,16 @@ def _json(run: Run) -> Any:
 
 
 def test_start_json_is_one_object_with_every_value(tmp_path: Path) -> None:
-    run = cli("start", "--data-dir", str(tmp_path / "d"), "--approvers", "ana@example.com,ben@example.com", "--json")
+    run = cli("start", "--data-dir", str(tmp_path / "d"), "--approvers", "ana@example.com,ben", "--json")
     values = _json(run)
     assert list(values)[:4] == ["session_id", "checkpoint_id", "interrupt_id", "proposal_hash"]
     assert values["stop_reason"] == "interrupt" and len(values["proposal_hash"]) == 64
-    assert [a["approver"] for a in values["approvers"]] == ["ana@example.com", "ben@example.com"]
-    assert values["approval_url"] == values["approvers"][0]["approval_url"]
-    assert all(a["approval_url"].startswith("http://127.0.0.1:8765/approve?a=appr-") for a in values["approvers"])
-    assert "next:" in run.stderr
+    # ana has an address: her link waits in the outbox (never on stdout); ben's is printed, as before.
+    assert values["approvers"][0] == {"approver": "ana@example.com", "sent": "outbox"}
+    assert values["approvers"][1]["approver"] == "ben"
+    assert values["approval_url"] == values["approvers"][1]["approval_url"]
+    assert values["approval_url"].startswith("http://127.0.0.1:8765/approve?a=appr-")
+    assert "next:" in run.stderr and "outbox send" in run.stderr
 
 
 def test_start_prints_key_values_and_what_to_do_next(pending: Callable[..., Pending]) -> None:

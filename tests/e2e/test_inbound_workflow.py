@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from infra.constants import STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION
+from infra.constants import STATE_ARM_REMINDERS, STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.model import zone
 from production_orchestrator.lifecycle.shop_import import import_shop
@@ -67,7 +67,7 @@ def test_an_emailed_request_runs_the_workflow_once_asked_for_by_the_channel(aws:
     assert first.error is None and first.result["outcome"] == "started", first.error or first.result
     execution_arn = first.result["execution_arn"]
     deployment.wait_for_message()  # the approval e-mail: the run parked for a human
-    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION]
+    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
     (run,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
     assert run.error is None and run.result["requested_by"] == CHANNEL
     # SES's asynchronous invoke is retried (or delivered twice): the same record, the same running execution.

@@ -18,7 +18,9 @@ import pytest
 
 from infra.constants import (
     STATE_ALREADY_PENDING,
+    STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
     STATE_OUTCOME,
@@ -53,7 +55,9 @@ from tests.support.moto_workflow import (
 )
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
 
-PARKED = [STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION]
+# Reminders are on by default (halfway of the 10-minute window): armed before parking, disarmed after.
+PARKED = [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+DECIDED = [*PARKED, STATE_DISARM_REMINDERS, STATE_RESUME, STATE_OUTCOME]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +102,7 @@ def test_approve_applies_the_reviewed_plan_once(aws: LocalAws, template: dict[st
     assert reported.error is None and reported.result == {"pending": 0, "oldest_pending_age_seconds": 0}
     _every_call_was_granted(deployment)
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     assert run.requested_by == SUBMITTER  # from the signed submission, carried to the approval record
     # The plan's three messages reached SES once each, and every one is marked sent with SES's id.
@@ -124,7 +128,7 @@ def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: Loc
     deployment = aws.deploy(template, verify_sender=False)
     run = run_case(deployment, "approve")
     assert run.status == "FAILED" and run.error == DeliveryFailedError.__name__
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_MESSAGES_NOT_SENT]
     assert (run.revision_after, run.plan_applied_count) == (2, 1)  # the plan applied; its messages did not go
     assert run.ses_outbox_keys == []
     failed = deployment.store.outbox_messages(run.proposal_hash)
@@ -183,7 +187,7 @@ def test_the_same_email_twice_starts_one_run_and_the_second_execution_says_so(aw
 def test_reject_changes_nothing(aws: LocalAws, template: dict[str, Any]) -> None:
     run = _run(aws, template, "reject")
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
+    assert run.states == [*DECIDED, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.ses_outbox_keys == []
     _start_and_resume_ran_in_different_processes(run)
@@ -194,7 +198,7 @@ def test_stale_domain_state_while_parked_is_refused_then_cancelled(aws: LocalAws
     run = _run(aws, template, "stale")
     assert run.page_statuses == {"GET": 200, "POST approve": 409, "POST reject": 200}
     assert run.status == "SUCCEEDED"
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_PLAN_REJECTED]
+    assert run.states == [*DECIDED, STATE_PLAN_REJECTED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 1, 0)
     assert run.task_token_leaked is False
 
@@ -217,7 +221,7 @@ def test_a_resume_killed_mid_decision_is_finished_by_the_workflow_retry(aws: Loc
     aws.router.crash_next(resume, point)
     run = run_case(deployment, "approve")
     assert run.status == "SUCCEEDED", run.error
-    assert run.states == [*PARKED, STATE_RESUME, STATE_OUTCOME, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
+    assert run.states == [*DECIDED, STATE_SEND_MESSAGES, STATE_PLAN_APPLIED]
     assert (run.revision_before, run.revision_after, run.plan_applied_count) == (1, 2, 1)
     resumes = [i for i in deployment.invocations() if i.function_name == resume]
     assert [i.error["errorType"] if i.error else None for i in resumes] == ["Runtime.ExitError", None]

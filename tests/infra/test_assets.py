@@ -28,6 +28,7 @@ STRANDS_FREE = (
     "send_outbox",
     "submit",
     "receive_email",
+    "remind",
 )
 AGENT = ("run_agent", "resume_agent")
 

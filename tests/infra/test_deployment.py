@@ -265,6 +265,7 @@ _FUNCTION_NAMES = (
     "ReportPendingAge",
     "Submit",
     "ReceiveEmail",
+    "Remind",
 )
 
 

@@ -13,7 +13,9 @@ from infra.bundling import AGENT_ONLY_PACKAGES, requirement_lines
 from infra.constants import (
     ENV_LINK_BASE_URL,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
+    STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
@@ -105,8 +107,11 @@ def test_state_machine_is_standard_traced_and_logs_all_without_execution_data(te
 def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     states = definition["States"]
     assert definition["StartAt"] == STATE_RUN_AGENT
-    assert states[STATE_RUN_AGENT]["Next"] == STATE_WAIT_FOR_DECISION
-    assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_RESUME
+    # Reminders are on by default (halfway): armed before the workflow parks, disarmed when the decision comes.
+    assert states[STATE_RUN_AGENT]["Next"] == STATE_ARM_REMINDERS
+    assert states[STATE_ARM_REMINDERS]["Next"] == STATE_WAIT_FOR_DECISION
+    assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS
+    assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_RESUME
     assert states[STATE_RESUME]["Next"] == STATE_OUTCOME
     choice = states[STATE_OUTCOME]
     assert choice["Type"] == "Choice"
@@ -169,7 +174,9 @@ def test_every_lambda_task_retries_lambda_service_errors(definition: dict[str, A
     tasks = {name: s for name, s in definition["States"].items() if s["Type"] == "Task"}
     assert set(tasks) == {
         STATE_RUN_AGENT,
+        STATE_ARM_REMINDERS,
         STATE_WAIT_FOR_DECISION,
+        STATE_DISARM_REMINDERS,
         STATE_RESUME,
         STATE_DECISION_EXPIRED,
         STATE_SEND_MESSAGES,
@@ -253,6 +260,7 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
         "report_pending_age",
         "send_outbox",
         "submit",
+        "remind",
     }
     roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
     assert len(roles) == len(functions), "every function has its own role"
@@ -351,7 +359,7 @@ def test_the_audit_chain_is_maced_by_its_own_key_that_every_appender_may_sign_wi
     keys = _hmac_keys(template_json)
     (key_id,) = [k for k, key in keys.items() if "audit chain" in key["Properties"]["Description"]]
     assert keys[key_id]["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
-    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox")
+    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox", "remind")
     for handler in appenders:
         env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
         assert env["Variables"]["PO_AUDIT_KEY_ID"] == {"Ref": key_id}

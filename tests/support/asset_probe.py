@@ -43,6 +43,7 @@ _MALFORMED_EVENTS: dict[str, Any] = {
     "send_outbox": {},
     "submit": {"requestContext": {"http": {"method": "GET"}}},  # not a POST: 405, nothing read
     "receive_email": {"Records": []},  # no SES record: refused (EVENT_INVALID), nothing read
+    "remind": {"action": "wake"},  # no checkpoint: refused before anything is read
 }
 
 

@@ -64,6 +64,8 @@ def _fake(logical_id: str, attribute: str | None) -> str:
     pseudo = {"AWS::Region": REGION, "AWS::AccountId": ACCOUNT, "AWS::Partition": "aws", "AWS::URLSuffix": "x"}
     if logical_id in pseudo:
         return pseudo[logical_id]
+    if "Role" in logical_id and attribute == "Arn":
+        return f"arn:aws:iam::{ACCOUNT}:role/probe-{logical_id.lower()[:40]}"
     if "Topic" in logical_id:
         return f"arn:aws:sns:{REGION}:{ACCOUNT}:probe-topic"
     if "Url" in logical_id:

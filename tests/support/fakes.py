@@ -19,7 +19,7 @@ import hmac
 import json
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,7 @@ from production_orchestrator.domain.errors import (
     TaskTokenClosedError,
 )
 from production_orchestrator.domain.intake.submissions import Submission
+from production_orchestrator.domain.messages.approval_mail import ApprovalMail
 from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.ports import ApprovalMessage, MacKey
 from production_orchestrator.domain.records import (
@@ -80,6 +81,7 @@ class InMemoryShopStore:
         self._head: tuple[int, str, str] | None = None
         self._snapshots: dict[str, bytes] = {}
         self._outbox: dict[str, str] = {}  # outbox key -> the message's JSON
+        self._approval_mail: dict[str, str] = {}  # approval mail key -> its JSON
 
     # -- helpers (call with the lock held) ------------------------------------------------------------------
     def _append(self, event: AuditEvent) -> None:
@@ -308,6 +310,47 @@ class InMemoryShopStore:
         """Append one audit event."""
         with self._lock:
             self._append(event)
+
+    def change_approval(
+        self,
+        approval_id: str,
+        change: Callable[[ApprovalRecord], ApprovalRecord],
+        event: Callable[[ApprovalRecord], AuditEvent | None],
+        mail: Sequence[ApprovalMail] = (),
+    ) -> tuple[ApprovalRecord, bool]:
+        """The approval's transition, its audit event and its mail: all under both locks, all or nothing."""
+        if self._approvals is None:
+            raise IntegrityError("this fake shop store has no approval store")
+        with self._lock, self._approvals._lock:
+            before = self._approvals._existing(approval_id)
+            after = change(before)
+            if after == before:
+                return after, False
+            found = event(after)
+            self._approvals._records[approval_id] = after.model_dump_json()
+            if found is not None:
+                self._append(found)
+            for item in mail:
+                self._approval_mail.setdefault(item.key, item.model_dump_json())
+            return after, True
+
+    def approval_mail(self) -> list[ApprovalMail]:
+        """Every approval request and reminder queued, in queue order."""
+        with self._lock:
+            return [ApprovalMail.model_validate_json(raw) for raw in self._approval_mail.values()]
+
+    def replace_approval_mail(
+        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
+    ) -> bool:
+        """Compare-and-set on the stored mail."""
+        with self._lock:
+            raw = self._approval_mail.get(previous.key)
+            if raw is None or ApprovalMail.model_validate_json(raw) != previous:
+                return False
+            self._approval_mail[previous.key] = updated.model_dump_json()
+            if event is not None:
+                self._append(event)
+            return True
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""

@@ -5,7 +5,8 @@ Reads the event from stdin, calls the handler with a minimal context, and writes
 (stdout and stderr stay the function's log stream). ``calls`` lists every AWS API call the handler made as
 ``[signing name, operation, partition keys | list prefix]`` (tests/support/iam_calls.py turns them into IAM actions).
 ``no-strands`` makes any import of strands fail, as it would in the decision function's asset, which does
-not ship it.
+not ship it. ``PO_LOCAL_NOW`` (an ISO time, tests only) is the handlers' clock for this invocation, as the
+in-process tests set ``handlers.root.utc_now``: a scheduled wake-up runs at its own moment, no test waits.
 """
 
 from __future__ import annotations
@@ -87,6 +88,13 @@ def main(argv: list[str]) -> int:
     if len(argv) > 3 and argv[3] == "no-strands":
         sys.meta_path.insert(0, _NoStrands())
     event = json.load(sys.stdin)
+    if os.environ.get("PO_LOCAL_NOW"):
+        from datetime import datetime
+
+        from production_orchestrator.handlers import root
+
+        moment = datetime.fromisoformat(os.environ["PO_LOCAL_NOW"].replace("Z", "+00:00"))
+        root.utc_now = lambda: moment
     calls: list[list[Any]] = []
     _record_calls(calls)
     outcome: dict[str, Any] = {"pid": os.getpid(), "calls": calls}

@@ -388,7 +388,15 @@ def _step_functions_execute(endpoint: str, execute: bool) -> None:
 
 def cold_start() -> None:
     """Forget every composition root, as a new Lambda execution environment would."""
-    from production_orchestrator.handlers import decide, receive_email, request_approval, root, send_outbox, submit
+    from production_orchestrator.handlers import (
+        decide,
+        receive_email,
+        remind,
+        request_approval,
+        root,
+        send_outbox,
+        submit,
+    )
 
     root.core.cache_clear()
     root.receipt_key.cache_clear()
@@ -398,3 +406,4 @@ def cold_start() -> None:
     send_outbox.root.cache_clear()
     submit.root.cache_clear()
     receive_email.root.cache_clear()
+    remind.root.cache_clear()

@@ -14,6 +14,7 @@ the ``x-amz-function-error`` header, which is what Step Functions' Catch matches
 from __future__ import annotations
 
 import base64
+import contextlib
 import email
 import email.policy
 import html
@@ -64,7 +65,8 @@ DECIDE_MODULE = "decide"
 SEND_OUTBOX_MODULE = "send_outbox"
 SUBMIT_MODULE = "submit"
 # The strands-free asset's functions: their local processes refuse to import strands too.
-STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE, "receive_email"})
+REMIND_MODULE = "remind"
+STRANDS_FREE_MODULES = frozenset({DECIDE_MODULE, SEND_OUTBOX_MODULE, SUBMIT_MODULE, REMIND_MODULE, "receive_email"})
 # Who submits in the local runs: an operator's SSO role session (an e-mail, not an approver).
 SUBMITTER = "olga@shop.example"
 CREDENTIALS = {
@@ -143,8 +145,8 @@ class LambdaRouter:
         """The next invocations of ``function_name`` die by SIGKILL at ``points`` (faults.py), in order."""
         self._faults.setdefault(function_name, []).extend(points)
 
-    def invoke(self, function_name: str, event: Any) -> Invocation:
-        """Run ``function_name``'s handler on ``event`` in a fresh interpreter."""
+    def invoke(self, function_name: str, event: Any, *, now: datetime | None = None) -> Invocation:
+        """Run ``function_name``'s handler on ``event`` in a fresh interpreter (at ``now``, when given)."""
         name = function_name.split(":function:")[-1].split(":")[0]
         function = self._functions[name]
         env = {
@@ -159,6 +161,8 @@ class LambdaRouter:
             "POWERTOOLS_TRACE_DISABLED": "true",
             **function.environment,
         }
+        if now is not None:
+            env["PO_LOCAL_NOW"] = now.isoformat()
         with self._lock:
             pending = self._faults.get(name)
             if pending:
@@ -384,6 +388,15 @@ class ApprovalMessage:
 
 
 @dataclass
+class Schedule:
+    """One EventBridge Scheduler schedule as moto holds it."""
+
+    name: str
+    at: datetime
+    detail: dict[str, Any]
+
+
+@dataclass
 class Page:
     """The decision endpoint's answer to one request."""
 
@@ -412,6 +425,7 @@ class Deployment:
         self._delivered = 0
         self._names: dict[str, str] = {}  # logical id -> physical name / ARN
         self._function_arns: dict[str, str] = {}
+        self._role_arns: dict[str, str] = {}
         self.dynamodb = aws.client("dynamodb")
         self.sfn = aws.client("stepfunctions")
         self.sqs = aws.client("sqs")
@@ -419,6 +433,7 @@ class Deployment:
         self._create_topic(tag)
         self._create_receipt_keys()
         self._create_mail(tag)
+        self._create_schedule_groups(tag)
         role_arn = self._create_role(tag)
         # The submit function names the state machine, which names the functions: its ARN is known by name.
         (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
@@ -500,6 +515,16 @@ class Deployment:
         for sender in senders if self.verify_sender else ():
             sesv2.create_email_identity(EmailIdentity=sender)
 
+    def _create_schedule_groups(self, tag: str) -> None:
+        """The stack's EventBridge Scheduler group (reminders), and the ARN of every role the functions name."""
+        scheduler = self.aws.client("scheduler")
+        for index, group_id in enumerate(resources_of_type(self.template, "AWS::Scheduler::ScheduleGroup")):
+            name = f"po-{tag}-{index}"
+            scheduler.create_schedule_group(Name=name)
+            self._names[group_id] = name
+        for role_id in resources_of_type(self.template, "AWS::IAM::Role"):
+            self._role_arns[role_id] = f"arn:aws:iam::{ACCOUNT}:role/po-{tag}-{role_id}"[:100]
+
     def _create_role(self, tag: str) -> str:
         trust = {
             "Version": "2012-10-17",
@@ -562,6 +587,8 @@ class Deployment:
             return pseudo[logical_id]
         if logical_id in self._function_arns and attribute == "Arn":
             return self._function_arns[logical_id]
+        if logical_id in self._role_arns and attribute == "Arn":
+            return self._role_arns[logical_id]
         if logical_id in self._names:
             return self._names[logical_id]
         raise KeyError(f"cannot resolve {logical_id}.{attribute} locally")
@@ -680,6 +707,62 @@ class Deployment:
             if state is not None:
                 pids[state] = invocation.pid
         return pids
+
+    def schedules(self) -> list[Schedule]:
+        """The reminder wake-ups waiting in the stack's schedule group, soonest first."""
+        scheduler = self.aws.client("scheduler")
+        found = []
+        for group_id in resources_of_type(self.template, "AWS::Scheduler::ScheduleGroup"):
+            group = self._names[group_id]
+            for summary in scheduler.list_schedules(GroupName=group)["Schedules"]:
+                detail = scheduler.get_schedule(GroupName=group, Name=summary["Name"])
+                expression = detail["ScheduleExpression"]
+                found.append(
+                    Schedule(
+                        name=detail["Name"],
+                        at=datetime.fromisoformat(expression.removeprefix("at(").removesuffix(")")).replace(tzinfo=UTC),
+                        detail=detail,
+                    )
+                )
+        return sorted(found, key=lambda s: (s.at, s.name))
+
+    def fire(self, schedule: Schedule, at: datetime | None = None) -> Invocation:
+        """What EventBridge Scheduler does at the schedule's moment: invoke its target with its input (once
+        more when a test re-runs it), the clock at ``at`` (default: the schedule's own moment)."""
+        target = schedule.detail["Target"]
+        invocation = self.aws.router.invoke(target["Arn"], json.loads(target["Input"]), now=at or schedule.at)
+        if schedule.detail.get("ActionAfterCompletion") == "DELETE":  # as Scheduler does once it invoked
+            scheduler = self.aws.client("scheduler")
+            # Already gone when a test re-runs a schedule that fired before.
+            with contextlib.suppress(scheduler.exceptions.ResourceNotFoundException):
+                scheduler.delete_schedule(GroupName=schedule.detail["GroupName"], Name=schedule.name)
+        return invocation
+
+    def drain(self) -> list[ApprovalMessage]:
+        """Every message published to the topic since the last read, without waiting."""
+        before = len(self.messages)
+        while True:
+            batch = self.sqs.receive_message(QueueUrl=self.inbox_url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+            if not batch.get("Messages"):
+                break
+            for raw in batch["Messages"]:
+                envelope = json.loads(raw["Body"])
+                body = envelope["Message"]
+                link = next(
+                    (line.strip() for line in body.splitlines() if line.strip().startswith(self.endpoint.base_url)),
+                    "",
+                )
+                self.messages.append(
+                    ApprovalMessage(
+                        subject=envelope.get("Subject", ""),
+                        body=body,
+                        attributes=envelope.get("MessageAttributes", {}),
+                        link=link,
+                    )
+                )
+                self.sqs.delete_message(QueueUrl=self.inbox_url, ReceiptHandle=raw["ReceiptHandle"])
+        self._delivered = len(self.messages)
+        return self.messages[before:]
 
     def invocations(self) -> list[Invocation]:
         """Every invocation of this deployment's functions (the decision endpoint's included)."""

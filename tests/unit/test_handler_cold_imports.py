@@ -22,7 +22,7 @@ print(json.dumps(sorted(sys.modules)))
 DEFERRED = ("pydantic", "production_orchestrator.handlers.events", "production_orchestrator.lifecycle", "strands")
 
 
-@pytest.mark.parametrize("handler", ["decide", "submit", "send_outbox", "receive_email"])
+@pytest.mark.parametrize("handler", ["decide", "submit", "send_outbox", "receive_email", "remind"])
 def test_a_strands_free_handler_imports_no_models_or_steps_at_cold_start(handler: str) -> None:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, f"production_orchestrator.handlers.{handler}"],

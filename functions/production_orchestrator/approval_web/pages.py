@@ -26,6 +26,7 @@ from ..domain.presentation import (
     describe_allocations,
     describe_at_risk,
     describe_blockers,
+    describe_given,
     describe_procurement,
     describe_schedule,
     fingerprint,
@@ -115,6 +116,11 @@ def _plan(view: LinkView) -> list[str]:
         f"<p>Order <b>{escape(order.id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
         f"{escape(order.product)}, priority {order.priority}, due {escape(order.due)}; "
         f"planned from {escape(proposal.planning_day)}.</p>",
+        *(
+            [f"<section><h2>Facts a person gave, not the e-mail</h2>{items(describe_given(proposal))}</section>"]
+            if proposal.given is not None
+            else []
+        ),
         _at_risk(proposal),
         f"<section><h2>Why it is blocked</h2>{items(describe_blockers(proposal))}</section>",
         f"<section><h2>Schedule changes</h2>{items(describe_schedule(proposal))}</section>",

@@ -16,6 +16,7 @@ from ..domain.planning.proposal import ProposalContent
 from ..domain.planning.timeline import day_label
 from ..domain.presentation import (
     describe_buys,
+    describe_given,
     describe_moves,
     fingerprint,
     others_at_risk,
@@ -39,12 +40,13 @@ def render_card(proposal: ProposalContent, proposal_hash: str, *, deadline: str,
     on_time, sentence = timing(proposal)
     risks = others_at_risk(proposal)
     risk_line = "".join(f'<p class="when late">\u26a0 {escape(line)}</p>' for line in risks)
+    given = "".join(f'<p class="given">{escape(line)}</p>' for line in describe_given(proposal))
     return (
         '<section class="card" aria-label="Summary">'
         f'<p class="what">Order <b>{escape(order.id)}</b> for {escape(order.customer)}: '
         f"{order.quantity} &times; {escape(order.product)}</p>"
         f'<p class="when {"ok" if on_time else "late"}">{"" if on_time else chr(0x26A0) + " "}{escape(sentence)}</p>'
-        f"{risk_line}"
+        f"{risk_line}{given}"
         '<dl class="sum">'
         f"<dt>Due</dt><dd>{escape(day_label(order.due))}</dd>"
         f"<dt>Moves</dt><dd>{_list(describe_moves(proposal), 'nothing else moves')}</dd>"

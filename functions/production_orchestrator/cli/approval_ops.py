@@ -1,8 +1,9 @@
 """``approvals relink``: a new link for one approver of an open approval (the old one stops working).
 
-Locally the link goes where ``start`` sent the first: stdout (``APPROVAL_URL=``), the local e-mail. Nothing
-else ever holds the secret: the approval keeps only its hash, the audit event names the approval and the
-approver.
+Locally the link goes where ``start`` sent the first: for an e-mail approver a request queued in the outbox (in
+the relink's own transaction; ``outbox send`` delivers it), else stdout (``APPROVAL_URL=``). Nothing keeps the
+secret: the approval holds its hash and nonce (the key rebuilds it at send), the audit event names the approval
+and the approver.
 """
 
 from __future__ import annotations
@@ -11,13 +12,22 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..domain.approval.links import LinkMint
 from ..domain.ports import ApprovalMessage
 from ..lifecycle.relink import relink
 from ..lifecycle.review import current_approval
 from . import inputs
 from .output import EXIT_OK, PROG, emit, say
 from .parser import actions, command, data_dir
-from .root import DEFAULT_LINK_BASE, link_bases, local_approvals, local_runtime, record_link_base, utc_now
+from .root import (
+    DEFAULT_LINK_BASE,
+    link_bases,
+    local_approvals,
+    local_mac_key,
+    local_runtime,
+    record_link_base,
+    utc_now,
+)
 
 
 class StdoutNotifier:
@@ -57,18 +67,18 @@ def _relink(args: argparse.Namespace) -> int:
         approver=args.approver,
         link_base_url=base,
         now=utc_now(),
+        mint=LinkMint(local_mac_key(where)),
+        outbox=not args.print_link,
     )
     record_link_base(where, done.approval_id, base)
     say(f"a new link for {done.approver}; the link they had before no longer opens the plan")
-    emit(
-        {
-            "approval_id": done.approval_id,
-            "approver": done.approver,
-            "checkpoint_id": done.checkpoint_id,
-            "approval_url": notifier.sent[-1].link,
-        },
-        as_json=args.json,
-    )
+    values = {"approval_id": done.approval_id, "approver": done.approver, "checkpoint_id": done.checkpoint_id}
+    if done.queued:
+        values["approval_sent"] = "outbox"
+        say(f"it waits in the outbox: `{PROG} outbox send --smtp HOST:PORT` delivers it (or --to-dir DIR)")
+    else:
+        values["approval_url"] = notifier.sent[-1].link
+    emit(values, as_json=args.json)
     return EXIT_OK
 
 
@@ -89,7 +99,7 @@ def register(subparsers: Any) -> None:
         description="Issue a new approval link to one approver of an open approval and revoke the one they had "
         "(lost, forwarded, or in a mailbox someone else reads). Audited as approval_relinked. Refused, with "
         "nothing written, when the approval is closed or expired or does not ask that approver. The new link "
-        "goes where the first one went: stdout locally.",
+        "goes where the first one went: the outbox for an e-mail address (sent by `outbox send`), else stdout.",
         examples=[
             "approvals relink --approval appr-... --approver ben@example.com",
             f"approvals relink --approval appr-... --approver ben@example.com --json  # then {PROG} serve",
@@ -104,5 +114,10 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="URL",
         help="what the link starts with (default: what start used for this approval)",
+    )
+    again.add_argument(
+        "--print-link",
+        action="store_true",
+        help="print the new link even for an e-mail address, instead of queueing it for `outbox send`",
     )
     again.add_argument("--json", action="store_true", help="print one JSON object instead of KEY=value lines")

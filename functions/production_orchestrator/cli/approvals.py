@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..domain.approval.links import LinkMint
 from ..domain.approval.policy import build_policy
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
+from ..domain.ports import MacKey
 from ..domain.records import ProviderBinding
 from ..lifecycle.evidence import load_checkpoint
 from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
@@ -65,6 +67,12 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
         help="procurement quantity above which the plan needs the quorum (default: never)",
     )
     group.add_argument(
+        "--print-links",
+        action="store_true",
+        help="print every approver's link, e-mail addresses too, instead of queueing their approval requests for "
+        "`outbox send` (the links then sit in this terminal's output)",
+    )
+    group.add_argument(
         "--link-base",
         type=inputs.link_base,
         default=DEFAULT_LINK_BASE,
@@ -73,9 +81,11 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def link_plan(args: argparse.Namespace) -> LinkPlan:
+def link_plan(args: argparse.Namespace, key: MacKey | None = None) -> LinkPlan:
     """The run's approval policy from the flags, checked before anything is created or any model called
-    (``ValidationError``: one ``error:`` line, exit 2, nothing written)."""
+    (``ValidationError``: one ``error:`` line, exit 2, nothing written). With the data dir's ``key`` the links
+    are derivable (a reminder carries the same link) and e-mail approvers' go through the outbox unless
+    ``--print-links``."""
     configured = [a for a in (args.approvers or ()) if str(a).strip()]
     policy = build_policy(
         approvers=configured or [DEFAULT_APPROVER],
@@ -85,38 +95,51 @@ def link_plan(args: argparse.Namespace) -> LinkPlan:
         quorum_above=args.quorum_above,
         restricted=bool(configured),
     )
-    return LinkPlan.fresh(policy, LOCAL_TASK_TOKEN)
+    return LinkPlan.fresh(
+        policy, LOCAL_TASK_TOKEN, mint=LinkMint(key) if key is not None else None, mail=not args.print_links
+    )
 
 
 @dataclass(frozen=True)
 class IssuedLinks:
-    """The approval ``start`` created and each approver's link (stdout is the local 'e-mail')."""
+    """The approval ``start`` created and each approver's link (stdout is the local 'e-mail'), or "" for an
+    approver whose link waits in the outbox."""
 
     approval_id: str
     required: int
-    links: tuple[tuple[str, str], ...]  # (approver, link), in --approvers order
+    links: tuple[tuple[str, str], ...]  # (approver, link or ""), in --approvers order
 
     def values(self) -> dict[str, Any]:
-        """``APPROVAL_ID=``, ``APPROVALS_REQUIRED=``, ``APPROVAL_URL=`` (the first link), then ``APPROVER_<n>=`` /
-        ``APPROVAL_URL_<n>=``."""
-        out: dict[str, Any] = {
-            "approval_id": self.approval_id,
-            "approvals_required": self.required,
-            "approval_url": self.links[0][1],
-        }
+        """``APPROVAL_ID=``, ``APPROVALS_REQUIRED=``, ``APPROVAL_URL=`` (the first printed link), then
+        ``APPROVER_<n>=`` and ``APPROVAL_URL_<n>=`` (printed) or ``APPROVAL_SENT_<n>=outbox``."""
+        printed = [link for _, link in self.links if link]
+        out: dict[str, Any] = {"approval_id": self.approval_id, "approvals_required": self.required}
+        if printed:
+            out["approval_url"] = printed[0]
         for number, (approver, link) in enumerate(self.links, start=1):
             out[f"approver_{number}"] = approver
-            out[f"approval_url_{number}"] = link
+            if link:
+                out[f"approval_url_{number}"] = link
+            else:
+                out[f"approval_sent_{number}"] = "outbox"
         return out
 
 
 def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, plan: LinkPlan) -> IssuedLinks:
-    """The links of the approval ``start`` wrote with its checkpoint (the secrets exist only here)."""
+    """The links of the approval ``start`` wrote with its checkpoint: printed, or (e-mail approvers) queued in the
+    outbox in one more transaction, their link rebuilt from the key when ``outbox send`` delivers it."""
+    from ..lifecycle.approval_mail import queue_requests
+
     approval = result.approval
     assert approval is not None  # a local start always writes the run's approval with its checkpoint
     record_link_base(data_dir, approval.approval_id, args.link_base)
+    if plan.mailed:
+        rt = local_runtime(data_dir, create=False)
+        assert rt.approvals is not None
+        queue_requests(rt.store, rt.approvals, approval.approval_id, utc_now())
     links = tuple(
-        (a, approval_link(args.link_base, approval.approval_id, plan.secrets[a])) for a in approval.policy.approvers
+        (a, "" if a in plan.mailed else approval_link(args.link_base, approval.approval_id, plan.secrets[a]))
+        for a in approval.policy.approvers
     )
     return IssuedLinks(approval.approval_id, approval.required, links)
 

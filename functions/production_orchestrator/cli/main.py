@@ -32,7 +32,8 @@ def _expected(exc: BaseException) -> str | None:
     if isinstance(exc, ResumeRefusedError):  # show/status on an invalid checkpoint
         return f"{exc.code.value}: {exc.human_message}"
     if isinstance(exc, OrchestratorError | ValueError):
-        return str(exc)
+        code = getattr(exc, "code", None)  # a refusal's stable code leads its line, once
+        return f"{code}: {exc}" if isinstance(code, str) and not str(exc).startswith(f"{code}") else str(exc)
     name = type(exc).__name__
     if name in _UNREACHABLE:
         return f"the model could not be reached ({exc}): check the server or endpoint, then run the command again"

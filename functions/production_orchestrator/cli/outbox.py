@@ -35,7 +35,7 @@ from ..lifecycle.requeue import requeue
 from .inputs import proposal_hash
 from .output import terminal_safe
 from .parser import actions, command, data_dir
-from .root import local_runtime, utc_now
+from .root import local_mailbox, local_runtime, utc_now
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
@@ -133,11 +133,16 @@ def as_json(message: OutboxMessage) -> dict[str, Any]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    messages = local_runtime(data_dir(args), create=False).store.outbox_messages()
+    store = local_runtime(data_dir(args), create=False).store
+    messages = store.outbox_messages()
+    mail = local_mailbox(store).approval_mail()
     if args.json:
         print(json.dumps([as_json(m) for m in messages], indent=2, sort_keys=True))
         return EXIT_OK
-    if not messages:
+    for a in mail:  # who is asked, and how their request or reminder stands (never the link: it has none)
+        print(f"{a.status:<7} approval  {terminal_safe(a.approver):<36} {a.kind}{f' ({a.point})' if a.point else ''}"
+              f"  [{a.approval_id}]")  # fmt: skip
+    if not messages and not mail:
         print("no messages: nothing was queued (a plan queues its messages when it is approved and applied)")
     for m in messages:
         # Recipient, subject and error came from a customer's e-mail, a shop file or a server: shown, never obeyed.
@@ -218,7 +223,10 @@ def _send(args: argparse.Namespace) -> int:
     transport = _transport(args, state.name if state is not None else "")
     report = deliver(rt.store, transport, clock=utc_now, proposal_hash=args.proposal, lease=lease)
     _print_report(report)
-    if report.complete:
+    mail_complete = True
+    if args.proposal is None and isinstance(transport, SmtpTransport | EmlDirectory):
+        mail_complete = _send_approval_mail(data_dir(args), rt, transport, lease)
+    if report.complete and mail_complete:
         return EXIT_OK
     print(
         "error: not every message was delivered; pending ones are retried by the next send, failed ones are "
@@ -226,6 +234,34 @@ def _send(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_UNDELIVERED
+
+
+def _send_approval_mail(where: Path, rt: Any, transport: SmtpTransport | EmlDirectory, lease: Any) -> bool:
+    """The approval requests and reminders, each once, their links rebuilt from the data dir's key."""
+    from ..domain.approval.links import LinkMint
+    from ..lifecycle.approval_mail import deliver_approval_mail
+    from .remind import link_base_for
+    from .root import local_mac_key
+
+    report = deliver_approval_mail(
+        rt.store, local_mailbox(rt.store), rt.approvals, transport, LinkMint(local_mac_key(where)),
+        link_base=link_base_for(where), clock=utc_now, lease=lease,
+    )  # fmt: skip
+    for m in report.sent:
+        print(f"sent    [approval {m.kind}] to {terminal_safe(m.approver)} ({m.transport_id})")
+    for m in report.void:
+        print(f"void    [approval {m.kind}] to {terminal_safe(m.approver)}: {terminal_safe(m.last_error)}")
+    for m in report.pending:
+        reason = terminal_safe(m.last_error or "held by another sender")
+        print(f"pending [approval {m.kind}] to {terminal_safe(m.approver)}: {reason}", file=sys.stderr)
+    for m in report.failed:
+        print(
+            f"failed  [approval {m.kind}] to {terminal_safe(m.approver)}: {terminal_safe(m.last_error)}",
+            file=sys.stderr,
+        )
+    for name, value in report.counts().items():
+        print(f"{name.upper()}={value}")
+    return report.complete
 
 
 def _print_report(report: DeliveryReport) -> None:

@@ -2,7 +2,8 @@
 
 Safe from cron every minute (``* * * * * production-orchestrator remind --data-dir /srv/shop``): a pass that
 finds nothing due sends nothing, and each reminder goes once. ``serve`` runs the same pass every minute while it
-serves. Locally the messages go where ``start`` sent the links: stdout, the local e-mail.
+serves. Locally the messages go where ``start`` sent the links: e-mail approvers' are queued in the outbox (with
+their link, rebuilt from the data dir's key when ``outbox send`` delivers them), the others' print on stdout.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.links import LinkMint
 from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
 from ..domain.errors import ValidationError
 from ..domain.ports import ApprovalMessage
@@ -23,13 +25,14 @@ from ..lifecycle.remind import RemindReport, remind
 from . import inputs
 from .output import EXIT_OK, emit
 from .parser import command, data_dir
-from .root import DEFAULT_LINK_BASE, link_bases, local_runtime, record_link_base, utc_now
+from .root import DEFAULT_LINK_BASE, link_bases, local_mac_key, local_runtime, record_link_base, utc_now
 
 PASS_SECONDS = 60  # how often ``serve`` runs a pass
 
 
 class PrintingNotifier:
-    """The local e-mail: each message as ``KEY=value`` lines on stdout (a reminder carries no link)."""
+    """The local e-mail of approvers who have no address: each message as ``KEY=value`` lines on stdout, with
+    their link (``APPROVAL_URL_<n>``, a first link; ``REMINDER_URL_<n>``, the same link again in a reminder)."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -37,7 +40,7 @@ class PrintingNotifier:
     def notify(self, message: ApprovalMessage) -> None:
         """Print one message."""
         self.count += 1
-        kind = "approval_url" if message.link else "reminder"
+        kind = "reminder_url" if message.subject.startswith("Reminder:") else "approval_url"
         values: dict[str, Any] = {
             f"message_{self.count}_to": message.approver,
             f"message_{self.count}": message.subject,
@@ -104,7 +107,10 @@ def run_pass(where: Path, schedule: ReminderSchedule, now: datetime) -> RemindRe
     rt = local_runtime(where, create=False)
     assert rt.approvals is not None
     bases = link_base_for(where)
-    report = remind(rt.store, rt.approvals, PrintingNotifier(), schedule, now=now, link_base=bases)
+    report = remind(
+        rt.store, rt.approvals, PrintingNotifier(), schedule, now=now, link_base=bases,
+        mint=LinkMint(local_mac_key(where)), outbox=True,
+    )  # fmt: skip
     for approval_id, _ in report.links_sent:
         record = rt.approvals.get_approval(approval_id)
         if record is not None:

@@ -72,6 +72,12 @@ def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
     )
 
 
+def local_mailbox(store: object) -> SqliteShopStore:
+    """The data dir's approval-mail outbox: the SQLite shop store ``local_runtime`` built."""
+    assert isinstance(store, SqliteShopStore), "the local runtime's store is the SQLite shop store"
+    return store
+
+
 def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
     """Append one refusal to ``refusals.jsonl``: outside the shop's store, which a refusal never touches."""
     if not data_dir.is_dir():

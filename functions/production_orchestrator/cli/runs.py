@@ -80,6 +80,7 @@ def _start(args: argparse.Namespace) -> int:
 
     plan = cli_approvals.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = _ready(args, create=True)
+    plan = cli_approvals.link_plan(args, rt.receipt_key)  # derivable links, now that the data dir has its key
     rt = dataclasses.replace(rt, solver_nodes=args.solver_nodes)
     try:
         result = start_run(
@@ -111,10 +112,20 @@ def _start(args: argparse.Namespace) -> int:
         **links.values(),
     }
     if args.json:
-        values = {k: v for k, v in values.items() if not k.startswith(("approver_", "approval_url_"))}
-        values["approvers"] = [{"approver": a, "approval_url": link} for a, link in links.links]
+        values = {k: v for k, v in values.items() if not k.startswith(("approver_", "approval_url_", "approval_sent_"))}
+        values["approvers"] = [
+            {"approver": a, "approval_url": link} if link else {"approver": a, "sent": "outbox"}
+            for a, link in links.links
+        ]
     emit(values, as_json=args.json)
     _next_steps(args, where, cp.checkpoint_id, len(links.links))
+    mailed = [a for a, link in links.links if not link]
+    if mailed:
+        say(f"approval requests for {', '.join(mailed)} wait in the outbox: `{PROG} outbox send{_with_dir(where)} "
+            "--smtp HOST:PORT` delivers them (or --to-dir DIR)")  # fmt: skip
+        if urlsplit(args.link_base).hostname in ("127.0.0.1", "localhost"):
+            say(f"note: their links start with {args.link_base}, which only this computer opens; for a phone, "
+                "start with --link-base https://<LAN address>:PORT/approve and `serve --bind` with TLS")  # fmt: skip
     return EXIT_OK
 
 

@@ -35,7 +35,10 @@ class ValidationError(OrchestratorError):
 
 
 class IntakeError(ValidationError):
-    """A customer request failed fail-closed validation against the shop: ``problems`` names each gap."""
+    """A customer request failed fail-closed validation against the shop: ``problems`` names each gap.
+    ``code`` is the stable reason the CLI leads its error line with."""
+
+    code = "INTAKE_REFUSED"
 
     def __init__(self, message: str, *, problems: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -44,6 +47,8 @@ class IntakeError(ValidationError):
 
 class RequestTooLongError(IntakeError):
     """A customer request's text (or the stored message holding it) is longer than a request may be."""
+
+    code = "REQUEST_TOO_LONG"
 
 
 class InboundRefusalCode(StrEnum):
@@ -209,6 +214,13 @@ class DeliveryIncompleteError(OrchestratorError):
     The AWS workflow retries on this name with backoff."""
 
 
+class ReminderHeldError(OrchestratorError):
+    """Another sender holds a reminder that is not sent yet (a racing wake, or one that died holding it).
+
+    Transient: the reminder function fails on it so that Lambda's retry comes back once the claim's lease
+    has run out, and the reminder is sent by whichever wake then holds it, once."""
+
+
 class DeliveryFailedError(OrchestratorError):
     """A message could not be delivered and will not be retried (marked ``failed``): a person must look."""
 
@@ -240,6 +252,10 @@ class RequestClaimTakenError(OrchestratorError):
     """Two starts of one customer request ran at once and the other wrote its run first: this one's checkpoint,
     approval and audit event were not written (lifecycle/start.py then answers as a second start would)."""
 
+    code = "REQUEST_CLAIMED"
+
 
 class RequestAlreadyDecidedError(ValidationError):
     """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""
+
+    code = "REQUEST_ALREADY_DECIDED"

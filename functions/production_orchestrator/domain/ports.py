@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -12,6 +12,7 @@ from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
 from .approval.verification import SessionFacts
 from .intake.submissions import Submission
+from .messages.approval_mail import ApprovalMail
 from .messages.outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
 from .shop.model import Order, ShopState
@@ -167,8 +168,36 @@ class ShopStore(Protocol):
         """Keep the canonical state whose hash is ``digest`` (idempotent; content-addressed)."""
         ...
 
+    def change_approval(
+        self,
+        approval_id: str,
+        change: Callable[[ApprovalRecord], ApprovalRecord],
+        event: Callable[[ApprovalRecord], AuditEvent | None],
+        mail: Sequence[ApprovalMail] = (),
+    ) -> tuple[ApprovalRecord, bool]:
+        """Apply the domain transition ``change`` to the approval as read and write it, conditioned on that read,
+        together with ``event(after)`` (when not None) and the approval ``mail`` it queues: one transaction, all or
+        nothing; racing writers serialize and the loser re-reads. Nothing is written when ``change`` changes
+        nothing. Returns the record and whether this call changed it. ``mail`` is for a local shop's outbox (the
+        AWS store refuses it: there links go by SNS)."""
+        ...
+
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
+        ...
+
+
+class ApprovalMailbox(Protocol):
+    """The local outbox of approval requests and reminders (rows queued by ``ShopStore.change_approval``)."""
+
+    def approval_mail(self) -> list[ApprovalMail]:
+        """Every approval request and reminder queued, in queue order."""
+        ...
+
+    def replace_approval_mail(
+        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
+    ) -> bool:
+        """Store ``updated`` (same key) with ``event`` if the stored mail is still exactly ``previous``."""
         ...
 
 
@@ -243,13 +272,15 @@ class ApprovalStore(Protocol):
         """Add the backup approvers, with their links, to the open approval, once (nothing else of the policy)."""
         ...
 
-    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+    def record_relink(
+        self, approval_id: str, approver: str, secret_hash: str, *, now: datetime, nonce: str = ""
+    ) -> ApprovalRecord:
         """Replace ``approver``'s link on the open approval by one whose secret hashes to ``secret_hash`` (the old
         link stops working)."""
         ...
 
     def record_delivery(
-        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = "", nonce: str = ""
     ) -> ApprovalRecord:
         """Bind a pending approval to the workflow task ``task_token`` and, given ``approver``, record that their
         link, whose secret hashes to ``secret_hash``, went out."""
@@ -314,9 +345,44 @@ class MessageTransport(Protocol):
         ...
 
 
+class RawMailTransport(Protocol):
+    """A transport that hands over ready-made message bytes (SMTP, a directory of ``.eml`` files)."""
+
+    @property
+    def name(self) -> str:
+        """``smtp`` or ``eml``."""
+        ...
+
+    @property
+    def sender(self) -> str:
+        """The From address."""
+        ...
+
+    @property
+    def sender_name(self) -> str:
+        """The From display name (the shop's name)."""
+        ...
+
+    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
+        """Deliver ``data`` to ``to``; the transport's id. ``DeliveryError`` as for the plan's messages."""
+        ...
+
+
 class WorkflowCallback(Protocol):
     """Wakes the parked workflow (Step Functions ``SendTaskSuccess`` in AWS)."""
 
     def send_success(self, task_token: str, output: dict[str, Any]) -> None:
         """Report success with ``output``; raises ``TaskTokenClosedError`` when the token is closed."""
+        ...
+
+
+class WakeScheduler(Protocol):
+    """One-time wake-ups of the reminder function at a moment (EventBridge Scheduler in AWS)."""
+
+    def arm(self, name: str, at: datetime, payload: dict[str, str]) -> bool:
+        """Create the wake-up ``name`` at ``at`` carrying ``payload``; False when it exists already (a retry)."""
+        ...
+
+    def disarm(self, name: str) -> bool:
+        """Delete the wake-up ``name``; False when there is none (it fired, or was never armed)."""
         ...

@@ -278,9 +278,31 @@ MESSAGES_ON_APPROVAL = (
 )
 
 
+def describe_given(proposal: ProposalContent) -> list[str]:
+    """Each fact the person who started the run gave: ``'Quantity 60: given by dana, not from the e-mail (the
+    e-mail said 400)'``; nothing when every fact came from the e-mail."""
+    given = proposal.given
+    if given is None:
+        return []
+    said: dict[str, str] = {str(name): value for name, value in given.email_said.items()}
+    return [
+        f"{name.capitalize()} {value}: given by {given.given_by}, not from the e-mail"
+        + (f" (the e-mail said {said[name]})" if name in said else "")
+        for name, value in given.facts().items()
+    ]
+
+
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "nl": "Dutch"}
+
+
 def describe_messages(proposal: ProposalContent) -> list[str]:
-    """Each drafted message as ``To the <kind> (<address>): <subject>``."""
-    return [f"To the {d.audience} ({d.to}): {d.subject}" for d in proposal.communication_drafts]
+    """Each drafted message as ``To the <kind> (<address>): <subject>``, then ``(written in German)`` when it
+    is not in English (the customer's message is written in the language they wrote in)."""
+    return [
+        f"To the {d.audience} ({d.to}): {d.subject}"
+        + (f" (written in {LANGUAGE_NAMES[d.language]})" if d.language not in (None, "en") else "")
+        for d in proposal.communication_drafts
+    ]
 
 
 def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str = "UTC") -> str:
@@ -290,11 +312,7 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str =
         f"Approval requested for order {order.id} from {order.customer}",
         f"  {order.quantity} x {order.product}, priority {order.priority}, due {order.due}; "
         f"planned from {proposal.planning_day}",
-        *(
-            [f"  Given by {proposal.given.given_by}, not read from the e-mail: {', '.join(proposal.given.named())}"]
-            if proposal.given
-            else []
-        ),
+        *(f"  {line}" for line in describe_given(proposal)),
         "",
         "What blocks it:",
         *(f"  - {line}" for line in describe_blockers(proposal)),

@@ -25,6 +25,8 @@ DECISION_EVENTS = {
     "approval_relinked": "relinked",
     "approval_reminded": "reminded",
     "approval_escalated": "escalated",
+    "approval_mail_sent": "e-mailed",
+    "approval_mail_void": "not e-mailed",
 }
 
 
@@ -70,6 +72,8 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
         return f"reminder at {detail.get('point', '?')}"
     if kind == "approval_escalated":
         return f"backups added: {', '.join(detail.get('added', [])) or 'none new'}"
+    if kind in ("approval_mail_sent", "approval_mail_void"):
+        return f"{detail.get('mail', '?')}: {detail.get('transport_id') or detail.get('reason', '')}"
     if kind == "approval_superseded":  # trails written before "propose again" noted it on the new request
         return f"replaced by {detail.get('new_checkpoint_id', '?')}"
     return ""

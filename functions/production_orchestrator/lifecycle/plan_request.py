@@ -3,10 +3,13 @@ a planning day, and which shop that is, read without writing anything."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..domain.errors import IntakeError, PlanningError, ShopError, UnplannableError
+from ..domain.intake.customer_message import CustomerMessage
+from ..domain.intake.given import given_against_email
 from ..domain.planning.proposal import GivenFacts, ProposalContent
 from ..domain.planning.propose import build_proposal
 from ..domain.ports import ShopStore
@@ -36,6 +39,10 @@ class PlanRequest:
         """A reference scenario: its shop and e-mail on its day, unless another text or day is given."""
         chosen = find_scenario(name)
         return cls(text=text or chosen.customer_email, planning_day=planning_day or chosen.planning_day, scenario=name)
+
+    def told(self, message: CustomerMessage, shop: ShopState) -> PlanRequest:
+        """This request with its given facts recorded beside what the e-mail said of them, for the approver."""
+        return dataclasses.replace(self, given=given_against_email(message, shop, self.planning_day, self.given))
 
     @classmethod
     def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:

@@ -19,8 +19,10 @@ from datetime import datetime
 from urllib.parse import urlencode
 
 from ..domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
+from ..domain.approval.links import LinkMint
 from ..domain.approval.policy import ApprovalPolicy, checked_policy
 from ..domain.errors import IntegrityError, ValidationError
+from ..domain.messages.approval_mail import is_mail_address
 from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
 from ..domain.presentation import fingerprint, render_review
@@ -45,15 +47,23 @@ class LinkPlan:
     task_token: str
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
     supersedes: ApprovalRecord | None = None
-    # True when the links reach the approvers as the record is written (``start`` prints them).
-    delivered: bool = True
+    delivered: bool = True  # the links reach the approvers as the record is written (``start`` prints them)
     approval_id: str = field(default_factory=lambda: f"appr-{secrets.token_hex(16)}")
+    minted: dict[str, ApproverLink] = field(default_factory=dict)  # what the record stores of each link
+    mailed: frozenset[str] = frozenset()  # approvers whose link goes through the outbox, queued after the record
 
     @classmethod
-    def fresh(cls, policy: ApprovalPolicy, task_token: str, *, delivered: bool = True) -> LinkPlan:
-        """New links for every approver of a policy that can be satisfied."""
+    def fresh(
+        cls, policy: ApprovalPolicy, task_token: str, *, delivered: bool = True, mint: LinkMint | None = None,
+        mail: bool = False,
+    ) -> LinkPlan:  # fmt: skip
+        """New links for every approver of a policy that can be satisfied (derivable ones with a keyed ``mint``);
+        with ``mail``, the e-mail approvers' links go through the outbox (derivable links only)."""
         checked = checked_policy(policy)
-        return cls(checked, task_token, {a: secrets.token_urlsafe(32) for a in checked.approvers}, delivered=delivered)
+        made = {a: (mint or LinkMint()).mint(a) for a in checked.approvers}
+        mailed = frozenset(a for a, (_, link) in made.items() if mail and link.nonce and is_mail_address(a))
+        return cls(checked, task_token, {a: s for a, (s, _) in made.items()}, delivered=delivered,
+                   minted={a: link for a, (_, link) in made.items()}, mailed=mailed)  # fmt: skip
 
     @classmethod
     def successor(cls, old: ApprovalRecord) -> LinkPlan:
@@ -67,11 +77,6 @@ class LinkPlan:
         if required > len(self.policy.eligible()) and self.policy.restricted:
             raise ValidationError(f"the plan needs {required} approvals but only {len(self.policy.eligible())} may")
         old = self.supersedes
-        links = (
-            old.links
-            if old is not None
-            else tuple(ApproverLink(approver=a, secret_hash=hash_link_secret(s)) for a, s in self.secrets.items())
-        )
         return ApprovalRecord(
             approval_id=self.approval_id,
             checkpoint_id=checkpoint.checkpoint_id,
@@ -80,9 +85,11 @@ class LinkPlan:
             expires_at=checkpoint.expires_at,
             task_token=self.task_token,
             policy=self.policy,
-            links=links,
+            links=old.links if old is not None else tuple(self.minted.values()),
             required=required,
-            notified=old.notified if old is not None else (self.policy.approvers if self.delivered else ()),
+            notified=old.notified
+            if old
+            else tuple(a for a in self.policy.approvers if self.delivered and a not in self.mailed),
             supersedes="" if old is None else old.approval_id,
         )
 

@@ -116,6 +116,7 @@ def start_run(
     if not request.scenario and not replacing:
         claim = next_claim(rt.store, message)  # counted before the check: see write_run
         check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
+    request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied

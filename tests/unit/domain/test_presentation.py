@@ -9,7 +9,7 @@ from typing import Any
 from production_orchestrator.approval_web.pages import render_confirmation
 from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from production_orchestrator.domain.approval.policy import ApprovalPolicy
-from production_orchestrator.domain.planning.proposal import ProposalContent
+from production_orchestrator.domain.planning.proposal import GivenFacts, ProposalContent
 from production_orchestrator.domain.planning.propose import build_proposal
 from production_orchestrator.domain.presentation import render_review
 from production_orchestrator.domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, utc_iso
@@ -105,3 +105,22 @@ def test_a_plan_without_risk_says_so() -> None:
     proposal = build_proposal(SCENARIOS["team-jerseys"].taken_in(), "JERSEY-310", TODAY)
     assert "nothing: every order keeps its due date" in render_review(checkpoint_for(proposal), proposal)
     assert "Nothing: every order keeps its due date." in page(proposal)
+
+
+def test_facts_a_person_gave_are_marked_on_the_page_with_what_the_email_said() -> None:
+    given = GivenFacts(given_by="dana <ops>", quantity=300, due="2026-12-22", email_said={"quantity": "240 <b>"})
+    base = at_risk_plan()
+    proposal = base.model_copy(update={"given": given})
+    html = page(proposal)
+    card = html.split('aria-label="Summary"', 1)[1].split("</section>", 1)[0]
+    said = "Quantity 300: given by dana &lt;ops&gt;, not from the e-mail (the e-mail said 240 &lt;b&gt;)"
+    assert f'<p class="given">{said}</p>' in card  # on the first screen, escaped
+    assert '<p class="given">Due 2026-12-22: given by dana &lt;ops&gt;, not from the e-mail</p>' in card
+    details = html.split("<h2>Facts a person gave, not the e-mail</h2>", 1)[1].split("</section>", 1)[0]
+    assert f"<li>{said}</li>" in details and "Due 2026-12-22: given by" in details
+    assert "240 <b>" not in html and "dana <ops>" not in html  # nothing they wrote is markup
+    text = render_review(checkpoint_for(proposal), proposal)
+    assert "  Quantity 300: given by dana <ops>, not from the e-mail (the e-mail said 240 <b>)\n" in text
+    # A plan whose facts all came from the e-mail says nothing about given facts.
+    assert "given by" not in page(base) and "given by" not in render_review(checkpoint_for(base), base)
+    assert "Facts a person gave" not in page(base)

@@ -32,7 +32,7 @@ from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, Decisio
 from ...domain.shop.model import Order, ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, key, n, now_ns, s
-from .dynamodb_approvals import approval_writes, supersede_write
+from .dynamodb_approvals import ApprovalChanges, approval_writes, supersede_write
 from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .dynamodb_runs import DynamoRunItems
 from .read_cache import Immutable, ReadAhead
@@ -56,7 +56,7 @@ _HELD = f"attribute_exists({PARTITION_KEY}) AND claim_token = :token AND attribu
 _OPTIMISTIC_ATTEMPTS = 5
 
 
-class DynamoShopStore(DynamoOutbox, DynamoRunItems):
+class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
     """One shop in one DynamoDB table. With ``audit_key`` every audit link and the chain head are MACed."""
 
     _table: ChainedTable

@@ -130,18 +130,34 @@ class SmtpTransport:
             raise self._unavailable(exc) from None
         return smtp
 
+    @property
+    def sender(self) -> str:
+        """The envelope and From address."""
+        return self._sender
+
+    @property
+    def sender_name(self) -> str:
+        """The From display name."""
+        return self._sender_name
+
     def send(self, message: OutboxMessage) -> str:
         """MAIL, RCPT, DATA; the server's queue id (``queued as X``) or else the Message-ID."""
-        data = email_bytes(message, self._sender, self._sender_name)
+        return self._deliver(message.to, email_bytes(message, self._sender, self._sender_name), message.message_id)
+
+    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
+        """Deliver ready-made bytes (an approval request or reminder) as :meth:`send` does."""
+        return self._deliver(to, data, message_id)
+
+    def _deliver(self, to: str, data: bytes, message_id: str) -> str:
         smtp = self._open()
         offered = False  # whether the message's bytes went out: a drop after that may have delivered it
         try:
             code, reply = smtp.mail(self._sender)
             if code != 250:
                 raise _session_error("MAIL FROM", code, reply)
-            code, reply = smtp.rcpt(message.to)
+            code, reply = smtp.rcpt(to)
             if code not in (250, 251):
-                raise _message_error(f"RCPT TO {message.to}", code, reply)
+                raise _message_error(f"RCPT TO {to}", code, reply)
             offered = True
             code, reply = smtp.data(data)  # raises SMTPDataError unless DATA is answered 354
             if not 200 <= code < 300:
@@ -168,7 +184,7 @@ class SmtpTransport:
             smtp.close()
         text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(reply)
         queued = _QUEUED_AS.search(text)
-        return f"smtp:{queued.group(1)}" if queued else message.message_id
+        return f"smtp:{queued.group(1)}" if queued else message_id
 
 
 class EmlDirectory:
@@ -179,16 +195,34 @@ class EmlDirectory:
     def __init__(self, directory: Path, sender: str, sender_name: str = "") -> None:
         self._dir, self._sender, self._sender_name = directory, sender, sender_name
 
+    @property
+    def sender(self) -> str:
+        """The From address."""
+        return self._sender
+
+    @property
+    def sender_name(self) -> str:
+        """The From display name."""
+        return self._sender_name
+
     def send(self, message: OutboxMessage) -> str:
         """Create the file unless it exists; a file of that name already is this message, delivered."""
         data = email_bytes(message, self._sender, self._sender_name)
-        name = f"{message.proposal_hash}-{message.index:02d}.eml"
+        return self._write(f"{message.proposal_hash}-{message.index:02d}.eml", data)
+
+    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
+        """Write ready-made bytes as ``DIR/<name>.eml`` (an approval request or reminder), once."""
+        return self._write(f"approval-{name}.eml", data)
+
+    def _write(self, name: str, data: bytes) -> str:
         target = self._dir / name
         try:
             self._dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not target.exists():
                 temporary = self._dir / f".{name}.{os.getpid()}.tmp"
-                temporary.write_bytes(data)
+                # 0600: an approval e-mail carries a link secret (the directory is the mailbox, 0700 too).
+                with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+                    handle.write(data)
                 try:
                     # link() never replaces: of two racing writers one creates the file, the other finds it.
                     os.link(temporary, target)

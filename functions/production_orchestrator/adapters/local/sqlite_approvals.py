@@ -4,18 +4,22 @@ Each status change is one ``BEGIN IMMEDIATE`` transaction that re-reads the reco
 domain's transition to what it read (pending, unexpired, the votes seen), so a double click or two
 approvers racing on one data dir serialize on the database lock exactly as the DynamoDB conditional
 updates do. The shop store writes a run's approval in the transaction that writes its checkpoint, with
-:func:`insert_approval` and :func:`supersede_in`.
+:func:`insert_approval` and :func:`supersede_in`, and (:class:`SqliteApprovalChanges`) an approval's change with its
+audit event and the approval mail it queues, in one transaction.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
+from ... import faults
 from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import IntegrityError, NotFoundError
-from ...domain.records import CHECKPOINT_ID_PATTERN, parse_utc, require_id
+from ...domain.messages.approval_mail import ApprovalMail
+from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
 
 APPROVALS_SCHEMA = """
@@ -26,6 +30,11 @@ CREATE TABLE IF NOT EXISTS approvals (
     raw TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, seq);
+CREATE TABLE IF NOT EXISTS approval_mail (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    mail_key TEXT NOT NULL UNIQUE,
+    raw TEXT NOT NULL
+);
 """
 
 
@@ -49,7 +58,8 @@ def insert_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
         raise IntegrityError(f"approval {record.approval_id} already exists") from None
 
 
-def _save(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+def save_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
+    """Overwrite the stored ``record`` inside the caller's transaction (which read it first)."""
     conn.execute("UPDATE approvals SET raw = ? WHERE approval_id = ?", (record.model_dump_json(), record.approval_id))
 
 
@@ -59,7 +69,7 @@ def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     old = read_approval(conn, record.supersedes)
     if old is None:
         raise NotFoundError(f"approval {record.supersedes} does not exist")
-    _save(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
+    save_approval(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
 
 
 class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
@@ -100,5 +110,70 @@ class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
                 raise NotFoundError(f"approval {approval_id} does not exist")
             after = change(before)
             if after != before:
-                _save(conn, after)
+                save_approval(conn, after)
             return after
+
+
+class SqliteApprovalChanges:
+    """``change_approval``, ``approval_mail`` and ``replace_approval_mail`` of the SQLite shop store: each change one
+    ``BEGIN IMMEDIATE`` transaction, so the approval, its audit event and the mail it queues commit together."""
+
+    _conn: sqlite3.Connection
+
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _insert_audit(self, event: AuditEvent) -> None:
+        raise NotImplementedError
+
+    def change_approval(
+        self,
+        approval_id: str,
+        change: Callable[[ApprovalRecord], ApprovalRecord],
+        event: Callable[[ApprovalRecord], AuditEvent | None],
+        mail: Sequence[ApprovalMail] = (),
+    ) -> tuple[ApprovalRecord, bool]:
+        """The approval's transition, its audit event and the approval mail it queues, in one transaction (all of
+        it or nothing); nothing is written when the transition changes nothing. Returns (record, changed)."""
+        with self._write() as conn:
+            before = read_approval(conn, approval_id)
+            if before is None:
+                raise NotFoundError(f"approval {approval_id} does not exist")
+            after = change(before)
+            if after == before:
+                return after, False
+            save_approval(conn, after)
+            found = event(after)
+            if found is not None:
+                self._insert_audit(found)
+            faults.point("inside_approval_change")  # written, not committed: a crash here leaves nothing
+            for item in mail:
+                conn.execute(
+                    "INSERT OR IGNORE INTO approval_mail (mail_key, raw) VALUES (?, ?)",
+                    (item.key, item.model_dump_json()),
+                )
+            return after, True
+
+    def approval_mail(self) -> list[ApprovalMail]:
+        """Every approval request and reminder queued, in queue order."""
+        return [
+            ApprovalMail.model_validate_json(r[0])
+            for r in self._conn.execute("SELECT raw FROM approval_mail ORDER BY seq")
+        ]
+
+    def replace_approval_mail(
+        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
+    ) -> bool:
+        """Compare-and-set: ``updated`` (with ``event``) only if the stored mail still reads as ``previous``."""
+        if updated.key != previous.key:
+            raise IntegrityError(f"approval mail {previous.key} cannot become {updated.key}")
+        with self._write() as conn:
+            row = conn.execute("SELECT raw FROM approval_mail WHERE mail_key = ?", (previous.key,)).fetchone()
+            if row is None or ApprovalMail.model_validate_json(row[0]) != previous:
+                return False
+            conn.execute(
+                "UPDATE approval_mail SET raw = ? WHERE mail_key = ?", (updated.model_dump_json(), updated.key)
+            )
+            if event is not None:
+                self._insert_audit(event)
+            return True

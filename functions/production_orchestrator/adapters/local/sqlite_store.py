@@ -29,7 +29,7 @@ from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import Order, ShopState
-from .sqlite_approvals import APPROVALS_SCHEMA, insert_approval, supersede_in
+from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 
 _SCHEMA = (
@@ -77,7 +77,7 @@ CREATE TABLE IF NOT EXISTS outbox (
 )
 
 
-class SqliteShopStore(SqliteDatabase):
+class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
     """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
     def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:

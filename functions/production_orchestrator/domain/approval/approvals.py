@@ -22,7 +22,15 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from ..errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestamp, parse_utc, require_id, utc_iso
@@ -49,10 +57,20 @@ def hash_link_secret(secret: str) -> str:
 
 
 class ApproverLink(_Frozen):
-    """One approver and the hash of the secret in their link."""
+    """One approver and the hash of the secret in their link; ``nonce`` (not secret) when the secret is derived
+    from the shop's link key (links.py), so the same link can be issued again (a reminder, a lost e-mail)."""
 
     approver: str = Field(min_length=3, max_length=120)
     secret_hash: SecretHash = Field(repr=False)
+    nonce: str = Field(default="", pattern=r"^([0-9a-f]{32})?$")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_nonce(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A random (underivable) link serializes as before the field existed: DynamoDB compares stored text.
+        data: dict[str, Any] = handler(self)
+        if not data.get("nonce"):
+            data.pop("nonce", None)
+        return data
 
 
 class Vote(_Frozen):
@@ -236,33 +254,43 @@ class ApprovalRecord(_Frozen):
             return self.model_copy(update={"woken_at": utc_iso(now)})
         return self.model_copy(update={"wake_tries": self.wake_tries + 1})
 
-    def delivered(self, task_token: str, approver: str = "", secret_hash: str = "") -> ApprovalRecord:
+    def delivered(self, task_token: str, approver: str = "", secret_hash: str = "", nonce: str = "") -> ApprovalRecord:
         """The record bound to the workflow task ``task_token`` and, given ``approver``, with their link (whose
-        secret hashes to ``secret_hash``) recorded as sent."""
+        secret hashes to ``secret_hash``, derived from ``nonce`` when given) recorded as sent."""
         if self.status != "pending":
             raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}: no link to send")
         update: dict[str, Any] = {"task_token": task_token}
         person = identity(approver)
         if person:
             update["links"] = tuple(
-                ApproverLink(approver=link.approver, secret_hash=secret_hash) if link.approver == person else link
+                ApproverLink(approver=link.approver, secret_hash=secret_hash, nonce=nonce)
+                if link.approver == person
+                else link
                 for link in self.links
             )
             update["notified"] = self.notified if person in self.notified else (*self.notified, person)
         return self.model_copy(update=update)
 
-    def relinked(self, approver: str, secret_hash: str, now: datetime) -> ApprovalRecord:
-        """The record with ``approver``'s link replaced by one whose secret hashes to ``secret_hash``: the old
-        link stops working at once. Only while the approval is open, and only for an approver it asks."""
+    def relinked(self, approver: str, secret_hash: str, now: datetime, nonce: str = "") -> ApprovalRecord:
+        """The record with ``approver``'s link replaced by one whose secret hashes to ``secret_hash`` (derived from
+        ``nonce`` when given): the old link stops working at once. Only while the approval is open, and only for
+        an approver it asks."""
         self._require_open(now)
         person = identity(approver)
         if person not in self.policy.approvers:
             raise ValidationError(f"{approver} is not an approver of approval {self.approval_id}")
         links = tuple(
-            ApproverLink(approver=link.approver, secret_hash=secret_hash) if link.approver == person else link
+            ApproverLink(approver=link.approver, secret_hash=secret_hash, nonce=nonce)
+            if link.approver == person
+            else link
             for link in self.links
         )
         return self.model_copy(update={"links": links})
+
+    def link_of(self, approver: str) -> ApproverLink | None:
+        """``approver``'s current link (its hash and nonce), or None when the approval does not ask them."""
+        person = identity(approver)
+        return next((link for link in self.links if link.approver == person), None)
 
     def reminder(self, key: str) -> ReminderMark | None:
         """The reminder ``key`` as recorded, if any."""
@@ -286,6 +314,16 @@ class ApprovalRecord(_Frozen):
         done = found.model_copy(update={"sent_at": utc_iso(now)})
         return self.model_copy(update={"reminders": tuple(done if m.key == key else m for m in self.reminders)})
 
+    def reminder_queued(self, key: str, approver: str, now: datetime) -> ApprovalRecord:
+        """The record with reminder ``key`` marked sent as it is queued in the outbox (in the same transaction: no
+        lease needed); unchanged when it was sent already or ``approver`` voted meanwhile."""
+        self._require_open(now)
+        found = self.reminder(key)
+        if (found is not None and found.sent_at) or self.has_voted(approver):
+            return self
+        mark = ReminderMark(key=key, sent_at=utc_iso(now))
+        return self.model_copy(update={"reminders": (*(m for m in self.reminders if m.key != key), mark)})
+
     def escalated(self, backups: tuple[ApproverLink, ...], now: datetime) -> ApprovalRecord:
         """The record with ``backups`` added to who is asked (each with their link), once; nothing else of
         the policy changes (the quorum, the requester, separation of duties stay as they were)."""
@@ -299,7 +337,7 @@ class ApprovalRecord(_Frozen):
                 f"approval {self.approval_id} would ask {len(names)} people (at most {MAX_APPROVERS})"
             )
         policy = self.policy.model_copy(update={"approvers": names})
-        links = (*self.links, *(ApproverLink(approver=identity(b.approver), secret_hash=b.secret_hash) for b in added))
+        links = (*self.links, *(b.model_copy(update={"approver": identity(b.approver)}) for b in added))
         return self.model_copy(update={"policy": policy, "links": links, "escalated_at": utc_iso(now)})
 
 
@@ -343,12 +381,14 @@ class ApprovalTransitions:
         """Add the backup approvers (with their links) to the open approval, once."""
         return self._change(approval_id, lambda before: before.escalated(backups, now))
 
-    def record_relink(self, approval_id: str, approver: str, secret_hash: str, *, now: datetime) -> ApprovalRecord:
+    def record_relink(
+        self, approval_id: str, approver: str, secret_hash: str, *, now: datetime, nonce: str = ""
+    ) -> ApprovalRecord:
         """Replace ``approver``'s link on the open approval (their old link stops working)."""
-        return self._change(approval_id, lambda before: before.relinked(approver, secret_hash, now))
+        return self._change(approval_id, lambda before: before.relinked(approver, secret_hash, now, nonce))
 
     def record_delivery(
-        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = ""
+        self, approval_id: str, task_token: str, approver: str = "", secret_hash: str = "", nonce: str = ""
     ) -> ApprovalRecord:
         """Bind the approval to ``task_token`` and, given ``approver``, record their link (``secret_hash``) as sent."""
-        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash))
+        return self._change(approval_id, lambda before: before.delivered(task_token, approver, secret_hash, nonce))

@@ -27,18 +27,12 @@ from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
+from .numbers import ANY_DATE, NUMBER, bare_quantities, quantities, whole_number
 from .thread import earlier_messages
-from .vocabulary import Catalogued, alike, code_in, covers, labels, match_products, most_specific, prose, words
+from .vocabulary import Catalogued, code_in, covers, labels, match_products, most_specific, prose, words
 
 DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-_NUMBER_CORE = r"(?<![\w.,'-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[\u00a0\u202f']\d{3})+|\d{1,8})"
-_NUMBER = _NUMBER_CORE + r"(?![\w-]|[.,]\d)"
-_UNITS = (
-    r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
-    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea"
-)
-_UNIT = re.compile(_NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{_UNITS})(?!\w)")
 _DUE_LEAD = (
     r"by|before|until|till|for|no\s+later\s+than|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
     r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
@@ -49,7 +43,6 @@ _DUE_LEAD = (
 _DUE = re.compile(
     rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION})",
 )
-_ANY_DATE = re.compile(DATE_EXPRESSION)
 
 
 class RequestFacts(BaseModel):
@@ -79,36 +72,11 @@ class RequestFacts(BaseModel):
     )
 
 
-def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
-    plain = _ANY_DATE.sub(" ", fold(text))
-    found = [m.group(1) for m in _UNIT.finditer(plain)]
-    for product in candidates:
-        names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
-        for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
-            said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
-            if any(alike(n, w) for n in names for w in said):
-                found.append(match.group(1))
-        # A number a few words before the product's own code: "120 gorras bordadas (CAP-LOGO)".
-        code = re.escape(product.code.lower())
-        window = _NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
-        found += [m.group(1) for m in re.finditer(window, plain)]
-    return list(dict.fromkeys(found))
-
-
-def _amount(text: str) -> int | None:
-    """A whole number as written (``1,000``, ``1.000``, ``1 000``, ``1'000``); None for anything else."""
-    text = text.strip()
-    if re.fullmatch(r"[+-]?\d{1,12}", text):
-        return int(text)
-    grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
-    return int(re.sub(r"\D", "", text)) if grouped else None
-
-
 def _shortened(text: str, products: Sequence[Catalogued]) -> list[str]:
     """Descriptions people shorten after a number ("50 navy totes"): the longest run of the words that follow
     it, every one a word of a description, names those products (several: ambiguous, refused later)."""
     named: list[str] = []
-    for match in re.finditer(_NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", _ANY_DATE.sub(" ", fold(text))):
+    for match in re.finditer(NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", ANY_DATE.sub(" ", fold(text))):
         tokens = match.group(2).split()
         for size in range(len(tokens), 0, -1):
             said = words(" ".join(tokens[:size]))
@@ -138,7 +106,9 @@ class _Part:
 
 
 def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
-    parts = [_Part(f"{message.subject}\n{message.body}", anchor)]
+    # A line holding only "." keeps a number in the subject ("Order 4411") from being read with the body's words
+    # ("60 x TOTE-NAVY"): no reading of a number and its product crosses it.
+    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor)]
     for text, dated in earlier_messages(message.earlier):
         parts.append(_Part(text, sent_day(dated) or anchor))
     return parts
@@ -179,14 +149,25 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
 def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
-        amount = _amount(value)
+        amount = whole_number(value)
         if amount is None:
             return value  # not a whole number: named by the resolver
         seen.setdefault(str(amount), f"{amount} (labelled)")
-    for value in _quantities(prose(part.text), candidates):
-        amount = _amount(value)
+    for value in quantities(prose(part.text), candidates):
+        amount = whole_number(value)
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
+    if len(seen) > 1:
+        _several("quantity", seen, problems)
+        return None
+    return int(next(iter(seen))) if seen else None
+
+
+def _bare_quantity(body: str, problems: list[str]) -> int | None:
+    """With no number next to a unit or the product anywhere in the thread: the one number of the newest
+    message's sentences (not its subject, which often carries an order or ticket number) that can be how
+    many ("Can you do 300 by Friday?"); several are named, none is None."""
+    seen = {str(whole_number(value)): str(whole_number(value)) for value in bare_quantities(prose(body))}
     if len(seen) > 1:
         _several("quantity", seen, problems)
         return None
@@ -227,6 +208,8 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
         quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             break
+    else:
+        quantity = _bare_quantity(message.body, problems)
     for part in parts:
         due = _read_due(part, problems)
         if due is not None or any(p.startswith("due date") for p in problems):

@@ -4,7 +4,8 @@ They are part of what the human approves (and of the proposal hash). A recipient
 no draft: a plain-text request without a sender has no customer to write to. Each is a message a person can
 send as it is: the customer reads the product's description (not its code) and the day it will be finished;
 the supplier gets a purchase request with a reference number, the quantity and the day it is needed; every
-message is signed with the shop's name.
+message is signed with the shop's name. The customer's message is written in the language they wrote in
+(:mod:`.wording`); the operator's and the supplier's in the shop's (English).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from ..shop.model import Order, ShopState, runs
 from .proposal import AtRisk, CommunicationDraft, ProcurementAction, ScheduleChange
+from .wording import wording
 
 
 def _product(state: ShopState, order: Order) -> str:
@@ -33,30 +35,27 @@ def purchase_reference(target: Order, supplier_number: int) -> str:
 def _customer(
     state: ShopState, target: Order, finish: str, buying: bool, late: bool, partly: bool = False
 ) -> CommunicationDraft:
-    what = f"{target.quantity} x {_product(state, target)}"
-    note = " We are bringing in extra material for it and will confirm once it has arrived." if buying else ""
-    if partly:
-        when = (
-            f"We are sorry: we cannot make {target.due}. We can make part of it by {finish} and will plan the rest "
-            "as soon as machine time frees up."
-        )
-        subject = f"Your order {target.id} is partly planned for {finish}"
-    elif late:
-        when = f"We are sorry: we cannot make {target.due}. We expect to finish it on {finish}."
-        subject = f"Your order {target.id}: new finishing date {finish}"
-    else:
-        when = f"It is planned to be finished on {finish}, in time for {target.due}."
-        subject = f"Your order {target.id} is planned for {finish}"
+    """The customer's message, in the language they wrote in (:mod:`.wording`)."""
+    language, words = wording(target.language)
+    # A product's description is the shop's (its language); a person still reads it better than a code.
+    what = words.what.format(quantity=words.quantity(target.quantity), product=_product(state, target))
+    days = {"finish": words.day(finish), "due": words.day(target.due)}
+    when = (words.partly if partly else words.late if late else words.on_time).format(**days)
+    subject = words.subject_partly if partly else words.subject_late if late else words.subject_on_time
+    note = f" {words.buying}" if buying else ""
     return CommunicationDraft(
         audience="customer",
         to=target.customer_email,
-        subject=subject,
-        body=_signed(
-            state,
-            f"Hello {target.customer},",
-            f"thank you for your order {target.id}: {what}. {when}{note}",
-            "If anything about the order has changed, please reply to this message.",
+        subject=subject.format(order=target.id, finish=days["finish"]),
+        body="\n\n".join(
+            (
+                words.greeting.format(customer=target.customer),
+                words.thanks.format(order=target.id, what=what) + f" {when}{note}",
+                words.reply,
+                f"{words.sign_off}\n{state.name}",
+            )
         ),
+        language=language,
     )
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..canonical import canonical_bytes, content_hash, sha256_hex
 from ..errors import IntegrityError
 from ..shop.footprint import Footprint
-from ..shop.model import Allocation, Day, Id, Order
+from ..shop.model import Allocation, Day, Id, Language, Order
 
 PLANNER_VERSION = "planner-4"
 # Proposals these versions wrote have no footprint: they are refused with this explanation, never guessed at.
@@ -99,6 +99,17 @@ class GivenFacts(_Frozen):
     quantity: int | None = Field(default=None, ge=1, le=10_000_000)
     due: Day | None = None
     customer: str | None = Field(default=None, min_length=1, max_length=120, pattern=r"^[^\x00-\x1f\x7f]+$")
+    # What the customer's e-mail said of a given fact when it said something else ("quantity": "400"), as the
+    # rules read it; a fact the e-mail did not state, or stated the same, has no entry.
+    email_said: dict[Literal["product", "quantity", "due", "customer"], str] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_email_said(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Facts given where the e-mail said nothing else serialize (and hash) as they did before this field.
+        data: dict[str, Any] = handler(self)
+        if not data.get("email_said"):
+            data.pop("email_said", None)
+        return data
 
     def named(self) -> list[str]:
         """``'quantity 60'``-style words for each fact given, in a fixed order."""
@@ -111,12 +122,22 @@ class GivenFacts(_Frozen):
 
 
 class CommunicationDraft(_Frozen):
-    """One message to write: who it is for, where it goes, what it says."""
+    """One message to write: who it is for, where it goes, what it says, and (the customer's) the language it
+    is written in, so the approver sees which text, in which language, will be sent."""
 
     audience: Literal["customer", "operator", "supplier"]
     to: str
     subject: str
     body: str
+    language: Language | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_language(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A draft without a recorded language serializes (and hashes) as drafts did before the field existed.
+        data: dict[str, Any] = handler(self)
+        if data.get("language") is None:
+            data.pop("language", None)
+        return data
 
 
 class ProposalContent(_Frozen):

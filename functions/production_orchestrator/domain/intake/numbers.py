@@ -1,0 +1,82 @@
+"""Numbers as people write them, and which of them say how many of a product are wanted.
+
+    "1,200" / "1.200" / "1 200" / "1\u202f200" / "1'200"  -> 1200   (thousands, never a decimal)
+    "60 Stück", "x 40", "300 patches", "120 gorras bordadas (CAP-LOGO)"   -> next to a unit or the product
+    "Can you do 300 by Friday?"   -> a bare number, used only when nothing else in the thread says how many
+
+A bare number is one that is not part of a date, a time, money, a share, an id or a count of something the
+shop does not make (people, hours...); when the newest message holds several, the intake names them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .dates import DATE_EXPRESSION, fold
+from .vocabulary import Catalogued, alike, words
+
+# A whole number as people write it: 1,200 / 1.200 / 1 200 (a space, no-break or narrow no-break) / 1'200.
+NUMBER_CORE = r"(?<![\w.,'#-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[ \u00a0\u202f']\d{3})+|\d{1,8})"
+NUMBER = NUMBER_CORE + r"(?![\w-]|[.,]\d)"
+_UNITS = (
+    r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
+    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea"
+)
+_UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{_UNITS})(?!\w)")
+ANY_DATE = re.compile(DATE_EXPRESSION)
+
+
+def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
+    """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
+    ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
+    plain = ANY_DATE.sub(" ", fold(text))
+    found = [m.group(1) for m in _UNIT.finditer(plain)]
+    for product in candidates:
+        names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
+        for match in re.finditer(NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
+            said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
+            if any(alike(n, w) for n in names for w in said):
+                found.append(match.group(1))
+        # A number a few words before the product's own code: "120 gorras bordadas (CAP-LOGO)".
+        code = re.escape(product.code.lower())
+        window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
+        found += [m.group(1) for m in re.finditer(window, plain)]
+    return list(dict.fromkeys(found))
+
+
+# Things people count that a shop does not make: "we are 30 people", "for 11 players", "in 2 hours".
+_COUNTED_NOT_MADE = (
+    r"people|persons?|members?|players?|guests?|employees?|staff|kids|children|students|years?|months?|hours?|"
+    r"minutes?|h|min|km|kg|g|cm|mm|m|personen|leute|mitglieder|spieler|gaeste|mitarbeiter|kinder|jahren?|"
+    r"monaten?|stunden?|minuten|personnes|membres|joueurs|invites|enfants|ans|annees|mois|heures?|"
+    r"personas|miembros|jugadores|invitados|ninos|anos|meses|horas?|mensen|leden|spelers|gasten|kinderen|"
+    r"jaar|maanden|uur|pm|p\.m|a\.m|uhr|o'clock"
+)
+_MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
+# Numbers that cannot be how many: a time (10:30), money (EUR 40, 40 €, $40), a share (20 %), an id (No. 12,
+# ref 4411), a count of something else (30 people); dates are taken out before (in 10 days), and a number glued
+# to a word or an id (A4, #4411) never matches NUMBER.
+_NOT_A_QUANTITY = re.compile(
+    rf"\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|{_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
+    r"euros?|dollars?|percent|prozent|pour\s?cent|por\s?ciento|procent)\b|[$\u20ac\u00a3%])|"
+    r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?\s*\d+|"
+    r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
+    r"account|konto|compte|cuenta|kundennummer)\b(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
+    rf"{_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b"
+)
+
+
+def bare_quantities(text: str) -> list[str]:
+    """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
+    plain = _NOT_A_QUANTITY.sub(" ", ANY_DATE.sub(" ", fold(text)))
+    return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
+
+
+def whole_number(text: str) -> int | None:
+    """A whole number as written (``1,000``, ``1.000``, ``1 000``, ``1'000``); None for anything else."""
+    text = text.strip()
+    if re.fullmatch(r"[+-]?\d{1,12}", text):
+        return int(text)
+    grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
+    return int(re.sub(r"\D", "", text)) if grouped else None
