@@ -10,15 +10,21 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model corpus-providers
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
-# `python -m production_orchestrator` work without PYTHONPATH.
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+# `python -m production_orchestrator` work without PYTHONPATH. Everything else comes from the lock, each file
+# checked against its sha256 (the locked pip and setuptools too, which then build the package).
+$(STAMP): requirements-dev.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -r requirements-dev.txt
-	$(PY) -m pip install -q --no-deps -e .
+	$(PY) -m pip install -q --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# requirements.txt / requirements-dev.txt -> requirements.lock, requirements-core.lock (the Lambda assets) and
+# requirements-dev.lock (.venv), every distribution with its hashes (scripts/lock.py, uv). Needs the registry.
+.PHONY: lock
+lock: $(STAMP)
+	$(PY) scripts/lock.py
 
 # The CDK CLI (npm package aws-cdk, pinned in package.json) lives in node_modules/, not globally.
 NODE_STAMP := node_modules/.installed

@@ -1,11 +1,16 @@
-"""Lambda assets built without Docker: the Lambda runtime's Python resolves and installs wheels for the
-Lambda platform, then byte-compiles.
+"""Lambda assets built without Docker: the Lambda runtime's Python installs the locked wheels for the Lambda
+platform, then byte-compiles.
 
-asset hash = sha256(requirements, platform, python version, package sources)
+asset hash = sha256(lock file, platform, python version, package sources)
   -> cdk.out/asset.<hash> exists?  yes: reused as is (synth stays fast)
-                                   no:  dependencies from the cache (built once per requirements + platform:
-                                        python3.12 -m pip install --platform ... -t DIR; compileall) + copy the
-                                        package + compileall it
+                                   no:  dependencies from the cache (built once per lock + platform:
+                                        python3.12 -m pip install --require-hashes --platform ... -t DIR;
+                                        compileall) + copy the package + compileall it
+
+What is installed is the lock (requirements.lock for the agent functions, requirements-core.lock for the
+others; `make lock` writes both from requirements.txt, scripts/lock.py): every distribution pinned with its
+hashes, so two machines build the same bytes under one asset hash, and a file whose hash is not in the lock
+stops the build.
 
 The same :func:`lambda_python` finds the interpreter here and in the tests that import each handler from
 its asset, so what is tested is what is built.
@@ -31,6 +36,10 @@ from .constants import HANDLER_PACKAGE
 ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS_DIR = ROOT / "functions"
 REQUIREMENTS_FILE = ROOT / "requirements.txt"
+# What the assets install, every distribution with its hashes (`make lock`): all of requirements.txt for the
+# agent functions, requirements.txt minus AGENT_ONLY_PACKAGES (and what only they need) for the others.
+AGENT_LOCK = ROOT / "requirements.lock"
+CORE_LOCK = ROOT / "requirements-core.lock"
 LAMBDA_PYTHON_VERSION = "3.12"
 ENV_LAMBDA_PYTHON = "PO_LAMBDA_PYTHON"
 ENV_BUNDLE_CACHE = "PO_BUNDLE_CACHE"
@@ -41,7 +50,7 @@ HOST_ARCHITECTURES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64",
 # The agent plans: strands, and the solver (HiGHS with its numpy, about 77 MB on x86_64, 67 MB on arm64).
 AGENT_ONLY_PACKAGES = ("strands-agents", "highspy", "numpy")
 # Part of every asset hash: a change to how assets are built must not reuse assets built the old way.
-BUNDLING_VERSION = "bundling-2: pip under the Lambda python"
+BUNDLING_VERSION = "bundling-3: the lock, --require-hashes, pip under the Lambda python"
 _IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
 _COMPILE = ("-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash")
 
@@ -50,8 +59,13 @@ class LambdaPythonMissingError(RuntimeError):
     """No Python of the Lambda runtime's version on this machine (named in the message: what to install)."""
 
 
+class LockMissingError(RuntimeError):
+    """The lock file an asset installs is not there (named in the message with the command that writes it)."""
+
+
 def requirement_lines(exclude: Iterable[str] = ()) -> tuple[str, ...]:
-    """The pinned lines of ``requirements.txt``, without comments and without the ``exclude`` projects."""
+    """The pinned lines of ``requirements.txt``, without comments and without the ``exclude`` projects
+    (the input of the locks; the assets install the locks)."""
     dropped = {name.lower() for name in exclude}
     lines = []
     for raw in REQUIREMENTS_FILE.read_text(encoding="utf-8").splitlines():
@@ -122,27 +136,38 @@ def cache_root() -> Path:
     return base / "production-orchestrator" / "lambda-deps"
 
 
-def dependencies(requirements: tuple[str, ...], platform: str) -> Path:
-    """The installed and byte-compiled dependency set for ``requirements`` on ``platform`` (built once).
+def lock_text(lock: Path) -> str:
+    """The lock file's content, which decides what an asset installs and so its hash."""
+    try:
+        return lock.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LockMissingError(f"{lock.name} is missing: run `make lock` (scripts/lock.py) and commit it") from None
+
+
+def dependencies(lock: Path, platform: str) -> Path:
+    """The installed and byte-compiled dependency set of ``lock`` on ``platform`` (built once per lock content).
 
     pip runs under the Lambda Python, so environment markers (``python_version``...) are the runtime's;
-    ``--platform``/``--only-binary`` pick its wheels. ``platform_machine`` markers still read this machine,
-    which is why the tests build for the host architecture.
+    ``--platform``/``--only-binary`` pick its wheels; ``--require-hashes`` refuses a file whose sha256 is not
+    in the lock, and a distribution the lock does not pin. ``platform_machine`` markers still read this
+    machine, which is why the tests build for the host architecture.
     """
     python = lambda_python()
-    recipe = "\n".join((*requirements, platform, LAMBDA_PYTHON_VERSION))
+    text = lock_text(lock)
+    recipe = "\n".join((BUNDLING_VERSION, text, platform, LAMBDA_PYTHON_VERSION))
     target = cache_root() / f"{platform}-cp{LAMBDA_PYTHON_VERSION.replace('.', '')}-{_digest(recipe)[:16]}"
     if target.is_dir():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".building-", dir=target.parent) as tmp:
         staging = Path(tmp) / "deps"
-        requirements_file = Path(tmp) / "requirements.txt"
-        requirements_file.write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        # The text read once above is what is hashed and what is installed (the file may change meanwhile).
+        requirements_file = Path(tmp) / lock.name
+        requirements_file.write_text(text, encoding="utf-8")
         subprocess.run(
             [
                 python, "-m", "pip", "install", "-qq", "--disable-pip-version-check",
-                "--no-compile", "--no-warn-conflicts", "--no-warn-script-location",
+                "--no-compile", "--no-warn-conflicts", "--no-warn-script-location", "--require-hashes",
                 "--platform", platform, "--implementation", "cp",
                 "--python-version", LAMBDA_PYTHON_VERSION, "--only-binary=:all:",
                 "--target", str(staging), "-r", str(requirements_file),
@@ -165,14 +190,14 @@ def dependencies(requirements: tuple[str, ...], platform: str) -> Path:
 class PipLocalBundling:
     """Builds the asset directory on this machine (CDK calls it before it would try Docker)."""
 
-    def __init__(self, requirements: tuple[str, ...], platform: str) -> None:
-        self._requirements = requirements
+    def __init__(self, lock: Path, platform: str) -> None:
+        self._lock = lock
         self._platform = platform
 
     def try_bundle(self, output_dir: str, _options: Any) -> bool:
         """Dependencies, the package, compiled, into ``output_dir``; ``_options`` (Docker settings) unused."""
         out = Path(output_dir)
-        shutil.copytree(dependencies(self._requirements, self._platform), out, dirs_exist_ok=True)
+        shutil.copytree(dependencies(self._lock, self._platform), out, dirs_exist_ok=True)
         package = out / HANDLER_PACKAGE
         shutil.copytree(FUNCTIONS_DIR / HANDLER_PACKAGE, package, ignore=_IGNORED)
         subprocess.run([lambda_python(), *_COMPILE, str(package)], check=True, stdout=subprocess.DEVNULL)
@@ -194,19 +219,27 @@ def _source_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def lambda_code(architecture: str, *, exclude: Iterable[str] = ()) -> lambda_.Code:
-    """The asset for one dependency set: the whole package plus ``requirements.txt`` minus ``exclude``."""
-    requirements = requirement_lines(exclude)
+def asset_hash(lock: Path, architecture: str) -> str:
+    """The CDK asset hash of the package plus ``lock`` for ``architecture``: the lock's bytes, the platform,
+    the Python version, the package sources and how assets are built."""
+    recipe = (BUNDLING_VERSION, lock_text(lock), PLATFORMS[architecture], LAMBDA_PYTHON_VERSION, _source_fingerprint())
+    return _digest("\n".join(recipe))
+
+
+def lambda_code(architecture: str, lock: Path) -> lambda_.Code:
+    """The asset of the whole package plus what ``lock`` pins (:data:`AGENT_LOCK` or :data:`CORE_LOCK`).
+
+    Its hash is taken from the lock's content and the package sources, so what is installed decides it.
+    """
     platform = PLATFORMS[architecture]
-    recipe = "\n".join((BUNDLING_VERSION, *requirements, platform, LAMBDA_PYTHON_VERSION, _source_fingerprint()))
     return lambda_.Code.from_asset(
         str(FUNCTIONS_DIR),
         asset_hash_type=AssetHashType.CUSTOM,
-        asset_hash=_digest(recipe),
+        asset_hash=asset_hash(lock, architecture),
         bundling=BundlingOptions(
             # Never used: local bundling always succeeds or raises. CDK requires an image anyway.
             image=DockerImage.from_registry("public.ecr.aws/sam/build-python3.12"),
             # jsii calls try_bundle(output_dir, options) positionally, unlike the generated stub's kwargs.
-            local=cast(ILocalBundling, PipLocalBundling(requirements, platform)),
+            local=cast(ILocalBundling, PipLocalBundling(lock, platform)),
         ),
     )

@@ -5,9 +5,11 @@ the template gives that function; the template test asserts each role's exact ac
 
 Table writes and reads are scoped by partition key (``dynamodb:LeadingKeys``): the approval items
 (``APPROVAL#<id>``), proposals and state snapshots each live in their own partitions, the shop's lists
-(state, checkpoints, decisions, applications, the audit chain) in ``SHOP``. DynamoDB transactions are
-authorized per item as the underlying PutItem/UpdateItem, so a role that writes only through
-``TransactWriteItems`` needs PutItem, and no action named after the transaction exists.
+(state, checkpoints, decisions, applications, the outbox) in ``SHOP``, the audit chain in ``AUDIT``. IAM
+cannot scope a write by sort key, so a partition is the unit of trust: ``decide``, the internet-facing
+function, writes only the approval it was linked to (its vote) and the audit chain, never ``SHOP``.
+DynamoDB transactions are authorized per item as the underlying PutItem/UpdateItem, so a role that writes
+only through ``TransactWriteItems`` needs PutItem, and no action named after the transaction exists.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Final
 
 from production_orchestrator.adapters.aws.table_schema import (
     APPROVAL_PK_PREFIX,
+    AUDIT_PK,
     PROPOSAL_PK_PREFIX,
     SHOP_PK,
     SNAPSHOT_PK_PREFIX,
@@ -29,6 +32,7 @@ PROPOSALS: Final = f"{PROPOSAL_PK_PREFIX}*"
 SNAPSHOTS: Final = f"{SNAPSHOT_PK_PREFIX}*"
 APPROVALS: Final = f"{APPROVAL_PK_PREFIX}*"
 SUBMISSIONS: Final = f"{SUBMISSION_PK_PREFIX}*"
+AUDIT: Final = AUDIT_PK
 
 TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key patterns it may touch
 
@@ -37,8 +41,8 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # start: seed, intake, proposal, snapshot, checkpoint, audit events (a large shop's state is read from
     # its snapshot chunks); the same request is started once (lifecycle/requests reads the runs)
     "run_agent": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS),
-        "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT),
+        "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS, AUDIT),
         # a request started again: the stored runs (checkpoints) and their approvals' status, read only
         "dynamodb:Query": (SHOP,),
     },
@@ -46,41 +50,42 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # retry already created (its pointers in SHOP, the record itself), else creates the approval and its
     # pointer; records each link as sent on the approval
     "request_approval": {
-        "dynamodb:BatchGetItem": (SHOP,),
-        "dynamodb:GetItem": (PROPOSALS, APPROVALS),
+        "dynamodb:BatchGetItem": (SHOP, AUDIT),
+        "dynamodb:GetItem": (PROPOSALS, APPROVALS, AUDIT),
         "dynamodb:Query": (SHOP,),
-        "dynamodb:PutItem": (SHOP, APPROVALS),
+        "dynamodb:PutItem": (SHOP, APPROVALS, AUDIT),
         "dynamodb:UpdateItem": (APPROVALS,),
     },
     # the public endpoint: reads what the page shows; records a vote on the approval item and its audit
-    # event (the chain lives in SHOP); cannot create approvals, proposals or snapshots
+    # event (AUDIT); writes nothing in SHOP (state, checkpoints, decisions, applications, outbox), and
+    # cannot create approvals, proposals or snapshots. The decision itself is claimed by resume_agent.
     "decide": {
-        "dynamodb:BatchGetItem": (SHOP,),
-        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
+        "dynamodb:BatchGetItem": (SHOP, AUDIT),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS, AUDIT),
         # a stale plan's page reads the snapshot it was proposed on, kept in chunks under its digest
         "dynamodb:Query": (SNAPSHOTS,),
         "dynamodb:UpdateItem": (APPROVALS,),
-        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:PutItem": (AUDIT,),
     },
     # verify, claim, apply, complete; reads the approval, never changes it; a large shop's state is read from
     # (and, when a plan applies, written to) its snapshot chunks
     "resume_agent": {
-        "dynamodb:BatchGetItem": (SHOP,),
-        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
-        "dynamodb:PutItem": (SHOP, SNAPSHOTS),
+        "dynamodb:BatchGetItem": (SHOP, AUDIT),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS, AUDIT),
+        "dynamodb:PutItem": (SHOP, SNAPSHOTS, AUDIT),
     },
     # pending -> expired, with an audit event
     "record_expiry": {
-        "dynamodb:GetItem": (SHOP, APPROVALS),
+        "dynamodb:GetItem": (SHOP, APPROVALS, AUDIT),
         "dynamodb:Query": (SHOP,),
         "dynamodb:UpdateItem": (APPROVALS,),
-        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:PutItem": (SHOP, AUDIT),
     },
     # sends an applied plan's queued messages: reads its outbox items and the approved proposal each must match,
     # claims and marks each (with an audit event) in conditional writes
     "send_outbox": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS),
-        "dynamodb:PutItem": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, AUDIT),
+        "dynamodb:PutItem": (SHOP, AUDIT),
         "dynamodb:Query": (SHOP,),
     },
     # the authenticated entry: creates the submission record of the execution it starts, once

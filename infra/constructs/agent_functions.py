@@ -19,7 +19,7 @@ from constructs import Construct
 
 from production_orchestrator.domain.errors import ConfigurationError
 
-from ..bundling import AGENT_ONLY_PACKAGES, lambda_code
+from ..bundling import AGENT_LOCK, CORE_LOCK, lambda_code
 from ..constants import (
     DECIDE_HANDLER,
     ENV_APPROVAL_WINDOW,
@@ -156,8 +156,8 @@ class AgentFunctions(Construct):
         )
         # Two assets: the agent functions' (with strands) and the smaller one of every other function.
         self._codes = {
-            True: lambda_code(settings.architecture),
-            False: lambda_code(settings.architecture, exclude=AGENT_ONLY_PACKAGES),
+            True: lambda_code(settings.architecture, AGENT_LOCK),
+            False: lambda_code(settings.architecture, CORE_LOCK),
         }
         binding = settings.binding
         # Decision receipts are MACed in KMS: the key material never leaves it, and only the decision

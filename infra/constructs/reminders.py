@@ -37,20 +37,20 @@ from ..constants import (
     REMIND_HANDLER,
 )
 from ..nag import acknowledge
-from ..permissions import APPROVALS, PROPOSALS, SHOP, SNAPSHOTS
+from ..permissions import APPROVALS, AUDIT, PROPOSALS, SHOP, SNAPSHOTS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
 # What a wake-up does on the table: find the checkpoint's approval (its pointers in SHOP, the record), read the
 # checkpoint, its proposal and the shop (its time zone; a large shop's state from its snapshot chunks), change
-# the approval (claim, relink, escalation, mark) and append audit events to the chain in SHOP.
+# the approval (claim, relink, escalation, mark) and append audit events to the chain (AUDIT).
 REMINDER_TABLE_ACCESS: Mapping[str, tuple[str, ...]] = {
-    "dynamodb:BatchGetItem": (SHOP,),
-    "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS),
+    "dynamodb:BatchGetItem": (SHOP, AUDIT),
+    "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS, AUDIT),
     "dynamodb:Query": (SHOP, SNAPSHOTS),
     "dynamodb:UpdateItem": (APPROVALS,),
-    "dynamodb:PutItem": (SHOP,),
+    "dynamodb:PutItem": (SHOP, AUDIT),
 }
 SCHEDULE_ACTIONS = ("scheduler:CreateSchedule", "scheduler:DeleteSchedule")
 AUDIT_KEY_ACTIONS = ("kms:GenerateMac",)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tarfile
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tests.support.cdk_template import (
     state_machine_definition,
     synthesize,
 )
+from tests.support.iam_calls import denied
 
 ROOT = Path(__file__).resolve().parents[2]
 # With an inbound address, so the e-mail intake's function and role are in the template too.
@@ -134,9 +136,45 @@ def test_the_public_decision_role_cannot_create_approvals_proposals_or_snapshots
     for statement in role_statements(template, "decide"):
         actions = set(_as_list(statement["Action"]))
         if actions & {"dynamodb:PutItem"}:
-            assert statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == ["SHOP"]
+            assert statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == ["AUDIT"]
         if actions & {"dynamodb:UpdateItem"}:
             assert statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == ["APPROVAL#*"]
+
+
+def test_the_public_decision_role_cannot_write_the_shop(template: dict[str, Any]) -> None:
+    """IAM scopes a write by partition only: decide may write its vote (APPROVAL#) and the audit chain (AUDIT),
+    and no partition holding the shop's state, runs, decisions, applications, outbox, proposals or requests."""
+    writes: set[str] = set()
+    for statement in role_statements(template, "decide"):
+        actions = {a for a in _as_list(statement["Action"]) if a.startswith("dynamodb:")}
+        if actions & TABLE_WRITES or any(a.startswith("dynamodb:") and "*" in a for a in actions):
+            assert set(statement["Condition"]) == {"ForAllValues:StringLike"}, "every write scoped by partition"
+            writes.update(_as_list(statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
+    assert writes == {"AUDIT", "APPROVAL#*"}
+    for partition in ("SHOP", "PROPOSAL#p", "SNAPSHOT#d", "SUBMISSION#e", "shop", "AUDIT#x"):
+        assert not any(fnmatchcase(partition, pattern) for pattern in writes), partition
+
+
+@pytest.mark.parametrize(
+    ("call", "granted"),
+    [
+        (("dynamodb", "UpdateItem", ["APPROVAL#a1"]), True),  # its vote
+        (("dynamodb", "TransactWriteItems", ["Put:AUDIT", "Put:AUDIT"]), True),  # the vote's audit event + head
+        (("dynamodb", "TransactWriteItems", ["Put:SHOP"]), False),  # the shop's state, a decision, the outbox
+        (("dynamodb", "PutItem", ["SHOP"]), False),
+        (("dynamodb", "TransactWriteItems", ["Put:AUDIT", "Put:SHOP"]), False),
+        (("dynamodb", "UpdateItem", ["SHOP"]), False),
+        (("dynamodb", "DeleteItem", ["SHOP"]), False),
+        (("dynamodb", "PutItem", ["PROPOSAL#p"]), False),
+        (("dynamodb", "PutItem", ["APPROVAL#a1"]), False),  # a new approval
+    ],
+)
+def test_the_decision_role_evaluated_on_the_writes_a_compromised_decide_would_try(
+    template: dict[str, Any], call: tuple[str, str, list[str]], granted: bool
+) -> None:
+    """The role as IAM evaluates it (tests/support/iam_calls.py, the evaluator the e2e workflow runs every
+    recorded call through), on the requests a compromised decision function could send."""
+    assert (denied(role_statements(template, "decide"), [call]) == []) is granted
 
 
 def test_no_role_may_report_a_task_failure_or_verify_on_the_decision_side(template: dict[str, Any]) -> None:

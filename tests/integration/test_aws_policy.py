@@ -222,11 +222,11 @@ def test_rewriting_the_trail_and_recomputing_the_chain_is_found_in_aws(
             edited = event.model_copy(update={"detail": {**event.detail, "approver": "mallory@example.com"}})
             first = first or event.seq
         linked = chained(edited, previous).model_copy(update={"mac": event.mac})
-        item = aws.raw_item("SHOP", f"AUDIT#{event.seq:012d}")
+        item = aws.raw_item("AUDIT", f"AUDIT#{event.seq:012d}")
         assert item is not None
         aws.put_raw_item({**item, "raw": {"S": linked.model_dump_json()}})
         previous = (linked.seq, event_hash(linked))
-    head_item = aws.raw_item("SHOP", "AUDIT_HEAD")
+    head_item = aws.raw_item("AUDIT", "AUDIT_HEAD")
     assert head_item is not None and previous is not None
     aws.put_raw_item({**head_item, "seq": {"N": str(previous[0])}, "hash": {"S": previous[1]}})
     assert ops.main(["audit-verify", "--table", aws.table]) == 5

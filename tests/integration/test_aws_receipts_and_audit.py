@@ -15,7 +15,7 @@ import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
-from production_orchestrator.adapters.aws.table_schema import APPROVAL_PK_PREFIX, APPROVAL_SK, AUDIT_SK_PREFIX, SHOP_PK
+from production_orchestrator.adapters.aws.table_schema import APPROVAL_PK_PREFIX, APPROVAL_SK, AUDIT_PK, AUDIT_SK_PREFIX
 from production_orchestrator.cli import aws_ops as ops
 from production_orchestrator.domain.approval.audit_chain import verify_chain
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
@@ -69,7 +69,7 @@ def _audit_items(aws: AwsWorld) -> list[dict[str, Any]]:
     pages = aws.dynamodb.get_paginator("query").paginate(
         TableName=aws.table,
         KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues={":pk": {"S": SHOP_PK}, ":prefix": {"S": AUDIT_SK_PREFIX}},
+        ExpressionAttributeValues={":pk": {"S": AUDIT_PK}, ":prefix": {"S": AUDIT_SK_PREFIX}},
     )
     return [item for page in pages for item in page["Items"]]
 

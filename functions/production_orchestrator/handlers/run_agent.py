@@ -1,25 +1,34 @@
-"""``RunAgentUntilApproval``: run the agent until it asks for approval; session in S3, the rest in DynamoDB."""
+"""``RunAgentUntilApproval``: run the agent until it asks for approval; session in S3, the rest in DynamoDB.
+
+At import: the logger, the composition root and the model providers (strands), which every invocation
+runs. The event models, the lifecycle and the planner load with the first invocation, so the import stays
+within 15 % of ``import strands`` (`make bench`); their cost moves to the first request, it does not vanish.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..adapters.aws.s3_requests import read_request
+# Every invocation runs the agent: strands and the model providers load at import, in Lambda's init phase.
+from ..agent import providers as _providers  # noqa: F401
 from ..contracts import METRIC_PROPOSAL_CREATED
-from ..lifecycle.plan_request import PlanRequest, on_current_shop
-from ..lifecycle.start import start_run
-from ..lifecycle.submit import requester_of
-from .events import RunAgentEvent, RunAgentOutput, parse_event
 from .observability import count, logger, metrics
-from .root import AgentRoot, agent_root
+from .root import agent_root
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
+
+    from ..lifecycle.plan_request import PlanRequest
+    from .events import RunAgentEvent
+    from .root import AgentRoot
 
 
 def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None = None) -> PlanRequest:
     """What this execution plans: its e-mail (the submission record's, else inline or in S3) on the table's
     shop, or a reference scenario."""
+    from ..adapters.aws.s3_requests import read_request
+    from ..lifecycle.plan_request import PlanRequest, on_current_shop
+
     settings = root.core.settings
     text = submitted if submitted is not None else request.request
     if submitted is None and request.request_s3_key is not None:
@@ -33,6 +42,10 @@ def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None 
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
+    from ..lifecycle.start import start_run
+    from ..lifecycle.submit import requester_of
+    from .events import RunAgentEvent, RunAgentOutput, parse_event
+
     request = parse_event(RunAgentEvent, event)
     root = agent_root()
     settings = root.core.settings.require("approvers")

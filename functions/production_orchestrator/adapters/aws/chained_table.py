@@ -28,7 +28,7 @@ from ...domain.errors import BackendError
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
-from .table_schema import AUDIT_HEAD_SK, AUDIT_SK_PREFIX, PARTITION_KEY, SHOP_PK
+from .table_schema import AUDIT_HEAD_SK, AUDIT_PK, AUDIT_SK_PREFIX, PARTITION_KEY
 
 AUDIT_EVENT = "_audit_event"  # marks the transaction item an audit event goes into (never sent)
 _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
@@ -66,8 +66,8 @@ class ChainedTable(DynamoTable):
     def audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in sort-key order (None where unreadable) and the stored head, read first:
         events appended after it only extend the trail past the head."""
-        head = stored_head(self.get(SHOP_PK, AUDIT_HEAD_SK))
-        items, _ = self.query(SHOP_PK, AUDIT_SK_PREFIX)
+        head = stored_head(self.get(AUDIT_PK, AUDIT_HEAD_SK))
+        items, _ = self.query(AUDIT_PK, AUDIT_SK_PREFIX)
         events: list[AuditEvent | None] = []
         for item in items:
             try:
@@ -101,7 +101,7 @@ class ChainedTable(DynamoTable):
             return
         for attempt in range(_CHAIN_ATTEMPTS):
             if self._head is _UNKNOWN:
-                self._head = head_of(self.get(SHOP_PK, AUDIT_HEAD_SK))
+                self._head = head_of(self.get(AUDIT_PK, AUDIT_HEAD_SK))
             ops, new_head = self._linked(plain, events, self._head)
             try:
                 super().transact(ops)
@@ -131,14 +131,14 @@ class ChainedTable(DynamoTable):
             stamped = chained(event, link, self.audit_key)
             audits.append(
                 self.put_op(
-                    {**key(SHOP_PK, f"{AUDIT_SK_PREFIX}{stamped.seq:012d}"), "raw": s(stamped.model_dump_json())},
+                    {**key(AUDIT_PK, f"{AUDIT_SK_PREFIX}{stamped.seq:012d}"), "raw": s(stamped.model_dump_json())},
                     condition=_ABSENT,
                 )
             )
             link = (stamped.seq, event_hash(stamped))
         assert link is not None and stamped is not None
         seq, digest, mac = chain_head(stamped, self.audit_key)
-        head_item = {**key(SHOP_PK, AUDIT_HEAD_SK), "seq": n(seq), "hash": s(digest), "mac": s(mac)}
+        head_item = {**key(AUDIT_PK, AUDIT_HEAD_SK), "seq": n(seq), "hash": s(digest), "mac": s(mac)}
         if head is None:
             head_op = self.put_op(head_item, condition=_ABSENT)
         else:

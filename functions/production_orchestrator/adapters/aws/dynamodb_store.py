@@ -40,6 +40,7 @@ from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
+    AUDIT_PK,
     AUDIT_SK_PREFIX,
     CHECKPOINT_SK_PREFIX,
     DECISION_SK_PREFIX,
@@ -237,14 +238,14 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         # page): one round trip for all of them, and the audit chain head for the next append.
         decision_key = (SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
         checkpoint_key = (SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id)
-        found = self._table.batch_get([checkpoint_key, decision_key, (SHOP_PK, STATE_SK), (SHOP_PK, AUDIT_HEAD_SK)])
+        found = self._table.batch_get([checkpoint_key, decision_key, (SHOP_PK, STATE_SK), (AUDIT_PK, AUDIT_HEAD_SK)])
         self._ahead.hold(
             {
                 f"decision:{checkpoint_id}": ("found", found.get(decision_key)),
                 "state": self._content.row(found.get((SHOP_PK, STATE_SK))),
             }
         )
-        self._table.know_head(head_of(found.get((SHOP_PK, AUDIT_HEAD_SK))))
+        self._table.know_head(head_of(found.get((AUDIT_PK, AUDIT_HEAD_SK))))
         item = found.get(checkpoint_key)
         return None if item is None else str(self._checkpoints.keep(checkpoint_id, str(item["raw"]["S"])))
 
@@ -378,7 +379,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
-        items, _ = self._table.query(SHOP_PK, AUDIT_SK_PREFIX)
+        items, _ = self._table.query(AUDIT_PK, AUDIT_SK_PREFIX)
         return [AuditEvent.model_validate_json(i["raw"]["S"]) for i in items]
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:

@@ -20,6 +20,9 @@ CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
 REQUEST_CLAIM_SK_PREFIX = "REQUEST#"  # REQUEST#<request key>#<generation>: the run that claimed a customer request
+# The audit chain has its own partition, so a role that appends audit events but must not change the shop
+# (the public decision endpoint) is granted writes on AUDIT and none on SHOP (dynamodb:LeadingKeys).
+AUDIT_PK = "AUDIT"
 AUDIT_SK_PREFIX = "AUDIT#"
 AUDIT_HEAD_SK = "AUDIT_HEAD"  # the chain head: seq and hash of the last audit event (not under AUDIT#)
 OUTBOX_SK_PREFIX = "OUTBOX#"  # OUTBOX#<proposal hash>#<index>: one drafted message of an applied plan
