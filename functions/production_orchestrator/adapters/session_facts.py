@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from strands.session.session_repository import SessionRepository
+from typing import TYPE_CHECKING, Any
 
 from ..domain.approval.verification import SessionFacts
 from ..domain.records import INTERRUPT_NAME
+
+if TYPE_CHECKING:  # the type only: reading facts needs no Strands import of its own
+    from strands.session.session_repository import SessionRepository
 
 _NOTHING = SessionFacts(
     session_exists=False, agent_exists=False, interrupt_activated=False, pending_interrupt_ids=frozenset()
