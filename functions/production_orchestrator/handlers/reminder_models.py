@@ -12,10 +12,10 @@ from pydantic import ValidationError as PydanticValidationError
 
 from .. import contracts
 from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
-from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
 from ..domain.identity import normalize_identity
 from ..domain.records import CheckpointId, Timestamp
+from .settings import duration_setting, email_list_setting
 
 _ROLE = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}\Z")
 _GROUP = re.compile(r"^[0-9A-Za-z_.-]{1,64}\Z")
@@ -61,22 +61,12 @@ class ReminderSettings(BaseModel):
     @field_validator("escalate_after", mode="before")
     @classmethod
     def _delay(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return parse_duration(value)
-            except ValidationError as exc:
-                raise ValueError(str(exc)) from None
-        return value
+        return duration_setting(value)
 
     @field_validator("backup_approvers", mode="before")
     @classmethod
     def _backups(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = tuple(part.strip() for part in value.split(",") if part.strip())
-        for email in value:
-            if not contracts.is_approver_email(email):
-                raise ValueError("holds an entry that is not an e-mail address")
-        return tuple(normalize_identity(email) for email in value)
+        return tuple(normalize_identity(email) for email in email_list_setting(value))
 
     @property
     def schedule(self) -> ReminderSchedule:

@@ -57,6 +57,26 @@ _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 _LINK = re.compile(r"^(https://[^\s?#]+|http://(127\.0\.0\.1|localhost)(:\d+)?(/[^\s?#]*)?)\Z")
 
 
+def duration_setting(value: Any) -> Any:
+    """A setting's duration: text ("2d", "PT4H") parsed, anything else left to the field's type."""
+    if isinstance(value, str):
+        try:
+            return parse_duration(value)
+        except ValidationError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
+def email_list_setting(value: Any) -> Any:
+    """A setting's e-mail addresses: comma-separated text or a sequence, each an approver's address."""
+    if isinstance(value, str):
+        value = tuple(part.strip() for part in value.split(",") if part.strip())
+    for email in value:
+        if not contracts.is_approver_email(email):
+            raise ValueError(f"{email!r} is not an e-mail address")
+    return value
+
+
 class Settings(BaseModel):
     """Every setting any handler reads. Optional here; each handler :meth:`require`\\ s its own."""
 
@@ -154,22 +174,12 @@ class Settings(BaseModel):
     @field_validator("approval_window", "decision_lease", mode="before")
     @classmethod
     def _window(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return parse_duration(value)
-            except ValidationError as exc:
-                raise ValueError(str(exc)) from None
-        return value
+        return duration_setting(value)
 
     @field_validator("approvers", mode="before")
     @classmethod
     def _approvers(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = tuple(part.strip() for part in value.split(",") if part.strip())
-        for email in value:
-            if not contracts.is_approver_email(email):
-                raise ValueError(f"{email!r} is not an e-mail address")
-        return value
+        return email_list_setting(value)
 
     def policy(self, requested_by: str) -> ApprovalPolicy:
         """The approval policy of a run started by ``requested_by``; ``ValidationError`` when it can never be
