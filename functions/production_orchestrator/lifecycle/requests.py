@@ -156,22 +156,21 @@ def next_claim(store: ShopStore, message: CustomerMessage) -> str:
 
 def write_run(
     store: ShopStore,
-    approvals: ApprovalStore | None,
     checkpoint: Checkpoint,
-    request: tuple[CustomerMessage, str | None, bool, Callable[[], datetime]],
+    recheck: Callable[[], None],
+    claim: str | None,
     event: AuditEvent,
     record: ApprovalRecord | None,
 ) -> None:
-    """Write the run (checkpoint, approval, audit event) with its request claim in one transaction.
+    """Write the run (checkpoint, approval, audit event) with its request ``claim`` in one transaction.
 
-    ``request`` is (message, claim or None, again, clock). Two starts of one request that both passed the check
-    (both counted the same claims before either wrote) write the same claim: one run is written, the other
-    nothing at all. The loser then answers as a start after the winner would: ``AlreadyPendingError`` with
-    the winner's ids (or its decision); if the check passes after all, ``RequestClaimTakenError``.
+    Two starts of one request that both passed the check (both counted the same claims before either wrote)
+    write the same claim: one run is written, the other nothing at all. The loser then runs ``recheck`` (the
+    start's own check), which answers as a start after the winner would: ``AlreadyPendingError`` with the
+    winner's ids (or its decision); if it passes after all, ``RequestClaimTakenError``.
     """
-    message, claim, again, clock = request
     try:
         store.put_checkpoint(checkpoint.checkpoint_id, checkpoint.model_dump_json(), event, record, claim)
     except RequestClaimTakenError:
-        check_not_started(store, approvals, message, clock(), again=again)
+        recheck()
         raise

@@ -173,9 +173,9 @@ def start_run(
     record = None if approval is None else approval.record(checkpoint, proposal, now)
     write_run(
         rt.store,
-        rt.approvals,
         checkpoint,
-        (message, claim, again, rt.clock),
+        lambda: check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again),
+        claim,
         ctx.event(
             "approval_requested",
             proposal_hash,
