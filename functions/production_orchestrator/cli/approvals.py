@@ -21,9 +21,8 @@ from ..domain.approval.policy import build_policy
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
 from ..domain.ports import MacKey
 from ..domain.records import ProviderBinding
-from ..lifecycle.evidence import load_checkpoint
+from ..lifecycle.evidence import load_checkpoint, what_changed
 from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
-from ..lifecycle.review import what_changed
 from ..lifecycle.runtime import Runtime
 from . import inputs
 from .output import PROG, say

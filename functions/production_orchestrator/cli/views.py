@@ -16,9 +16,9 @@ from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import render_review, shop_stamp, shop_time, shop_zone, terminal_safe
 from ..domain.records import Checkpoint
-from ..lifecycle.evidence import proposed_on, review
+from ..lifecycle.evidence import proposed_on, review, what_changed
 from ..lifecycle.history import history
-from ..lifecycle.review import LinkView, what_changed
+from ..lifecycle.review import LinkView
 from ..lifecycle.status import checkpoint_status, status
 from . import inputs
 from .output import EXIT_OK, emit_json

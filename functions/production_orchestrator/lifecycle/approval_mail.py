@@ -34,9 +34,8 @@ from ..domain.messages.approval_mail import (
 from ..domain.ports import ApprovalMailbox, ApprovalStore, RawMailTransport, ShopStore
 from ..domain.presentation import shop_zone
 from ..domain.records import AuditEvent, audit_event
-from .evidence import review
+from .evidence import current_approval, review
 from .request_approval import approval_link
-from .review import current_approval
 
 DEFAULT_MAIL_LEASE = timedelta(minutes=2)
 MAX_MAIL_ATTEMPTS = 8

@@ -6,13 +6,15 @@ anything, the seal is checked before any field is trusted, and a problem is a ``
 
 from __future__ import annotations
 
+from ..domain.approval.approvals import ApprovalRecord
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.canonical import sha256_hex
 from ..domain.errors import RefusalCode, ResumeRefusedError, ShopError
 from ..domain.planning.application import Verdict, judge
 from ..domain.planning.proposal import ProposalContent, load_proposal
-from ..domain.ports import ShopStore
+from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import CHECKPOINT_ID_PATTERN, Checkpoint, require_id
+from ..domain.shop.changes import describe_changes
 from ..domain.shop.model import ShopState
 
 
@@ -61,3 +63,34 @@ def freshness(store: ShopStore, checkpoint: Checkpoint, proposal: ProposalConten
     if verdict.stale:
         return judge(current, proposal, proposed_on(store, checkpoint))  # the snapshot only names what changed
     return verdict
+
+
+_MAX_CHAIN = 50
+
+
+def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalRecord | None:
+    """The approval ``approval_id`` names, or the newest one that replaced it ("propose again" keeps links)."""
+    approval = approvals.get_approval(approval_id)
+    for _ in range(_MAX_CHAIN):
+        if approval is None or not approval.superseded_by:
+            return approval
+        successor = approvals.get_approval(approval.superseded_by)
+        if successor is None:
+            return approval  # the successor was never written: the closed approval is what there is
+        approval = successor
+    return None
+
+
+def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
+    """None while the plan still applies on the shop (the one staleness rule, ``evidence.freshness``); else
+    what changed inside its footprint, or the rule it would break, each as a sentence."""
+    current = store.load_state()
+    if current is None:
+        return None
+    _, proposal = review(store, checkpoint.checkpoint_id)
+    verdict = freshness(store, checkpoint, proposal)
+    if not verdict.stale:
+        return None
+    lines = [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]
+    before = proposed_on(store, checkpoint)  # then each change in the shop since, in words
+    return lines + [line for line in describe_changes(before, current) if line not in lines] if before else lines

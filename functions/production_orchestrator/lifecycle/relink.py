@@ -31,9 +31,8 @@ from ..domain.errors import (
 from ..domain.messages.approval_mail import ApprovalMail, is_mail_address
 from ..domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
 from ..domain.records import AuditEvent, audit_event, utc_iso
-from .evidence import review
+from .evidence import current_approval, review
 from .request_approval import approval_link, message_for
-from .review import current_approval
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from ..domain.presentation import shop_zone
 from ..domain.records import parse_utc, utc_iso
 from . import remind as local_remind
 from .escalate import ReminderPass, RemindReport, escalate, send_missing_links
+from .evidence import current_approval
 from .reminder_links import remind_with_links
-from .review import current_approval
 
 ESCALATE = "escalate"
 # The approval is written by WaitForHumanDecision just after the wake-ups are armed; a wake-up armed this much

@@ -16,10 +16,9 @@ from datetime import timedelta
 
 from ..domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ..domain.records import ProviderBinding, parse_utc
-from .evidence import review
+from .evidence import current_approval, review, what_changed
 from .plan_request import PlanRequest
 from .request_approval import LinkPlan
-from .review import current_approval, what_changed
 from .runtime import Runtime
 from .start import StartResult, start_run
 

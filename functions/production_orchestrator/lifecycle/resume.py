@@ -19,8 +19,7 @@ from ..domain.approval.verification import Go, Refusal, ResumeRequest, verify_re
 from ..domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
 from .claim import ResumeResult, hold, replayed, same_ids
 from .evidence import current_state, load_checkpoint, proposed_on
-from .runtime import Runtime
-from .start import run_context, usage_of
+from .runtime import Runtime, run_context, usage_of
 
 
 def _gate(

@@ -14,39 +14,8 @@ from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.records import Checkpoint, DecisionRecord
-from ..domain.shop.changes import describe_changes
 from ..domain.shop.model import ShopState
-from .evidence import freshness, proposed_on, review
-
-_MAX_CHAIN = 50
-
-
-def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalRecord | None:
-    """The approval ``approval_id`` names, or the newest one that replaced it ("propose again" keeps links)."""
-    approval = approvals.get_approval(approval_id)
-    for _ in range(_MAX_CHAIN):
-        if approval is None or not approval.superseded_by:
-            return approval
-        successor = approvals.get_approval(approval.superseded_by)
-        if successor is None:
-            return approval  # the successor was never written: the closed approval is what there is
-        approval = successor
-    return None
-
-
-def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
-    """None while the plan still applies on the shop (the one staleness rule, ``evidence.freshness``); else
-    what changed inside its footprint, or the rule it would break, each as a sentence."""
-    current = store.load_state()
-    if current is None:
-        return None
-    _, proposal = review(store, checkpoint.checkpoint_id)
-    verdict = freshness(store, checkpoint, proposal)
-    if not verdict.stale:
-        return None
-    lines = [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]
-    before = proposed_on(store, checkpoint)  # then each change in the shop since, in words
-    return lines + [line for line in describe_changes(before, current) if line not in lines] if before else lines
+from .evidence import current_approval, proposed_on, review, what_changed
 
 
 @dataclass(frozen=True)

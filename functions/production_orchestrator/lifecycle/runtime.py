@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
+from ..agent.context import RunContext
 from ..agent.model_settings import ModelSettings
 from ..domain.approval.claims import DEFAULT_LEASE
 from ..domain.planning.solver import DEFAULT_NODES
@@ -30,3 +32,18 @@ class Runtime:
     # and the key decision receipts are MACed (and verified) with.
     approvals: ApprovalStore | None = None
     receipt_key: MacKey | None = None
+
+
+def usage_of(result: Any) -> dict[str, int]:
+    """Token counts the model reported for one invocation, and its event-loop cycles."""
+    metrics = result.metrics
+    usage = {key: int(value) for key, value in dict(metrics.accumulated_usage).items() if isinstance(value, int)}
+    usage["eventLoopCycles"] = int(metrics.cycle_count)
+    return usage
+
+
+def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
+    """What one agent run shares with its tools and hooks."""
+    return RunContext(
+        store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
+    )

@@ -15,10 +15,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 from .. import faults
-from ..agent.context import RunContext
 from ..agent.extraction import read_request
 from ..agent.factory import build_agent
 from ..agent.prompts import first_message
@@ -42,7 +40,7 @@ from .evidence import current_state
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .request_approval import LinkPlan
 from .requests import check_not_started, next_claim, write_run
-from .runtime import Runtime
+from .runtime import Runtime, run_context, usage_of
 
 
 @dataclass(frozen=True)
@@ -55,21 +53,6 @@ class StartResult:
     revision: int
     usage: dict[str, int] = field(default_factory=dict)
     approval: ApprovalRecord | None = None
-
-
-def usage_of(result: Any) -> dict[str, int]:
-    """Token counts the model reported for one invocation, and its event-loop cycles."""
-    metrics = result.metrics
-    usage = {key: int(value) for key, value in dict(metrics.accumulated_usage).items() if isinstance(value, int)}
-    usage["eventLoopCycles"] = int(metrics.cycle_count)
-    return usage
-
-
-def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
-    """What one agent run shares with its tools and hooks."""
-    return RunContext(
-        store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
-    )
 
 
 def _add(*usages: dict[str, int]) -> dict[str, int]:

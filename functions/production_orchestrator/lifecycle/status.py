@@ -13,8 +13,7 @@ from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
-from .evidence import current_state
-from .review import what_changed
+from .evidence import current_state, what_changed
 
 
 @dataclass(frozen=True)

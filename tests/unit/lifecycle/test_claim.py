@@ -11,7 +11,8 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.lifecycle.claim import hold, replayed, same_ids
-from production_orchestrator.lifecycle.start import StartResult, run_context
+from production_orchestrator.lifecycle.runtime import run_context
+from production_orchestrator.lifecycle.start import StartResult
 from tests.support.memory_world import MemoryWorld
 
 

@@ -19,7 +19,8 @@ from production_orchestrator.lifecycle.authorize import governing_approval
 from production_orchestrator.lifecycle.claim import hold
 from production_orchestrator.lifecycle.resume import verify
 from production_orchestrator.lifecycle.resume_approval import resume_decided, resume_direct
-from production_orchestrator.lifecycle.start import StartResult, run_context
+from production_orchestrator.lifecycle.runtime import run_context
+from production_orchestrator.lifecycle.start import StartResult
 from tests.support.memory_world import MemoryWorld
 
 

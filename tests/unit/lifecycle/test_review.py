@@ -7,8 +7,9 @@ from datetime import timedelta
 
 from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
+from production_orchestrator.lifecycle.evidence import current_approval, what_changed
 from production_orchestrator.lifecycle.repropose import propose_again
-from production_orchestrator.lifecycle.review import current_approval, open_link, what_changed
+from production_orchestrator.lifecycle.review import open_link
 from production_orchestrator.lifecycle.start import StartResult
 from tests.support.memory_world import MemoryWorld, Requested
 

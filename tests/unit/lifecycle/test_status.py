@@ -8,7 +8,7 @@ from datetime import timedelta
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
 from production_orchestrator.lifecycle.claim import hold
 from production_orchestrator.lifecycle.repropose import propose_again
-from production_orchestrator.lifecycle.start import run_context
+from production_orchestrator.lifecycle.runtime import run_context
 from production_orchestrator.lifecycle.status import checkpoint_status, pending_approval_ages, status
 from tests.support.memory_world import MemoryWorld
 
