@@ -39,7 +39,7 @@ TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key 
 # handler module -> table access. Updated together with the code: the e2e test fails on a call not here.
 TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # start: seed, intake, proposal, snapshot, checkpoint, audit events (a large shop's state is read from
-    # its snapshot chunks); the same request is started once (lifecycle/requests reads the runs)
+    # its snapshot chunks); the same request is started once (services/runs/requests reads the runs)
     "run_agent": {
         "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT),
         "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS, AUDIT),

@@ -127,7 +127,7 @@ def child_resume(mode: str, data_dir: str, checkpoint_id: str, proposal_hash: st
     rt = local_runtime(Path(data_dir), create=False)
     if mode == "ours":
         from production_orchestrator.domain.approval.verification import ResumeRequest
-        from production_orchestrator.lifecycle.resume_approval import resume_direct
+        from production_orchestrator.services.deciding.resume_approval import resume_direct
 
         request = ResumeRequest(checkpoint_id=checkpoint_id, approved=True, reviewed_hash=proposal_hash)
         result = resume_direct(rt, request, binding, approver="bench", reason="")
@@ -173,7 +173,7 @@ def _aws_runtime(table: str, bucket: str) -> Any:
     from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
     from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
     from production_orchestrator.adapters.aws.s3_sessions import S3SessionStore
-    from production_orchestrator.lifecycle.runtime import Runtime
+    from production_orchestrator.services.runtime import Runtime
 
     session = boto3.Session(region_name="us-east-1")
     dynamodb = session.client("dynamodb")
@@ -189,9 +189,9 @@ def _aws_runtime(table: str, bucket: str) -> Any:
 def child_aws(mode: str, table: str, bucket: str, *ids: str) -> None:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.approval.verification import ResumeRequest
-    from production_orchestrator.lifecycle.request_approval import operator_plan
-    from production_orchestrator.lifecycle.resume_approval import resume_direct
-    from production_orchestrator.lifecycle.start import start_run
+    from production_orchestrator.services.asking.request_approval import operator_plan
+    from production_orchestrator.services.deciding.resume_approval import resume_direct
+    from production_orchestrator.services.runs.start import start_run
 
     counting = bool(ids) and ids[-1] == "count"
     ids = ids[:-1] if counting else ids
@@ -234,14 +234,14 @@ print(*imported, time.perf_counter() - wall, time.process_time() - cpu)
 FIRST_REQUEST_MODULES = {
     "decide": ["production_orchestrator.handlers.events", "production_orchestrator.approval_web.pages"],
     "request_approval": [
-        "production_orchestrator.lifecycle.request_approval",
+        "production_orchestrator.services.asking.request_approval",
         "production_orchestrator.handlers.events",
     ],
-    "record_expiry": ["production_orchestrator.lifecycle.expire", "production_orchestrator.handlers.events"],
-    "report_pending_age": ["production_orchestrator.lifecycle.status"],
-    "submit": ["production_orchestrator.lifecycle.submit", "production_orchestrator.handlers.events"],
-    "send_outbox": ["production_orchestrator.lifecycle.deliver", "production_orchestrator.handlers.events"],
-    "receive_email": ["production_orchestrator.lifecycle.submit", "production_orchestrator.handlers.events"],
+    "record_expiry": ["production_orchestrator.services.asking.expire", "production_orchestrator.handlers.events"],
+    "report_pending_age": ["production_orchestrator.services.status"],
+    "submit": ["production_orchestrator.services.runs.submit", "production_orchestrator.handlers.events"],
+    "send_outbox": ["production_orchestrator.services.outbox.deliver", "production_orchestrator.handlers.events"],
+    "receive_email": ["production_orchestrator.services.runs.submit", "production_orchestrator.handlers.events"],
 }
 
 
@@ -381,9 +381,9 @@ def _reject_latency(rt: Any, runs: int) -> float:
     """Median in-process resume (a rejection: the state stays put, so every run starts from revision 1)."""
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.approval.verification import ResumeRequest
-    from production_orchestrator.lifecycle.request_approval import operator_plan
-    from production_orchestrator.lifecycle.resume_approval import resume_direct
-    from production_orchestrator.lifecycle.start import start_run
+    from production_orchestrator.services.asking.request_approval import operator_plan
+    from production_orchestrator.services.deciding.resume_approval import resume_direct
+    from production_orchestrator.services.runs.start import start_run
 
     binding, took = build_binding("deterministic"), []
     for _ in range(runs):
@@ -398,8 +398,8 @@ def _reject_latency(rt: Any, runs: int) -> float:
 def scale_sqlite(runs: int, tmp: Path) -> dict[str, Any]:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.cli.root import local_runtime
-    from production_orchestrator.lifecycle.request_approval import operator_plan
-    from production_orchestrator.lifecycle.start import start_run
+    from production_orchestrator.services.asking.request_approval import operator_plan
+    from production_orchestrator.services.runs.start import start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:
@@ -425,8 +425,8 @@ def scale_dynamodb(runs: int, endpoint: str) -> dict[str, Any]:
     from production_orchestrator.adapters.aws.dynamo_table import n, s
     from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, PARTITION_KEY, SHOP_PK, SORT_KEY
     from production_orchestrator.agent.providers import build_binding
-    from production_orchestrator.lifecycle.request_approval import operator_plan
-    from production_orchestrator.lifecycle.start import start_run
+    from production_orchestrator.services.asking.request_approval import operator_plan
+    from production_orchestrator.services.runs.start import start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:

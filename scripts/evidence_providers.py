@@ -57,7 +57,7 @@ from tests.support.provider_runs import (  # noqa: E402
 from production_orchestrator.agent.providers import ModelSettings, build_binding  # noqa: E402
 from production_orchestrator.domain.errors import ConfigurationError  # noqa: E402
 from production_orchestrator.domain.scenarios import SCENARIOS  # noqa: E402
-from production_orchestrator.lifecycle.plan_request import PlanRequest  # noqa: E402
+from production_orchestrator.services.runs.plan_request import PlanRequest  # noqa: E402
 
 LOOPBACK_OUT = ROOT / "evidence" / "providers.json"
 LIVE_OUT = ROOT / "evidence" / "providers-live.json"

@@ -22,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.records import Decision
-from production_orchestrator.lifecycle.resume_approval import resume_direct
+from production_orchestrator.services.deciding.resume_approval import resume_direct
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=40),
@@ -58,7 +58,7 @@ class _Tally:
 
 
 def hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int, family_cls: Any) -> Any:
-    from scripts.torture import World, do_start, snapshot
+    from scripts.torture_world import World, do_start, snapshot
 
     fam = family_cls("hostile")
     tally = _Tally(fam)

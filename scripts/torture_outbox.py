@@ -18,8 +18,8 @@ from tests.support.smtp_sink import SmtpSink, smtp_sink
 
 from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
-from production_orchestrator.lifecycle.deliver import deliver
-from scripts.torture import RUSH_MESSAGES, Family, World, Worlds, do_resume, do_start, run_forked
+from production_orchestrator.services.outbox.deliver import deliver
+from scripts.torture_world import RUSH_MESSAGES, Family, World, Worlds, do_resume, do_start, run_forked
 
 SEND_LEASE = timedelta(seconds=1)  # crashes: short, so the retry after a SIGKILL comes soon
 RACE_LEASE = timedelta(minutes=2)  # races: the default, longer than any send here takes (as in production)

@@ -12,8 +12,8 @@ from urllib.request import Request, urlopen
 
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.presentation import MESSAGES_ON_APPROVAL
-from production_orchestrator.lifecycle.evidence import review
-from production_orchestrator.lifecycle.request_approval import message_for
+from production_orchestrator.services.asking.request_approval import message_for
+from production_orchestrator.services.evidence import review
 from tests.approvals.test_policy import endpoint, link
 from tests.support.local_serve import Served
 from tests.support.net import APPROVERS, free_port

@@ -65,7 +65,7 @@ def test_a_policy_nobody_can_satisfy_stops_start_before_anything_is_written(tmp_
 def test_a_checkpoint_without_its_approval_record_is_never_approvable(tmp_path: Path) -> None:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.cli.root import local_runtime
-    from production_orchestrator.lifecycle.start import start_run
+    from production_orchestrator.services.runs.start import start_run
 
     data_dir = tmp_path / "data"
     # The shape a crash (or AWS before request_approval) leaves: a sealed checkpoint, no approval.
@@ -208,7 +208,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(started: An
 
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.cli.root import local_approvals, local_runtime
-    from production_orchestrator.lifecycle.repropose import propose_again
+    from production_orchestrator.services.runs.repropose import propose_again
 
     data_dir, run = started(*SOD)
     assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0

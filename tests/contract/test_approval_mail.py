@@ -25,7 +25,7 @@ from production_orchestrator.cli.root import local_mac_key, local_mailbox, local
 from production_orchestrator.domain.approval.links import LinkMint
 from production_orchestrator.domain.messages.approval_mail import ApprovalMail
 from production_orchestrator.domain.records import parse_utc, utc_iso
-from production_orchestrator.lifecycle.approval_mail import MailReport, deliver_approval_mail
+from production_orchestrator.services.asking.approval_mail import MailReport, deliver_approval_mail
 from tests.approvals.test_policy import endpoint
 from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.smtp_sink import SmtpSink, smtp_sink

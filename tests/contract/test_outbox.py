@@ -22,7 +22,7 @@ from production_orchestrator.cli.outbox import as_json
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.lifecycle.deliver import DeliveryReport, deliver
+from production_orchestrator.services.outbox.deliver import DeliveryReport, deliver
 from tests.support import localstore
 from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.refusal_cases import Pending

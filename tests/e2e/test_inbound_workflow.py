@@ -16,7 +16,7 @@ import pytest
 from infra.constants import STATE_ARM_REMINDERS, STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.model import zone
-from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.services.shop.importing import import_shop
 from tests.e2e.test_workflow import _every_call_was_granted
 from tests.support.cdk_template import synthesize
 from tests.support.moto_aws import load_event

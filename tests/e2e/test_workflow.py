@@ -39,7 +39,7 @@ from production_orchestrator.domain.errors import (
 )
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.file_format import read_shop
-from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.services.shop.importing import import_shop
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (

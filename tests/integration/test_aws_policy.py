@@ -283,7 +283,7 @@ def test_two_approvers_at_once_both_count(aws: AwsWorld, clock: Clock, monkeypat
 def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(aws: AwsWorld, clock: Clock) -> None:
     from production_orchestrator.domain.errors import OrchestratorError
     from production_orchestrator.handlers.root import agent_root
-    from production_orchestrator.lifecycle.repropose import propose_again
+    from production_orchestrator.services.runs.repropose import propose_again
 
     flow = start(aws)
     flow.request_approval()

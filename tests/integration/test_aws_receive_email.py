@@ -19,7 +19,7 @@ from production_orchestrator.domain.errors import NotFoundError
 from production_orchestrator.domain.intake.submissions import received_execution_name
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.handlers.settings import load_settings
-from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.services.shop.importing import import_shop
 from tests.support.aws_flow import _invoke, run_agent_event
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, load_event
 

@@ -302,7 +302,7 @@ def test_two_wake_ups_at_once_send_each_reminder_once(world: AwsWorld, clock: Cl
     from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore as Shop
     from production_orchestrator.adapters.aws.scheduler import SchedulerWakes
     from production_orchestrator.adapters.aws.sns_notifier import SnsApprovalNotifier
-    from production_orchestrator.lifecycle.reminder_wakes import wake
+    from production_orchestrator.services.asking.reminder_wakes import wake
 
     flow = _requested(world, clock)
     moment = _halfway(world, flow)

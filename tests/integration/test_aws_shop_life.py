@@ -12,7 +12,7 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.cli import aws_ops
-from production_orchestrator.lifecycle.audit import verify_audit
+from production_orchestrator.services.audit import verify_audit
 from tests.support.aws_flow import Flow, _invoke
 from tests.support.moto_aws import AwsWorld, Clock
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES

@@ -17,7 +17,7 @@ import pytest
 from production_orchestrator.agent.extraction import read_request
 from production_orchestrator.domain.errors import IntakeError
 from production_orchestrator.domain.intake.customer_message import read_message
-from production_orchestrator.lifecycle.plan_request import PlanRequest, plannable
+from production_orchestrator.services.runs.plan_request import PlanRequest, plannable
 from tests.support.provider_runs import BACKENDS, DUMMY_AWS_ENV, EXAMPLE_DAY, Backend, backend, example_shop
 from tests.unit.domain.test_email_corpus import EXPECTED, corpus_text
 

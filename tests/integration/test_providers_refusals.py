@@ -232,7 +232,9 @@ def test_proposing_for_another_order_is_refused(tmp_path: Path) -> None:
         priority=50,
         due=chosen.planning_day,
     )
-    rt.store.take_in_order(other, seed_event)
+    state = rt.store.load_state()
+    assert state is not None
+    rt.store.replace_shop(state.with_order(other), (state.revision, state.digest()), seed_event)
     with backend("ollama", model_scripts.propose_other("EXTRA-300")) as be, pytest.raises(StartError):
         start(tmp_path, "rush-order", be)
     _assert_no_checkpoint(tmp_path)

@@ -15,7 +15,7 @@ import pytest
 from production_orchestrator.agent.scripted_model import READ_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.errors import IntakeError
-from production_orchestrator.lifecycle.shop_import import import_shop
+from production_orchestrator.services.shop.importing import import_shop
 from tests.support.localstore import fingerprint
 from tests.support.model_scripts import Turn, planner, reading
 from tests.support.provider_runs import (

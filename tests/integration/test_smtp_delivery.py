@@ -18,8 +18,8 @@ import pytest
 
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
 from production_orchestrator.domain.messages.outbox import OutboxMessage
-from production_orchestrator.lifecycle.deliver import MAX_ATTEMPTS, deliver
-from production_orchestrator.lifecycle.requeue import requeue
+from production_orchestrator.services.outbox.deliver import MAX_ATTEMPTS, deliver
+from production_orchestrator.services.outbox.requeue import requeue
 from tests.support.memory_world import MemoryWorld
 from tests.support.smtp_sink import DROP, SmtpSink, smtp_sink
 from tests.support.tls_certs import client_context, server_context

@@ -22,7 +22,6 @@ from production_orchestrator.domain.approval.approvals import ApprovalRecord, Ap
 from production_orchestrator.domain.approval.policy import ApprovalPolicy
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
-    IntakeError,
     IntegrityError,
     RequestClaimTakenError,
     ShopError,
@@ -69,8 +68,7 @@ def _target() -> Order:
 
 
 def _planned(store: ShopStore) -> tuple[ShopState, ProposalContent, str]:
-    store.seed(RUSH.state, _event("shop_seeded"))
-    store.take_in_order(_target(), _event("order_taken_in"))
+    store.seed(RUSH.state.with_order(_target()), _event("shop_seeded"))
     state = store.load_state()
     assert state is not None
     proposal = build_proposal(state, RUSH.target_order_id, TODAY)
@@ -94,22 +92,8 @@ def test_seed_once_and_only_for_one_scenario(store: ShopStore) -> None:
 
 def test_writes_need_a_seeded_shop(store: ShopStore) -> None:
     with pytest.raises(ShopError):
-        store.take_in_order(_target(), _event("order_taken_in"))
-    with pytest.raises(ShopError):
         store.set_inventory("THREAD-RED-40", 1, _event("inventory_set"))
     assert store.audit_events() == []
-
-
-def test_intake_is_idempotent_and_refuses_a_different_order(store: ShopStore) -> None:
-    store.seed(RUSH.state, _event("shop_seeded"))
-    order = _target()
-    assert store.take_in_order(order, _event("order_taken_in")) == order
-    assert store.take_in_order(order, _event("order_taken_in")) == order
-    assert _types(store) == ["shop_seeded", "order_taken_in"]
-    with pytest.raises(IntakeError):
-        store.take_in_order(order.model_copy(update={"quantity": order.quantity + 1}), _event("order_taken_in"))
-    state = store.load_state()
-    assert state is not None and state.order(order.id) == order and state.revision == 1
 
 
 def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:

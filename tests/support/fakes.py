@@ -35,7 +35,6 @@ from production_orchestrator.domain.approval.verification import SessionFacts
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     DeliveryError,
-    IntakeError,
     IntegrityError,
     NotFoundError,
     RequestClaimTakenError,
@@ -57,7 +56,7 @@ from production_orchestrator.domain.records import (
     parse_utc,
     require_id,
 )
-from production_orchestrator.domain.shop.model import Order, ShopState
+from production_orchestrator.domain.shop.model import ShopState
 
 
 class InMemoryShopStore:
@@ -132,19 +131,6 @@ class InMemoryShopStore:
                 )
             self._state = state.model_dump_json()
             self._append(event)
-
-    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
-        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
-        with self._lock:
-            state = self._seeded()
-            existing = state.order(order.id)
-            if existing is not None:
-                if existing.model_copy(update={"schedule": ()}) != order:
-                    raise IntakeError(f"order {order.id} was already taken in with different details")
-                return existing
-            self._state = state.with_order(order).model_dump_json()
-            self._append(event)
-            return order
 
     def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
         """The operator's out-of-band count; changes the digest, not the revision."""

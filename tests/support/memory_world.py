@@ -15,16 +15,16 @@ from production_orchestrator.domain.approval.approvals import ApprovalRecord
 from production_orchestrator.domain.approval.policy import build_policy
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import ProviderBinding
-from production_orchestrator.lifecycle.claim import ResumeResult
-from production_orchestrator.lifecycle.request_approval import (
+from production_orchestrator.services.asking.request_approval import (
     ApprovalRequested,
     LinkPlan,
     operator_plan,
     request_approval,
 )
-from production_orchestrator.lifecycle.resume_approval import resume_direct
-from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.services.deciding.claim import ResumeResult
+from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runtime import Runtime
 from tests.support.fakes import (
     CollectingNotifier,
     InMemoryApprovalStore,

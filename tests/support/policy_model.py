@@ -36,13 +36,13 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import BackendError, OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.lifecycle.audit import verify_audit
-from production_orchestrator.lifecycle.expire import expire_approvals
-from production_orchestrator.lifecycle.repropose import propose_again
-from production_orchestrator.lifecycle.request_approval import LinkPlan
-from production_orchestrator.lifecycle.resume_approval import resume_decided, resume_direct
-from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.start import start_run
+from production_orchestrator.services.asking.expire import expire_approvals
+from production_orchestrator.services.asking.request_approval import LinkPlan
+from production_orchestrator.services.audit import verify_audit
+from production_orchestrator.services.deciding.resume_approval import resume_decided, resume_direct
+from production_orchestrator.services.runs.repropose import propose_again
+from production_orchestrator.services.runs.start import start_run
+from production_orchestrator.services.runtime import Runtime
 
 BINDING = build_binding("deterministic")
 WINDOW = timedelta(days=1)
@@ -603,7 +603,7 @@ class _Started:
 
 
 def _checkpoint(rt: Runtime, checkpoint_id: str) -> Any:
-    from production_orchestrator.lifecycle.evidence import load_checkpoint
+    from production_orchestrator.services.evidence import load_checkpoint
 
     return load_checkpoint(rt.store, checkpoint_id)
 

@@ -22,13 +22,13 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.model import ShopState
-from production_orchestrator.lifecycle.claim import ResumeResult
-from production_orchestrator.lifecycle.plan_request import PlanRequest
-from production_orchestrator.lifecycle.request_approval import operator_plan
-from production_orchestrator.lifecycle.resume_approval import resume_direct
-from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.shop_import import import_shop
-from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.services.asking.request_approval import operator_plan
+from production_orchestrator.services.deciding.claim import ResumeResult
+from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.runs.plan_request import PlanRequest
+from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runtime import Runtime
+from production_orchestrator.services.shop.importing import import_shop
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer

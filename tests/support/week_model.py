@@ -41,12 +41,12 @@ from production_orchestrator.domain.records import audit_event, parse_utc
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.footprint import footprint_digest
 from production_orchestrator.domain.shop.model import ShopState
-from production_orchestrator.lifecycle.plan_request import PlanRequest
-from production_orchestrator.lifecycle.request_approval import operator_plan
-from production_orchestrator.lifecycle.resume_approval import resume_direct
-from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.shop_import import import_shop
-from production_orchestrator.lifecycle.start import start_run
+from production_orchestrator.services.asking.request_approval import operator_plan
+from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.runs.plan_request import PlanRequest
+from production_orchestrator.services.runs.start import start_run
+from production_orchestrator.services.runtime import Runtime
+from production_orchestrator.services.shop.importing import import_shop
 from tests.support.policy_model import BINDING, Clock
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"

@@ -1,7 +1,7 @@
-"""The direction of dependencies, and the size limits that keep the lifecycle readable from the tree.
+"""The direction of dependencies, and the size limit that keeps every module readable from the tree.
 
-handlers/, cli/  ->  lifecycle/, approval_web/  ->  domain/ (ports)  <-  adapters/
-agent/ is below lifecycle/ (Strands wiring); contracts.py and faults.py are leaves.
+handlers/, cli/  ->  services/, approval_web/  ->  domain/ (ports)  <-  adapters/
+agent/ is below services/ (Strands wiring); contracts.py and faults.py are leaves.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ ALLOWED = {
     "faults": {"contracts"},
     "agent": {"domain", "contracts", "faults"},
     "adapters": {"domain", "contracts", "faults"},
-    "lifecycle": {"domain", "agent", "contracts", "faults"},
-    "approval_web": {"domain", "lifecycle", "contracts"},
-    "handlers": {"domain", "lifecycle", "approval_web", "adapters", "agent", "contracts"},
-    "cli": {"domain", "lifecycle", "approval_web", "adapters", "agent", "contracts"},
+    "services": {"domain", "agent", "contracts", "faults"},
+    "approval_web": {"domain", "services", "contracts"},
+    "handlers": {"domain", "services", "approval_web", "adapters", "agent", "contracts"},
+    "cli": {"domain", "services", "approval_web", "adapters", "agent", "contracts"},
 }
 # Third-party SDKs per part; anything else third-party in a part is a finding.
 SDKS = {
@@ -37,14 +37,13 @@ SDKS = {
     "faults": set(),
     "agent": {"strands", "pydantic", "botocore", "boto3", "ollama"},
     "adapters": {"boto3", "botocore", "pydantic", "strands"},
-    "lifecycle": {"pydantic"},
+    "services": {"pydantic"},
     "approval_web": set(),
     "handlers": {"aws_lambda_powertools", "boto3", "botocore", "pydantic"},
     "cli": {"boto3", "botocore", "jsonschema"},
 }
 LOOSE_MODULE_LIMIT = 5
 MODULE_LINE_LIMIT = 400
-LIFECYCLE_LINE_LIMIT = 200
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -206,23 +205,85 @@ def test_no_module_is_over_the_line_limits() -> None:
         str(p.relative_to(PACKAGE)): n
         for p in package_files()
         if (n := len(p.read_text().splitlines())) > MODULE_LINE_LIMIT
-        or (p.parent.name == "lifecycle" and n > LIFECYCLE_LINE_LIMIT)
     }
     assert too_long == {}
 
 
-def test_every_lifecycle_step_has_its_unit_tests() -> None:
-    """tests/unit/lifecycle/test_<module>.py for each lifecycle module (they run on the in-memory fakes)."""
-    steps = {p.stem for p in (PACKAGE / "lifecycle").glob("*.py") if p.stem != "__init__"}
-    tested = {p.stem.removeprefix("test_") for p in (ROOT / "tests" / "unit" / "lifecycle").glob("test_*.py")}
-    assert steps - tested == set()
+def test_every_service_has_its_unit_tests() -> None:
+    """tests/unit/services/<concern>/test_<module>.py for each service module (they run on the in-memory
+    fakes), mirroring the tree."""
+    services = PACKAGE / "services"
+    tests = ROOT / "tests" / "unit" / "services"
+    modules = {p.relative_to(services) for p in services.rglob("*.py") if p.name != "__init__.py"}
+    tested = {p.relative_to(tests).with_name(p.name.removeprefix("test_")) for p in tests.rglob("test_*.py")}
+    assert modules - tested == set()
     on_disk = [
-        f"{path.name}: {name}"
-        for path in (ROOT / "tests" / "unit" / "lifecycle").glob("*.py")
+        f"{path.relative_to(tests)}: {name}"
+        for path in tests.rglob("*.py")
         for name in imported_modules_plain(path)
         if name.startswith(("sqlite3", "production_orchestrator.adapters", "production_orchestrator.cli"))
     ]
     assert on_disk == []
+
+
+SERVICE_CONCERNS = ("runs", "asking", "deciding", "shop", "outbox")
+
+
+def _services_graph(level: str) -> dict[str, set[str]]:
+    """Who imports whom inside services/, per module or per room (a concern sub-package is one room, each
+    module at services/' top one room of its own)."""
+    services = PACKAGE / "services"
+    prefix = "production_orchestrator.services."
+
+    def room(module: str) -> str:
+        rest = module.removeprefix(prefix).removesuffix(".__init__")
+        return rest if level == "module" else rest.split(".")[0]
+
+    graph: dict[str, set[str]] = {}
+    for path in services.rglob("*.py"):
+        if "__pycache__" in path.parts:
+            continue
+        me = room(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
+        for name in imported_modules(path):
+            if name.startswith(prefix) and (other := room(name)) and other != me:
+                graph.setdefault(me, set()).add(other)
+    return graph
+
+
+@pytest.mark.parametrize("level", ["module", "room"])
+def test_the_services_have_no_import_circles(level: str) -> None:
+    """No two service modules, and no two concerns, import each other, directly or around a loop."""
+    assert _cycle(_services_graph(level)) == []
+
+
+def test_the_shared_service_modules_stand_below_every_concern() -> None:
+    """runtime (what a run runs on) and evidence (the one checkpoint reader) import no concern: every concern
+    may read them, none of them reaches back up."""
+    graph = _services_graph("room")
+    assert {m: graph.get(m, set()) & set(SERVICE_CONCERNS) for m in ("runtime", "evidence")} == {
+        "runtime": set(),
+        "evidence": set(),
+    }
+
+
+@pytest.mark.parametrize("concern", SERVICE_CONCERNS)
+def test_each_service_concern_draws_its_steps(concern: str) -> None:
+    """Each concern's package docstring names every one of its modules (the map a newcomer reads first)."""
+    folder = PACKAGE / "services" / concern
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    missing = [p.stem for p in folder.glob("*.py") if p.stem != "__init__" and p.stem not in doc]
+    assert missing == [], f"services/{concern}/__init__.py does not name {missing}"
+
+
+def test_the_scripts_have_no_import_circles() -> None:
+    """scripts/ import each other only one way (the torture runner's families are leaves of the runner)."""
+    scripts = ROOT / "scripts"
+    graph = {
+        f"scripts.{path.stem}": {name for name in imported_modules_plain(path) if name.startswith("scripts.")}
+        | {f"scripts.{name}" for name in imported_modules_plain(path) if (scripts / f"{name}.py").is_file()}
+        for path in scripts.glob("*.py")
+    }
+    assert _cycle(graph) == []
 
 
 def test_tests_do_not_import_conftest_modules() -> None:

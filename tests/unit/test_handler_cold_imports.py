@@ -19,7 +19,7 @@ importlib.import_module(sys.argv[1])
 print(json.dumps(sorted(sys.modules)))
 """
 # Deferred to the first event: pydantic (the event models, the settings) and everything above the handler.
-DEFERRED = ("pydantic", "production_orchestrator.handlers.events", "production_orchestrator.lifecycle", "strands")
+DEFERRED = ("pydantic", "production_orchestrator.handlers.events", "production_orchestrator.services", "strands")
 
 
 @pytest.mark.parametrize("handler", ["decide", "submit", "send_outbox", "receive_email", "remind"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -89,7 +89,6 @@ class RunContext:
     given: GivenFacts | None = None
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
-    apply_result: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.store = run_view(self.store)

@@ -70,7 +70,6 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
     state = _state(ctx)
     if ctx.store.application_count(proposal_hash):
         # A resume that died after its apply is being finished: the plan is in, never apply it again.
-        ctx.apply_result = {"applied": False, "revision": state.revision}
         return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
     # The one staleness rule again, on the shop as read here: the write below is conditioned on exactly
     # this state, so a shop that moves on between the read and the write refuses instead of applying.
@@ -98,7 +97,6 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         messages=messages,
     )
     faults.point("after_apply_before_session_sync")
-    ctx.apply_result = {"applied": applied_now, "revision": new_state.revision}
     return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
 
 

@@ -3,7 +3,7 @@
     GET/HEAD ?a=&s=  valid link, open approval   -> the confirmation page (plan, what changed if stale)
                      valid link, anything else   -> what happened (who, when, which plan, how it ended)
                      not a valid link            -> the neutral page; reads only
-    POST ?a=&s= form decision=approve|reject     -> decide (lifecycle/decide.py: the one policy), then the
+    POST ?a=&s= form decision=approve|reject     -> decide (services/deciding/decide.py: the one policy), then the
                                                     page of what it did, or the form again with why not
                      decision=repropose (stale)  -> plan again on the current shop, same links
 
@@ -21,8 +21,8 @@ from typing import Any
 from ..domain.errors import OrchestratorError, RefusalCode
 from ..domain.messages.outbox import describe_outbox
 from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
-from ..lifecycle.decide import DecideResult, decide
-from ..lifecycle.review import LinkView, open_link
+from ..services.deciding.decide import DecideResult, decide
+from ..services.deciding.review import LinkView, open_link
 from . import pages as page
 
 Reproposer = Callable[[LinkView], str]  # runs the agent again; returns the new proposal hash

@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ..domain.errors import OrchestratorError
 from ..domain.presentation import fingerprint, shop_zone
-from ..lifecycle.evidence import load_checkpoint
+from ..services.evidence import load_checkpoint
 from .endpoint import DecisionEndpoint, PageResponse
 from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_neutral
 from .summary import render_index

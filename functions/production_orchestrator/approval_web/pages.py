@@ -34,7 +34,7 @@ from ..domain.presentation import (
     time_left,
 )
 from ..domain.records import Checkpoint
-from ..lifecycle.review import LinkView
+from ..services.deciding.review import LinkView
 from .layout import CONTENT_TYPE, NEUTRAL_MESSAGE, SECURITY_HEADERS, items, note, page
 from .summary import render_card
 from .timeline import render_timeline

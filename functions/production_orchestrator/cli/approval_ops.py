@@ -14,8 +14,8 @@ from typing import Any
 
 from ..domain.approval.links import LinkMint
 from ..domain.ports import ApprovalMessage
-from ..lifecycle.evidence import current_approval
-from ..lifecycle.relink import relink
+from ..services.asking.relink import relink
+from ..services.evidence import current_approval
 from . import inputs
 from .output import EXIT_OK, PROG, emit, say
 from .parser import actions, command, data_dir

@@ -21,16 +21,16 @@ from ..domain.approval.policy import build_policy
 from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
 from ..domain.ports import MacKey
 from ..domain.records import ProviderBinding
-from ..lifecycle.evidence import load_checkpoint, what_changed
-from ..lifecycle.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
-from ..lifecycle.runtime import Runtime
+from ..services.asking.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
+from ..services.evidence import load_checkpoint, what_changed
+from ..services.runtime import Runtime
 from . import inputs
 from .output import PROG, say
 from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, record_link_base, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
-    from ..lifecycle.start import StartResult
+    from ..services.runs.start import StartResult
 
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
@@ -127,7 +127,7 @@ class IssuedLinks:
 def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, plan: LinkPlan) -> IssuedLinks:
     """The links of the approval ``start`` wrote with its checkpoint: printed, or (e-mail approvers) queued in the
     outbox in one more transaction, their link rebuilt from the key when ``outbox send`` delivers it."""
-    from ..lifecycle.approval_mail import queue_requests
+    from ..services.asking.approval_mail import queue_requests
 
     approval = result.approval
     assert approval is not None  # a local start always writes the run's approval with its checkpoint
@@ -169,7 +169,7 @@ def resume_approval(
     before_claim: Callable[[], None] | None = None,
 ) -> Any:
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id`` (its receipts verified)."""
-    from ..lifecycle.resume_approval import resume_decided
+    from ..services.deciding.resume_approval import resume_decided
 
     return resume_decided(rt, binding, checkpoint_id=checkpoint_id, approval_id=approval_id, before_claim=before_claim)
 
@@ -178,7 +178,7 @@ def repropose(
     data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
 ) -> dict[str, Any]:
     """Plan again on the current shop; the run's approval is replaced (same policy, same links)."""
-    from ..lifecycle.repropose import propose_again
+    from ..services.runs.repropose import propose_again
 
     if not approval_id and checkpoint_id:
         found = local_approvals(data_dir).approvals_for(checkpoint_id)

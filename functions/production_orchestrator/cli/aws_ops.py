@@ -34,8 +34,8 @@ from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.shop.file_format import write_shop
-from ..lifecycle.audit import verify_audit
-from ..lifecycle.shop_import import import_shop
+from ..services.audit import verify_audit
+from ..services.shop.importing import import_shop
 
 EXIT_BROKEN = 5
 
@@ -58,7 +58,7 @@ def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool =
 
 def shop_change(table: str, args: argparse.Namespace) -> int:
     """``shop-receive`` and ``order-*`` on the table: the same lifecycle steps as the local commands."""
-    from ..lifecycle import shop_life
+    from ..services.shop import life as shop_life
     from .orders import report_change
 
     store, now = table_store(table), datetime.now(UTC)
@@ -125,7 +125,7 @@ def wake_decided(table: str) -> int:
     """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
     from ..adapters.aws.boto_config import SEND_TASK_CONFIG
     from ..adapters.aws.step_functions import StepFunctionsCallback
-    from ..lifecycle.wake import reconcile
+    from ..services.deciding.wake import reconcile
 
     _, approvals, _, _, session = _aws(table, "", "")
     callback = StepFunctionsCallback(session.client("stepfunctions", config=SEND_TASK_CONFIG))  # type: ignore[attr-defined]
@@ -142,7 +142,7 @@ def relink_aws(args: argparse.Namespace) -> int:
     from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
     from ..adapters.aws.dynamodb_store import DynamoShopStore
     from ..adapters.aws.sns_notifier import SnsApprovalNotifier
-    from ..lifecycle.relink import relink
+    from ..services.asking.relink import relink
 
     _, _, audit_key, _, session = _aws(args.table, args.audit_key, "")
     dynamodb = session.client("dynamodb", config=BOTO_CONFIG)  # type: ignore[attr-defined]

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..domain.errors import ValidationError
 from ..domain.shop.model import check_day
-from ..lifecycle import order_list, shop_life
+from ..services.shop import life as shop_life
+from ..services.shop import order_list
 from . import inputs
 from .output import EXIT_OK, emit_json, say
 from .parser import actions, command, data_dir

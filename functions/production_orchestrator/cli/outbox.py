@@ -30,8 +30,8 @@ from ..domain.messages.outbox import OutboxMessage, outbox_key
 from ..domain.ports import MessageTransport
 from ..domain.presentation import fingerprint
 from ..domain.shop.model import EMAIL_PATTERN
-from ..lifecycle.deliver import DeliveryReport, deliver
-from ..lifecycle.requeue import requeue
+from ..services.outbox.deliver import DeliveryReport, deliver
+from ..services.outbox.requeue import requeue
 from .inputs import proposal_hash
 from .output import terminal_safe
 from .parser import actions, command, data_dir
@@ -239,7 +239,7 @@ def _send(args: argparse.Namespace) -> int:
 def _send_approval_mail(where: Path, rt: Any, transport: SmtpTransport | EmlDirectory, lease: Any) -> bool:
     """The approval requests and reminders, each once, their links rebuilt from the data dir's key."""
     from ..domain.approval.links import LinkMint
-    from ..lifecycle.approval_mail import deliver_approval_mail
+    from ..services.asking.approval_mail import deliver_approval_mail
     from .remind import link_base_for
     from .root import local_mac_key
 

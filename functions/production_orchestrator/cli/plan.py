@@ -11,8 +11,8 @@ from typing import Any
 from ..domain.errors import ValidationError
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
-from ..lifecycle.evidence import current_state
-from ..lifecycle.preview import preview_plan
+from ..services.evidence import current_state
+from ..services.runs.preview import preview_plan
 from . import inputs
 from .output import EXIT_OK, emit_json
 from .parser import command, data_dir

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import ValidationError
-from ..lifecycle.review import LinkView
+from ..services.deciding.review import LinkView
 
 _LOG = logging.getLogger(__name__)
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # functions/: where production_orchestrator lives

@@ -1,4 +1,4 @@
-"""``remind``: one pass of reminders and escalation over the data dir's open approvals (lifecycle/remind.py).
+"""``remind``: one pass of reminders and escalation over the data dir's open approvals (services/asking/remind.py).
 
 Safe from cron every minute (``* * * * * production-orchestrator remind --data-dir /srv/shop``): a pass that
 finds nothing due sends nothing, and each reminder goes once. ``serve`` runs the same pass every minute while it
@@ -21,7 +21,7 @@ from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_
 from ..domain.errors import ValidationError
 from ..domain.ports import ApprovalMessage
 from ..domain.records import parse_utc
-from ..lifecycle.remind import RemindReport, remind
+from ..services.asking.remind import RemindReport, remind
 from . import inputs
 from .output import EXIT_OK, emit
 from .parser import command, data_dir

@@ -13,7 +13,7 @@ from ..adapters.local.mac_key import KEY_FILE, FileMacKey
 from ..adapters.local.sqlite_approvals import SqliteApprovalStore
 from ..adapters.local.sqlite_store import SqliteShopStore
 from ..domain.errors import ValidationError
-from ..lifecycle.runtime import Runtime
+from ..services.runtime import Runtime
 
 DB_NAME = "shop.sqlite3"
 SESSIONS_DIR = "sessions"

@@ -20,8 +20,8 @@ from ..domain.approval.verification import ResumeRequest
 from ..domain.errors import AlreadyPendingError, PlanNotAppliedError, ResumeRefusedError, ValidationError
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.records import MAX_REASON_CHARS, ProviderBinding, utc_iso
-from ..lifecycle.claim import ResumeResult
-from ..lifecycle.runtime import Runtime
+from ..services.deciding.claim import ResumeResult
+from ..services.runtime import Runtime
 from . import approvals as cli_approvals
 from . import inputs
 from . import shop as cli_shop
@@ -76,7 +76,7 @@ def _with_dir(where: Path) -> str:
 
 
 def _start(args: argparse.Namespace) -> int:
-    from ..lifecycle.start import start_run
+    from ..services.runs.start import start_run
 
     plan = cli_approvals.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = _ready(args, create=True)
@@ -156,7 +156,7 @@ def _resume(args: argparse.Namespace) -> int:
         session_id=args.session_id,
     )
     approver = args.approver or os.environ.get("USER") or "operator"
-    from ..lifecycle.resume_approval import resume_direct
+    from ..services.deciding.resume_approval import resume_direct
 
     try:
         # The typed decision is a vote under the run's policy, then the resume, at once.

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from ..approval_web.local_server import APPROVE_PATH, LOOPBACK, check_bind, make_server, tls_context
 from ..domain.errors import ValidationError
 from ..domain.records import parse_utc
-from ..lifecycle.evidence import current_approval
+from ..services.evidence import current_approval
 from . import inputs
 from .approvals import local_endpoint
 from .output import EXIT_INTERRUPTED, EXIT_OK, PROG, say

@@ -30,11 +30,11 @@ from ..domain.records import audit_event
 from ..domain.scenarios import SCENARIOS
 from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
 from ..domain.shop.model import ShopState, parse_day
-from ..lifecycle.evidence import current_state
-from ..lifecycle.plan_request import PlanRequest, on_current_shop
-from ..lifecycle.requests import pending_requests
-from ..lifecycle.shop_import import ImportResult, import_shop, plan_import
-from ..lifecycle.shop_life import existing_shortages, receive
+from ..services.evidence import current_state
+from ..services.runs.plan_request import PlanRequest, on_current_shop
+from ..services.runs.requests import pending_requests
+from ..services.shop.importing import ImportResult, import_shop, plan_import
+from ..services.shop.life import existing_shortages, receive
 from . import inputs
 from .given import add_given_flags, given_facts
 from .output import EXIT_OK, PROG, say

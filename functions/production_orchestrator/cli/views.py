@@ -16,10 +16,10 @@ from ..domain.planning.proposal import ProposalContent
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import render_review, shop_stamp, shop_time, shop_zone, terminal_safe
 from ..domain.records import Checkpoint
-from ..lifecycle.evidence import proposed_on, review, what_changed
-from ..lifecycle.history import history
-from ..lifecycle.review import LinkView
-from ..lifecycle.status import checkpoint_status, status
+from ..services.deciding.review import LinkView
+from ..services.evidence import proposed_on, review, what_changed
+from ..services.history import history
+from ..services.status import checkpoint_status, status
 from . import inputs
 from .output import EXIT_OK, emit_json
 from .parser import command, data_dir

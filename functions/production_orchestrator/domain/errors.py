@@ -250,7 +250,7 @@ class AlreadyPendingError(OrchestratorError):
 
 class RequestClaimTakenError(OrchestratorError):
     """Two starts of one customer request ran at once and the other wrote its run first: this one's checkpoint,
-    approval and audit event were not written (lifecycle/start.py then answers as a second start would)."""
+    approval and audit event were not written (services/runs/start.py then answers as a second start would)."""
 
     code = "REQUEST_CLAIMED"
 

@@ -15,7 +15,7 @@ from .intake.submissions import Submission
 from .messages.approval_mail import ApprovalMail
 from .messages.outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
-from .shop.model import Order, ShopState
+from .shop.model import ShopState
 
 
 class ShopStore(Protocol):
@@ -37,10 +37,6 @@ class ShopStore(Protocol):
 
         Raises ``StaleStateError`` when the shop moved on (or appeared) meanwhile; writes nothing then.
         """
-        ...
-
-    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
-        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
         ...
 
     def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:

@@ -3,7 +3,8 @@ nothing of strands.
 
     SES (rule for the inbound address, scan on) -> S3 inbound/<message id> -> this function
         -> verdicts and recipient checked -> the stored message read and its sender checked
-        -> Submission(requested_by = inbound:<address>, customer = the sender) -> StartExecution (lifecycle/submit.py)
+        -> Submission(requested_by = inbound:<address>, customer = the sender) -> StartExecution
+        (services/runs/submit.py)
 
 A refusal (an unauthenticated sender, spam, another recipient, a message too large or unreadable, an approver's
 own address) is logged with its code and counted (``InboundRefused``), writes nothing and returns normally, so
@@ -78,7 +79,7 @@ def _stored_message(r: _Root, mail: ReceivedMail) -> str:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run for an authenticated customer e-mail, or refuse it (returning normally either way)."""
     from ..domain.intake.inbound_mail import accept_message, check_receipt
-    from ..lifecycle.submit import submit_received
+    from ..services.runs.submit import submit_received
     from .events import ReceivedEmailEvent, parse_event
 
     try:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Expire the checkpoint's pending approvals and report the unchanged shop."""
     # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
-    from ..lifecycle.expire import expire_approvals
+    from ..services.asking.expire import expire_approvals
     from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
 
     request = parse_event(RecordExpiryEvent, event)

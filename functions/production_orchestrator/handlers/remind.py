@@ -1,4 +1,4 @@
-"""Reminders and escalation (lifecycle/reminder_wakes.py), three entries on one strands-free function:
+"""Reminders and escalation (services/asking/reminder_wakes.py), three entries on one strands-free function:
 
     {"action": "arm", "checkpoint_id", "expires_at"}    ArmReminders: the wake-ups of a parking workflow
     {"action": "wake", "checkpoint_id", "point"}        an EventBridge Scheduler wake-up (its input)
@@ -53,7 +53,7 @@ def root() -> _Root:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Arm, fire or disarm the wake-ups of one checkpoint's approval."""
     from ..adapters.aws.scheduler import SchedulerWakes
-    from ..lifecycle import reminder_wakes
+    from ..services.asking import reminder_wakes
     from .events import parse_event
     from .reminder_models import ArmEvent, DisarmEvent, ReminderEvent
 

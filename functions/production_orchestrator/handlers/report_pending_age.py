@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Publish the age of the oldest approval still waiting for a person."""
     # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
-    from ..lifecycle.status import pending_approval_ages
+    from ..services.status import pending_approval_ages
 
     shared = core()
     ages = pending_approval_ages(shared.store, shared.approvals, shared.now())

@@ -39,7 +39,7 @@ def root() -> _Root:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Create the approval and notify every approver."""
-    from ..lifecycle.request_approval import request_approval
+    from ..services.asking.request_approval import request_approval
     from .events import RequestApprovalEvent, RequestApprovalOutput, parse_event
 
     request = parse_event(RequestApprovalEvent, event)

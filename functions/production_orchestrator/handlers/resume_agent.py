@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resume one checkpoint with the decision its approval holds."""
     from ..domain.errors import ResumeRefusedError
-    from ..lifecycle.resume_approval import resume_decided
+    from ..services.deciding.resume_approval import resume_decided
     from .events import ResumeEvent, ResumeOutput, parse_event
 
     request = parse_event(ResumeEvent, event)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..adapters.aws.dynamodb_submissions import DynamoSubmissionStore
     from ..adapters.aws.kms_mac import KmsMacKey
     from ..domain.records import ProviderBinding
-    from ..lifecycle.runtime import Runtime
+    from ..services.runtime import Runtime
     from .settings import Settings
 
 
@@ -117,7 +117,7 @@ def agent_root() -> AgentRoot:
     """
     from ..adapters.aws.s3_sessions import S3SessionStore
     from ..agent.providers import build_binding
-    from ..lifecycle.runtime import Runtime
+    from ..services.runtime import Runtime
 
     shared = core()
     settings = shared.settings.require("session_bucket")

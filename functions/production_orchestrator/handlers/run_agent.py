@@ -18,7 +18,7 @@ from .root import agent_root
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..lifecycle.plan_request import PlanRequest
+    from ..services.runs.plan_request import PlanRequest
     from .events import RunAgentEvent
     from .root import AgentRoot
 
@@ -27,7 +27,7 @@ def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None 
     """What this execution plans: its e-mail (the submission record's, else inline or in S3) on the table's
     shop, or a reference scenario."""
     from ..adapters.aws.s3_requests import read_request
-    from ..lifecycle.plan_request import PlanRequest, on_current_shop
+    from ..services.runs.plan_request import PlanRequest, on_current_shop
 
     settings = root.core.settings
     text = submitted if submitted is not None else request.request
@@ -42,8 +42,8 @@ def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None 
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
-    from ..lifecycle.start import start_run
-    from ..lifecycle.submit import requester_of
+    from ..services.runs.start import start_run
+    from ..services.runs.submit import requester_of
     from .events import RunAgentEvent, RunAgentOutput, parse_event
 
     request = parse_event(RunAgentEvent, event)

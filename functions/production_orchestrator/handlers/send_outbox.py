@@ -50,7 +50,7 @@ def root() -> _Root:
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Send what is queued for the plan; raise so the workflow retries, or alarms, when any is left."""
-    from ..lifecycle.deliver import deliver
+    from ..services.outbox.deliver import deliver
     from .events import SendOutboxEvent, SendOutboxOutput, parse_event
 
     request = parse_event(SendOutboxEvent, event)

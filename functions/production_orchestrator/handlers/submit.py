@@ -96,7 +96,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""
     from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
-    from ..lifecycle.submit import submit
+    from ..services.runs.submit import submit
     from .events import SubmitOutput
 
     request = LambdaFunctionUrlEvent(event)

@@ -14,8 +14,8 @@ from production_orchestrator.agent.context import RunContext
 from production_orchestrator.agent.factory import build_agent
 from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.domain.records import Checkpoint, Decision, utc_iso
-from production_orchestrator.lifecycle.runtime import Runtime
-from production_orchestrator.lifecycle.start import StartResult, start_run
+from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runtime import Runtime
 
 BINDING = build_binding("deterministic")
 NOW = datetime(2026, 8, 12, 8, 0, tzinfo=UTC)

@@ -20,7 +20,7 @@ from production_orchestrator.domain.errors import IntakeError
 from production_orchestrator.domain.intake.customer_message import read_message
 from production_orchestrator.domain.intake.facts import read_facts, resolve_request
 from production_orchestrator.domain.shop.model import Order
-from production_orchestrator.lifecycle.plan_request import PlanRequest, plannable
+from production_orchestrator.services.runs.plan_request import PlanRequest, plannable
 from tests.support.provider_runs import EXAMPLE_DAY, example_shop
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"

@@ -15,7 +15,7 @@ from production_orchestrator.domain.presentation import render_review
 from production_orchestrator.domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS, TODAY
 from production_orchestrator.domain.shop.file_format import read_shop
-from production_orchestrator.lifecycle.review import LinkView
+from production_orchestrator.services.deciding.review import LinkView
 
 NOW = datetime(2026, 12, 21, 8, 0, tzinfo=UTC)
 BINDING = ProviderBinding(provider="deterministic", model_id="scripted-planner-v1")

@@ -20,7 +20,6 @@ from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
-    IntakeError,
     IntegrityError,
     RequestClaimTakenError,
     ShopError,
@@ -29,7 +28,7 @@ from ...domain.errors import (
 from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
-from ...domain.shop.model import Order, ShopState
+from ...domain.shop.model import ShopState
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, key, n, now_ns, s
 from .dynamodb_approvals import ApprovalChanges, approval_writes, supersede_write
@@ -174,21 +173,6 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
                 expected=None if expected is None else {"revision": expected[0], "digest": expected[1]},
                 found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
             ) from None
-
-    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
-        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
-
-        def change(state: ShopState) -> ShopState | None:
-            existing = state.order(order.id)
-            if existing is None:
-                return state.with_order(order)
-            if existing.model_copy(update={"schedule": ()}) != order:
-                raise IntakeError(f"order {order.id} was already taken in with different details")
-            return None
-
-        stored = self._update_state(change, event).order(order.id)
-        assert stored is not None
-        return stored
 
     def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
         """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""

@@ -18,7 +18,6 @@ from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.audit_chain import chained, head_of
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
-    IntakeError,
     IntegrityError,
     RequestClaimTakenError,
     ShopError,
@@ -28,7 +27,7 @@ from ...domain.intake.request_key import split_claim
 from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
-from ...domain.shop.model import Order, ShopState
+from ...domain.shop.model import ShopState
 from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 
@@ -141,21 +140,6 @@ class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
                 )
             self._replace_state(state)
             self._insert_audit(event)
-
-    def take_in_order(self, order: Order, event: AuditEvent) -> Order:
-        """Add ``order`` unless present; return the stored one. Raises ``IntakeError`` when it differs."""
-        with self._write():
-            state = self.load_state()
-            if state is None:
-                raise ShopError("the shop has not been seeded")
-            existing = state.order(order.id)
-            if existing is not None:
-                if existing.model_copy(update={"schedule": ()}) != order:
-                    raise IntakeError(f"order {order.id} was already taken in with different details")
-                return existing
-            self._replace_state(state.with_order(order))
-            self._insert_audit(event)
-            return order
 
     def set_inventory(self, material_id: str, quantity: int, event: AuditEvent) -> ShopState:
         """The operator's out-of-band count of ``material_id``; changes the digest, not the revision."""

@@ -12,7 +12,7 @@ record a run will find; a hand-typed ``start-execution`` finds none.
                         requested_by = the inbound channel, customer = the authenticated sender) -> the same start
 
 A received e-mail's name is derived from its SES message id and its text instead, so a retried delivery finds
-its record and its execution rather than starting a second run (lifecycle/submit.py).
+its record and its execution rather than starting a second run (services/runs/submit.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,146 @@
+"""Resume: verify every fact against persisted evidence (no write path exists yet), claim the decision
+once, rebuild the agent (same id, tools, hooks) and answer its interrupt: apply once, or cancel.
+
+    (authorized decision) -> load checkpoint -> verify_resume -> claim -> build_agent -> interruptResponse
+    -> record the outcome
+
+The decision comes from the approval record, through services/deciding/authorize.py (resume_approval.py is the
+only caller): this module never decides whether a decision may proceed, only whether the evidence holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ... import faults
+from ...agent.factory import build_agent
+from ...domain.approval.claims import ClaimState, completed_refusal, judge_claim
+from ...domain.approval.verification import Go, Refusal, ResumeRequest, verify_resume
+from ...domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
+from ..evidence import current_state, load_checkpoint, proposed_on
+from ..runtime import Runtime, run_context, usage_of
+from .claim import ResumeResult, hold, replayed, same_ids
+
+
+def _gate(
+    rt: Runtime,
+    checkpoint: Checkpoint,
+    request: ResumeRequest,
+    runtime_binding: ProviderBinding,
+    *,
+    decided: bool,
+    recovering: bool = False,
+) -> Go:
+    verdict = verify_resume(
+        checkpoint,
+        request,
+        decided=decided,
+        session=rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
+        proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
+        current=current_state(rt.store),
+        proposed_on=proposed_on(rt.store, checkpoint),
+        runtime_binding=runtime_binding,
+        now=rt.clock(),
+        recovering=recovering,
+        already_applied=recovering and rt.store.application_count(checkpoint.proposal_hash) > 0,
+    )
+    if isinstance(verdict, Refusal):
+        raise verdict.error()
+    return verdict
+
+
+def verify(rt: Runtime, request: ResumeRequest, runtime_binding: ProviderBinding) -> Go:
+    """Run the resume gate against persisted evidence; raise :class:`ResumeRefusedError` on any mismatch.
+
+    Reads only: nothing here can write to the store or the session.
+    """
+    checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
+    decided = rt.store.get_decision(checkpoint.checkpoint_id) is not None
+    return _gate(rt, checkpoint, request, runtime_binding, decided=decided)
+
+
+def resume_run(
+    rt: Runtime,
+    request: ResumeRequest,
+    runtime_binding: ProviderBinding,
+    *,
+    decision: Decision,
+    replay_completed: bool = False,
+    before_claim: Callable[[], None] | None = None,
+) -> ResumeResult:
+    """Verify, claim ``decision`` (the one the approval holds) exactly once, then resume the agent with it.
+
+    A re-run of the same decision whose resume died (its lease ran out) takes the claim over and finishes
+    with the recorded decision. A re-run of a finished resume is ALREADY_DECIDED, or with
+    ``replay_completed`` (a workflow retry) returns the recorded outcome; neither writes anything.
+    """
+    checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
+    previous = rt.store.get_decision(checkpoint.checkpoint_id)
+    claim = judge_claim(previous, approved=request.approved, reviewed_hash=request.reviewed_hash, now=rt.clock())
+    if isinstance(claim, Refusal):
+        raise claim.error()
+    if claim is ClaimState.COMPLETED:
+        assert previous is not None
+        if replay_completed and same_ids(request, checkpoint):
+            return replayed(rt, checkpoint, previous)
+        raise completed_refusal(previous).error()
+    recovering = claim is ClaimState.TAKEOVER
+    go = _gate(rt, checkpoint, request, runtime_binding, decided=False, recovering=recovering)
+    if before_claim is not None:
+        before_claim()
+    ctx = run_context(rt, checkpoint.session_id, checkpoint.checkpoint_id)
+    held = hold(rt, ctx, checkpoint, decision, previous if recovering else None)
+    decision = held.decision  # a takeover resumes with the decision the first claim recorded
+
+    stop_reason, final_text, usage = "end_turn", "", {}
+    if not go.agent_finished:  # else the dead resume's agent already ran to the end: only the outcome is missing
+        ctx.approved_checkpoint = checkpoint
+        ctx.decision = decision
+        agent = build_agent(
+            runtime_binding,
+            checkpoint.scenario,
+            ctx,
+            rt.sessions.session_manager(checkpoint.session_id),
+            rt.model_settings,
+        )
+        response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
+        try:
+            result = agent(response)  # type: ignore[arg-type]
+        except (KeyError, ValueError):
+            # Strands: the restored session no longer waits on this interrupt. Only a takeover of a claim
+            # whose holder was still running (a lease shorter than the resume) gets here: the holder
+            # answered it meanwhile, so only the outcome is left to record, from the store.
+            facts = rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
+            if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
+                raise
+        else:
+            stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), usage_of(result)
+    faults.point("after_agent_resume")
+    applied = rt.store.application_count(checkpoint.proposal_hash)
+    outcome = "applied" if decision.approved and applied else "rejected" if not decision.approved else "not_applied"
+    revision = current_state(rt.store).revision
+    rt.store.complete_decision(
+        checkpoint.checkpoint_id,
+        held.claim_token,
+        Completion(
+            outcome=outcome,
+            revision=revision,
+            plan_applied_count=applied,
+            completed_at=utc_iso(rt.clock()),
+            stop_reason=stop_reason,
+            final_text=final_text[:4000],
+        ),
+        None if decision.approved else ctx.event("plan_rejected", checkpoint.proposal_hash, reason=decision.reason),
+    )
+    faults.point("after_completion")
+    return ResumeResult(
+        checkpoint=checkpoint,
+        decision=decision,
+        outcome=outcome,
+        revision=revision,
+        plan_applied_count=applied,
+        stop_reason=stop_reason,
+        final_text=final_text,
+        resume_pid=rt.pid,
+        usage=usage,
+    )

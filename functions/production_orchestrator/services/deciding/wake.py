@@ -1,0 +1,79 @@
+"""Wake: tell the parked workflow that an approval was decided, once, recoverably.
+
+    decided|rejected, not woken -> count the try -> SendTaskSuccess(pointer, no SDK retry)
+        ok                               -> woken_at recorded
+        throttled, network, lost answer  -> stays unwoken: the next POST of a link holder, or the reconciler
+                                            (``reconcile``), sends it again
+        token closed, another try exists -> that call woke it (its answer was lost, or it raced ours): woken
+        token closed, the only try       -> the workflow went away without it (timed out, stopped): the
+                                            decision will never be acted on, so the approval says expired
+
+So a ``TaskTimedOut`` answering a repeated call never turns a decision the workflow is acting on into an
+expiry. The pointer carries ids only: the resume reads the decision back from the approval record.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from ...domain.approval.approvals import ApprovalRecord
+from ...domain.errors import BackendError, DecisionAlreadyClaimedError, TaskTokenClosedError
+from ...domain.ports import ApprovalStore, WorkflowCallback
+from ...domain.records import parse_utc
+
+WakeOutcome = Literal["woken", "already", "retry_later", "expired", "not_decided"]
+
+
+def wake(approvals: ApprovalStore, callback: WorkflowCallback, approval: ApprovalRecord, now: datetime) -> WakeOutcome:
+    """Wake the workflow for a decided approval unless it was woken already (idempotent)."""
+    if approval.status not in ("decided", "rejected"):
+        return "not_decided"
+    if approval.woken_at:
+        return "already"
+    try:
+        tried = approvals.record_wake(approval.approval_id, now=now, confirmed=False)
+    except DecisionAlreadyClaimedError:
+        return "already"  # expired meanwhile by the workflow's timeout step
+    if tried.woken_at:
+        return "already"
+    try:
+        callback.send_success(
+            approval.task_token, {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id}
+        )
+    except BackendError:
+        return "retry_later"  # the decision stands; trying again is safe (a closed token is judged below)
+    except TaskTokenClosedError:
+        return _closed_token(approvals, approval.approval_id, now)
+    return _confirm(approvals, approval.approval_id, now)
+
+
+def _closed_token(approvals: ApprovalStore, approval_id: str, now: datetime) -> WakeOutcome:
+    """The workflow no longer waits on the token: woken by another try, or gone without the decision."""
+    current = approvals.get_approval(approval_id)
+    if current is None or current.woken_at:
+        return "already"
+    if current.wake_tries > 1:
+        return _confirm(approvals, approval_id, now)  # another try reached it (its answer lost, or racing ours)
+    try:
+        approvals.expire_approval(approval_id, now=now, include_closed=True)
+    except DecisionAlreadyClaimedError:
+        return "already"
+    return "expired"
+
+
+def _confirm(approvals: ApprovalStore, approval_id: str, now: datetime) -> WakeOutcome:
+    try:
+        approvals.record_wake(approval_id, now=now, confirmed=True)
+    except DecisionAlreadyClaimedError:
+        return "expired"  # the workflow's timeout step closed it meanwhile
+    return "woken"
+
+
+def reconcile(approvals: ApprovalStore, callback: WorkflowCallback, now: datetime) -> dict[str, WakeOutcome]:
+    """Wake every decided approval whose workflow was never told (run on a schedule, or by an operator)."""
+    return {
+        approval.approval_id: wake(approvals, callback, approval, now)
+        for approval in approvals.list_approvals()
+        if approval.needs_wake() and now < parse_utc(approval.expires_at)
+    }

@@ -1,0 +1,88 @@
+"""What one start plans: a customer's e-mail on a shop (the data dir's own, or a reference scenario's) from
+a planning day, and which shop that is, read without writing anything."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+
+from ...domain.errors import IntakeError, PlanningError, ShopError, UnplannableError
+from ...domain.intake.customer_message import CustomerMessage
+from ...domain.intake.given import given_against_email
+from ...domain.planning.proposal import GivenFacts, ProposalContent
+from ...domain.planning.propose import build_proposal
+from ...domain.ports import ShopStore
+from ...domain.records import Checkpoint
+from ...domain.scenarios import SCENARIOS
+from ...domain.scenarios import scenario as find_scenario
+from ...domain.shop.model import Order, ShopState
+
+REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
+
+    ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it);
+    ``given`` holds the facts the person starting the run gave themselves (recorded in the proposal).
+    """
+
+    text: str
+    planning_day: str
+    scenario: str = ""
+    given: GivenFacts | None = None
+
+    @classmethod
+    def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
+        """A reference scenario: its shop and e-mail on its day, unless another text or day is given."""
+        chosen = find_scenario(name)
+        return cls(text=text or chosen.customer_email, planning_day=planning_day or chosen.planning_day, scenario=name)
+
+    def told(self, message: CustomerMessage, shop: ShopState) -> PlanRequest:
+        """This request with its given facts recorded beside what the e-mail said of them, for the approver."""
+        return dataclasses.replace(self, given=given_against_email(message, shop, self.planning_day, self.given))
+
+    @classmethod
+    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
+        """The same request on the same planning day, for proposing again on the current shop."""
+        scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
+        return cls(
+            text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario, given=proposal.given
+        )
+
+
+def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
+    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
+    shop = store.load_state()
+    if shop is None:
+        raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
+    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
+
+
+def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) -> None:
+    """Refuse a request the planner cannot plan on ``shop`` (``UnplannableError`` when nothing of it fits, else
+    ``IntakeError``) before anything is written: the plan is built once, in memory, as the run's tool builds it."""
+    pending = None if shop.order(order.id) is not None else order
+    try:
+        # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
+        build_proposal(shop, order.id, request.planning_day, text, pending=pending, solver_nodes=0, given=request.given)
+    except UnplannableError:
+        raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem
+    except PlanningError as exc:
+        problem = f"plan: {exc}"
+        raise IntakeError(f"the request cannot be planned: {problem}", problems=(problem,)) from None
+
+
+def shop_for(store: ShopStore, request: PlanRequest) -> ShopState:
+    """The shop the request is planned on, read without writing anything."""
+    existing = store.load_state()
+    if not request.scenario:
+        if existing is None:
+            raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")
+        return existing
+    seeded = find_scenario(request.scenario).state
+    if existing is not None and existing.name != seeded.name:
+        raise ShopError(f"this data dir holds the {existing.name!r} shop; use another --data-dir for {seeded.name!r}")
+    return existing or seeded

@@ -1,0 +1,175 @@
+"""Start: read the request, run the agent until it asks for approval, make everything durable, return.
+
+read the e-mail and resolve it against the shop (fail-closed: nothing written yet) -> approval policy
+checked -> seed a reference shop if one was named -> agent runs its tools -> hook interrupts before
+apply_production_plan -> session durable -> proposal durable (written by propose_schedule) -> checkpoint
+sealed and stored with its approval (one transaction) -> return (exit)
+
+A policy that can never be satisfied is refused before anything is seeded or any model is called. In AWS
+the approval is created later, by request_approval, once the workflow has a task token; until then the
+checkpoint is not approvable by any path.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from ... import faults
+from ...agent.extraction import read_request
+from ...agent.factory import build_agent
+from ...agent.prompts import first_message
+from ...domain.approval.approvals import ApprovalRecord
+from ...domain.approval.policy import checked_policy
+from ...domain.canonical import canonical_bytes
+from ...domain.errors import StartError
+from ...domain.intake.customer_message import read_message
+from ...domain.planning.proposal import ProposalContent, load_proposal
+from ...domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
+from ...domain.scenarios import scenario as find_scenario
+from ...domain.shop.model import ShopState, parse_day
+from ..asking.request_approval import LinkPlan
+from ..evidence import current_state
+from ..runtime import Runtime, run_context, usage_of
+from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
+from .requests import check_not_started, next_claim, write_run
+
+
+@dataclass(frozen=True)
+class StartResult:
+    """What a start leaves for the human and for the resume."""
+
+    checkpoint: Checkpoint
+    proposal: ProposalContent
+    stop_reason: str
+    revision: int
+    usage: dict[str, int] = field(default_factory=dict)
+    approval: ApprovalRecord | None = None
+
+
+def _add(*usages: dict[str, int]) -> dict[str, int]:
+    return {key: sum(u.get(key, 0) for u in usages) for key in {k for u in usages for k in u}}
+
+
+def _fresh_id(shop: ShopState, order_id: str) -> str:
+    n = 2
+    while shop.order(f"{order_id}-{n}") is not None:
+        n += 1
+    return f"{order_id}-{n}"
+
+
+def start_run(
+    rt: Runtime,
+    request: PlanRequest | str,
+    binding: ProviderBinding,
+    window: timedelta,
+    approval: LinkPlan | None = None,
+    *,
+    again: bool = False,
+    replacing: bool = False,
+) -> StartResult:
+    """Read the request, run the agent until it asks for approval, persist everything, return the checkpoint.
+
+    ``request`` may name a reference scenario. A request that does not resolve to a known product, a
+    quantity and a due date raises ``IntakeError`` before anything is written or planned. With ``approval``
+    the run's approval record is written in the checkpoint's transaction (and, for "propose again", the
+    approval it replaces is closed in it, if it is still open); its policy is checked before anything else.
+
+    A customer's request on the data dir's shop is started once (services/runs/requests.py): while a run of it
+    is open, ``AlreadyPendingError`` carries that run's ids; once decided, ``RequestAlreadyDecidedError``
+    unless ``again``; both before any model call, with nothing written. ``replacing`` ("propose again")
+    starts the open request's successor run. Reference scenarios re-seed their own shop and are exempt.
+    """
+    if approval is not None:
+        checked_policy(approval.policy)  # ValidationError: nothing seeded, no model called
+    if isinstance(request, str):
+        request = PlanRequest.of_scenario(request)
+    parse_day(request.planning_day)
+    message = read_message(request.text)
+    shop = shop_for(rt.store, request)
+    claim = None
+    if not request.scenario and not replacing:
+        claim = next_claim(rt.store, message)  # counted before the check: see write_run
+        check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
+    request = request.told(message, shop)  # facts given, beside what the e-mail said of them
+    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
+    if again and shop.order(order.id) is not None:
+        order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
+    plannable(shop, order, request, message.text)  # refused before anything is written, once, greedy only
+    session_id = f"sess-{secrets.token_hex(16)}"
+    checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
+    ctx = run_context(rt, session_id, checkpoint_id)
+    ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
+    ctx.given = request.given
+    run_name = request.scenario or REQUEST_RUN
+    if request.scenario:
+        ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
+    faults.point("after_seed")
+    agent_id = agent_identity(binding, run_name)
+    agent = build_agent(binding, run_name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
+    result = agent(first_message(message.text))
+    if result.stop_reason != "interrupt":
+        raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
+    faults.point("after_session_save")  # the session manager synced the interrupted agent
+    interrupts = [i for i in result.interrupts or () if i.name == INTERRUPT_NAME]
+    if len(interrupts) != 1 or not isinstance(interrupts[0].reason, dict):
+        raise StartError("the agent stopped without exactly one approval request")
+    interrupt = interrupts[0]
+    proposal_hash = require_hash(str(interrupt.reason.get("proposal_hash")), "proposal hash")
+
+    # The checkpoint is written last, after the session and the proposal are durable: a checkpoint
+    # that exists always points at evidence that exists.
+    facts = rt.sessions.read_facts(session_id, agent_id)
+    if interrupt.id not in facts.pending_interrupt_ids:
+        raise StartError(f"session {session_id} did not persist the pending approval")
+    stored = rt.store.get_proposal(proposal_hash)
+    if stored is None:
+        raise StartError(f"proposal {proposal_hash} was not persisted")
+    proposal = load_proposal(stored, proposal_hash)
+    state = current_state(rt.store)
+    # What the plan was proposed on, kept by digest, so a stale refusal can say what changed since.
+    rt.store.put_state_snapshot(state.digest(), canonical_bytes(state.to_canonical()))
+    now = rt.clock()
+    checkpoint = Checkpoint(
+        checkpoint_id=checkpoint_id,
+        interrupt_id=interrupt.id,
+        interrupt_name=interrupt.name,
+        session_id=session_id,
+        agent_id=agent_id,
+        proposal_hash=proposal_hash,
+        domain_digest=state.digest(),
+        provider_binding=binding,
+        scenario=run_name,
+        target_order_id=proposal.target_order.id,
+        start_pid=rt.pid,
+        created_at=utc_iso(now),
+        expires_at=utc_iso(now + window),
+    ).sealed()
+    record = None if approval is None else approval.record(checkpoint, proposal, now)
+    write_run(
+        rt.store,
+        checkpoint,
+        lambda: check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again),
+        claim,
+        ctx.event(
+            "approval_requested",
+            proposal_hash,
+            interrupt_id=interrupt.id,
+            expires_at=checkpoint.expires_at,
+            provider=binding.describe(),
+            approval_id="" if record is None else record.approval_id,
+            supersedes="" if record is None else record.supersedes,
+            required=0 if record is None else record.required,
+        ),
+        record,
+    )
+    faults.point("after_checkpoint_write")
+    return StartResult(
+        checkpoint=checkpoint,
+        proposal=proposal,
+        stop_reason=str(result.stop_reason),
+        revision=state.revision,
+        usage=_add(read_usage, usage_of(result)),
+        approval=record,
+    )

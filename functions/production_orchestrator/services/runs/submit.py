@@ -1,0 +1,152 @@
+"""Submit: a customer request handed in by an authenticated caller starts a run that knows who asked.
+
+    submit(caller verified by IAM, request) -> Submission stored (create once) -> execution started by name
+    requester_of(execution name) at RunAgentUntilApproval:
+        a submission exists                   -> its requested_by (the verified caller)
+        none, separation of duties on         -> RequesterUnverifiedError (nothing runs, nothing is written)
+        none, separation of duties off        -> what the execution input claims (as before submit existed)
+
+The record is stored before the execution starts, so a run that was submitted always finds it; the body's
+own ``requested_by`` (if a caller sends one) is never read.
+
+    submit_received(e-mail SES received, checked: domain/intake/inbound_mail.py) -> the same record-then-start, under
+        a name derived from the SES message id and the text: a retried delivery finds its record (the same
+        one) and starts the same name with the same input, which Step Functions answers with the running
+        execution
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from ...domain.errors import IntegrityError, RequesterUnverifiedError, SubmitterUnknownError, ValidationError
+from ...domain.identity import is_caller_arn, normalize_identity, requester_from_caller
+from ...domain.intake.inbound_mail import AcceptedMail
+from ...domain.intake.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
+from ...domain.ports import SubmissionStore, WorkflowStarter
+from ...domain.records import utc_iso
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The stored submission and the execution it started."""
+
+    submission: Submission
+    execution_arn: str
+
+
+def submit(
+    submissions: SubmissionStore,
+    starter: WorkflowStarter,
+    *,
+    caller_arn: str,
+    caller_id: str,
+    request: str,
+    now: datetime,
+    submitters: dict[str, str],
+    options: dict[str, str] | None = None,
+) -> Submitted:
+    """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller is
+    refused, nothing written), then start its run under a fresh execution name (``options``, such as the
+    planning day, go into the execution input beside it; never who asked)."""
+    _check_request(request)
+    if not is_caller_arn(caller_arn):
+        raise ValidationError("the caller is not named by an IAM or STS ARN")
+    try:
+        requested_by = requester_from_caller(caller_arn, submitters)
+    except ValueError as exc:
+        raise SubmitterUnknownError(str(exc)) from None
+    submission = _submission(
+        f"sub-{secrets.token_hex(16)}",
+        requested_by,
+        caller_arn=caller_arn,
+        caller_id=caller_id,
+        request=request,
+        now=now,
+    )
+    submissions.put_submission(submission)
+    return _start(starter, submission, options)
+
+
+def submit_received(
+    submissions: SubmissionStore, starter: WorkflowStarter, accepted: AcceptedMail, *, message_id: str, now: datetime
+) -> Submitted:
+    """Record the e-mail SES received as ``message_id`` (checked, ``accepted``) and start its run, once: a
+    retry finds the record it wrote and starts the same execution again, which is no second run."""
+    _check_request(accepted.request)
+    submission = _submission(
+        received_execution_name(message_id, accepted.request),
+        accepted.requested_by,
+        # The channel is who called; the SES message id names the stored message (inbound/<message id>).
+        caller_arn=accepted.requested_by,
+        caller_id=message_id,
+        request=accepted.request,
+        now=now,
+        customer=accepted.customer,
+    )
+    try:
+        submissions.put_submission(submission)
+    except IntegrityError:
+        stored = submissions.get_submission(submission.execution_name)
+        if stored is None or _without_time(stored) != _without_time(submission):
+            raise
+        submission = stored
+    return _start(starter, submission, None)
+
+
+def _check_request(request: str) -> None:
+    if not request.strip():
+        raise ValidationError("the request is empty")
+    if len(request) > MAX_REQUEST_CHARS:
+        raise ValidationError(f"the request is longer than {MAX_REQUEST_CHARS} characters")
+
+
+def _submission(
+    name: str,
+    requested_by: str,
+    *,
+    caller_arn: str,
+    caller_id: str,
+    request: str,
+    now: datetime,
+    customer: str | None = None,
+) -> Submission:
+    return Submission(
+        execution_name=name,
+        requested_by=requested_by,
+        caller_arn=caller_arn,
+        caller_id=caller_id[:256],
+        request=request,
+        request_sha256=hashlib.sha256(request.encode("utf-8")).hexdigest(),
+        submitted_at=utc_iso(now),
+        customer=customer,
+    )
+
+
+def _without_time(submission: Submission) -> dict[str, object]:
+    return submission.model_dump(exclude={"submitted_at"})
+
+
+def _start(starter: WorkflowStarter, submission: Submission, options: dict[str, str] | None) -> Submitted:
+    # The input carries the request for the console reader; the run takes it (and who asked) from the record.
+    # It is built from the record alone, so a retry starts the same name with the same input.
+    arn = starter.start(submission.execution_name, {**(options or {}), "request": submission.request})
+    return Submitted(submission=submission, execution_arn=arn)
+
+
+def requester_of(
+    submissions: SubmissionStore, execution_name: str, *, claimed: str, separation_of_duties: bool
+) -> tuple[str, Submission | None]:
+    """Who requested the run ``execution_name`` and its submission; refuses an unverified one under SoD."""
+    submission = submissions.get_submission(execution_name) if execution_name else None
+    if submission is not None:
+        return submission.requested_by, submission
+    if separation_of_duties:
+        raise RequesterUnverifiedError(
+            "separation of duties is on and this run has no verified requester: start runs with "
+            "`production-orchestrator submit` (the signed submit URL), not a hand-typed start-execution"
+        )
+    return normalize_identity(claimed), None

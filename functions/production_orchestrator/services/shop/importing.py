@@ -1,0 +1,150 @@
+"""Import: a shop file's state in place of the data dir's (or table's) shop: a change, never a silent replacement.
+
+read the current shop -> same content (revision aside): nothing to do
+-> the diff (orders, machines, materials, products: added, removed, changed)
+-> guarded: an order placed by an applied plan would be removed or rescheduled, or a pending plan would be
+   made stale -> IMPORT_CONFLICT listing them, nothing written (unless ``replace``)
+-> one conditional write (conditioned on the revision and digest just read) with its audit event; the
+   revision moves up by one (or to the file's, when higher: revisions never go back)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ...domain.errors import ShopChangeCode, ShopChangeRefusedError
+from ...domain.planning.proposal import load_proposal
+from ...domain.ports import ShopStore
+from ...domain.records import Checkpoint, audit_event
+from ...domain.shop.diff import ShopDiff, shop_diff
+from ...domain.shop.model import ShopState, runs
+from .life import made_stale, pending_checkpoints
+
+
+def placed_by_plans(store: ShopStore) -> dict[str, str]:
+    """Each order an applied plan scheduled or moved, with the proposal hash of the last plan that did."""
+    placed: dict[str, str] = {}
+    for event in store.audit_events():
+        if event.event_type != "plan_applied" or not event.proposal_hash:
+            continue
+        data = store.get_proposal(event.proposal_hash)
+        if data is None:
+            continue
+        proposal = load_proposal(data, event.proposal_hash)
+        for order_id in (proposal.target_order.id, *(c.order_id for c in proposal.schedule_changes)):
+            placed[order_id] = event.proposal_hash
+    return placed
+
+
+def plan_conflicts(store: ShopStore, before: ShopState, after: ShopState) -> list[str]:
+    """Orders placed by an applied plan that ``after`` removes or reschedules, each as a sentence."""
+    found = []
+    for order_id, proposal_hash in sorted(placed_by_plans(store).items()):
+        was = before.order(order_id)
+        if was is None:
+            continue  # completed or cancelled since, or moved out by an earlier import
+        now = after.order(order_id)
+        plan = f"placed by the applied plan {proposal_hash[:12]}"
+        if now is None:
+            closed = after.closed_order(order_id)
+            verb = f"marked {closed.status}" if closed else "removed"
+            found.append(f"order {order_id} ({plan}) would be {verb}")
+        elif now.schedule != was.schedule:
+            found.append(
+                f"order {order_id} ({plan}) would be rescheduled: {runs(was.schedule)} -> {runs(now.schedule)}"
+            )
+    return found
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """What an import would do, judged on the shop as read (``dry-run`` prints it; import writes it)."""
+
+    current: ShopState | None
+    state: ShopState
+    diff: ShopDiff | None
+    conflicts: tuple[str, ...]
+    stale: tuple[Checkpoint, ...]
+
+    @property
+    def changed(self) -> bool:
+        """False when the shop already is exactly the file's."""
+        return self.current is None or self.diff is None or not self.diff.is_empty()
+
+    def problems(self) -> list[str]:
+        """Why this import needs ``--replace``: plan-placed orders it moves, and pending plans it stales."""
+        out = list(self.conflicts)
+        out += [f"pending plan {c.checkpoint_id} (order {c.target_order_id}) would become stale" for c in self.stale]
+        return out
+
+
+def plan_import(store: ShopStore, state: ShopState, now: datetime) -> ImportPlan:
+    """What importing ``state`` would change, which orders of applied plans and which pending plans it touches."""
+    current = store.load_state()
+    if current is None:
+        return ImportPlan(current=None, state=state, diff=None, conflicts=(), stale=())
+    same = state.model_copy(update={"revision": current.revision})
+    if same.digest() == current.digest():
+        return ImportPlan(current=current, state=current, diff=shop_diff(current, same), conflicts=(), stale=())
+    state = state.model_copy(update={"revision": max(state.revision, current.revision + 1)})
+    return ImportPlan(
+        current=current,
+        state=state,
+        diff=shop_diff(current, state),
+        conflicts=tuple(plan_conflicts(store, current, state)),
+        stale=tuple(made_stale(store, current, state, now)),
+    )
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: the shop now stored, whether it replaced one, and which plans it made stale."""
+
+    state: ShopState
+    created: bool
+    changed: bool
+    stale_checkpoints: tuple[str, ...]
+    diff: ShopDiff | None = None
+
+
+def pending_on(store: ShopStore, digest: str, now: datetime) -> list[Checkpoint]:
+    """Checkpoints still waiting for a decision (unexpired, unclaimed) that were proposed on ``digest``."""
+    return [c for c in pending_checkpoints(store, now) if c.domain_digest == digest]
+
+
+def import_shop(store: ShopStore, state: ShopState, now: datetime, *, replace: bool = False) -> ImportResult:
+    """Create or change the shop to ``state``; ``IMPORT_CONFLICT`` (nothing written) when it would move an order
+    an applied plan placed or make a pending plan stale, unless ``replace``."""
+    plan = plan_import(store, state, now)
+    if not plan.changed:
+        return ImportResult(state=plan.state, created=False, changed=False, stale_checkpoints=(), diff=plan.diff)
+    problems = plan.problems()
+    if problems and not replace:
+        listed = "\n".join(f"  {p}" for p in problems)
+        raise ShopChangeRefusedError(
+            ShopChangeCode.IMPORT_CONFLICT,
+            f"this import would change what applied or pending plans rely on:\n{listed}\n"
+            "nothing was imported; decide the pending plans first, or import with --replace to change it anyway",
+        )
+    current = plan.current
+    stale = [c.checkpoint_id for c in plan.stale]
+    event = audit_event(
+        "shop_imported",
+        now,
+        shop=plan.state.name,
+        revision=plan.state.revision,
+        digest=plan.state.digest(),
+        replaced_digest=current.digest() if current else "",
+        stale_checkpoints=stale,
+        replaced_plan_orders=list(plan.conflicts),
+        diff=plan.diff.to_json() if plan.diff else {},
+    )
+    store.replace_shop(plan.state, None if current is None else (current.revision, current.digest()), event)
+    return ImportResult(
+        state=plan.state,
+        created=current is None,
+        changed=True,
+        stale_checkpoints=tuple(stale),
+        diff=plan.diff,
+    )

@@ -1,0 +1,181 @@
+"""submit: the verified caller becomes the requester (never anything the request says), the record is stored
+before the execution starts; requester_of: a run finds its submission by its own name, and without one it is
+refused under separation of duties."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+
+import pytest
+
+from production_orchestrator.domain.errors import (
+    IntegrityError,
+    RequesterUnverifiedError,
+    SubmitterUnknownError,
+    ValidationError,
+)
+from production_orchestrator.domain.identity import channel_identity
+from production_orchestrator.domain.intake.customer_message import read_message
+from production_orchestrator.domain.intake.inbound_mail import AcceptedMail
+from production_orchestrator.domain.intake.submissions import Submission, received_execution_name
+from production_orchestrator.services.runs.submit import requester_of, submit, submit_received
+from tests.support.fakes import InMemorySubmissionStore, RecordingStarter
+from tests.support.memory_world import T0
+
+OLGA = "arn:aws:sts::123456789012:assumed-role/ShopOperator/Olga@Shop.Example"
+# The deployment maps the operator's role to the person; the session name is the caller's to choose.
+SUBMITTERS = {"arn:aws:iam::123456789012:role/ShopOperator": "olga@shop.example"}
+REQUEST = "From: coach@northside-fc.example\n\nPlease make 120 red crest patches by Thursday."
+
+
+def test_the_caller_is_the_requester_and_the_record_comes_before_the_execution() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    done = submit(
+        store, starter, caller_arn=OLGA, caller_id="AROA:olga", request=REQUEST, now=T0, submitters=SUBMITTERS
+    )
+    record = done.submission
+    assert record.requested_by == "olga@shop.example"
+    assert record.request_sha256 == hashlib.sha256(REQUEST.encode()).hexdigest()
+    assert record.execution_name.startswith("sub-") and len(record.execution_name) == 36
+    assert starter.started == [(record.execution_name, {"request": REQUEST})]
+    assert done.execution_arn.endswith(f":{record.execution_name}")
+    assert store.get_submission(record.execution_name) == record
+
+
+def test_options_go_into_the_execution_input_but_never_decide_who_asked() -> None:
+    starter = RecordingStarter()
+    options = {"as_of": "2026-08-12", "request": "a different text"}
+    done = submit(
+        InMemorySubmissionStore(),
+        starter,
+        caller_arn=OLGA,
+        caller_id="",
+        request=REQUEST,
+        now=T0,
+        options=options,
+        submitters=SUBMITTERS,
+    )
+    assert starter.started[0][1] == {"as_of": "2026-08-12", "request": REQUEST}
+    assert done.submission.requested_by == "olga@shop.example"
+
+
+@pytest.mark.parametrize(
+    ("caller", "text"),
+    [(OLGA, "   "), (OLGA, "x" * 20_001), ("olga@shop.example", REQUEST), ("arn:aws:s3:::bucket", REQUEST)],
+)
+def test_bad_input_stores_nothing_and_starts_nothing(caller: str, text: str) -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    with pytest.raises(ValidationError):
+        submit(store, starter, caller_arn=caller, caller_id="", request=text, now=T0, submitters=SUBMITTERS)
+    assert starter.started == [] and store._records == {}
+
+
+def test_an_unmapped_caller_is_refused_with_its_code_and_nothing_is_written() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    # Approver ana assumes an unmapped role and names her session build-42 (or after herself): refused either way.
+    for session in ("build-42", "ana@example.com"):
+        with pytest.raises(SubmitterUnknownError) as refused:
+            submit(
+                store,
+                starter,
+                caller_arn=f"arn:aws:sts::123456789012:assumed-role/Deployer/{session}",
+                caller_id="",
+                request=REQUEST,
+                now=T0,
+                submitters=SUBMITTERS,
+            )
+        assert refused.value.code == "SUBMITTER_UNKNOWN"
+    assert starter.started == [] and store._records == {}
+
+
+def test_a_name_already_recorded_starts_nothing() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    first = submit(
+        store, starter, caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+    ).submission
+    with pytest.raises(IntegrityError):
+        store.put_submission(first)
+    assert len(starter.started) == 1
+
+
+def test_a_run_takes_its_requester_from_its_own_submission() -> None:
+    store = InMemorySubmissionStore()
+    record = submit(
+        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+    ).submission
+    who, found = requester_of(store, record.execution_name, claimed="mallory@shop.example", separation_of_duties=True)
+    assert (who, found) == ("olga@shop.example", record)
+
+
+@pytest.mark.parametrize("name", ["", "hand-typed-run", "sub-" + "f" * 32])
+def test_without_a_submission_separation_of_duties_refuses(name: str) -> None:
+    with pytest.raises(RequesterUnverifiedError):
+        requester_of(InMemorySubmissionStore(), name, claimed="olga@shop.example", separation_of_duties=True)
+
+
+def test_without_separation_of_duties_the_claim_is_kept_normalized() -> None:
+    who, found = requester_of(
+        InMemorySubmissionStore(), "hand-typed", claimed=" Olga@Shop.Example ", separation_of_duties=False
+    )
+    assert (who, found) == ("olga@shop.example", None)
+
+
+# --- e-mails received by SES: the same record-then-start, once per message --------------------------------
+
+MESSAGE_ID = "o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g1"
+
+
+def _accepted(request: str = REQUEST, customer: str = "coach@northside-fc.example") -> AcceptedMail:
+    return AcceptedMail(
+        requested_by=channel_identity("orders@shop.example"),
+        customer=customer,
+        request=request,
+        message=read_message(request),
+    )
+
+
+def test_a_received_email_is_requested_by_the_channel_for_its_customer() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    done = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    record = done.submission
+    assert record.execution_name == received_execution_name(MESSAGE_ID, REQUEST)
+    assert (record.requested_by, record.customer) == ("inbound:orders@shop.example", "coach@northside-fc.example")
+    assert (record.caller_arn, record.caller_id) == ("inbound:orders@shop.example", MESSAGE_ID)
+    assert starter.started == [(record.execution_name, {"request": REQUEST})]
+    who, found = requester_of(
+        store, record.execution_name, claimed="coach@northside-fc.example", separation_of_duties=True
+    )
+    assert (who, found) == ("inbound:orders@shop.example", record)
+
+
+def test_a_retried_delivery_finds_its_record_and_its_execution() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    first = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    again = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0 + timedelta(minutes=3))
+    assert again == first  # the stored record (first submitted_at), the same execution
+    assert len(store._records) == 1 and len(starter.started) == 1
+
+
+def test_another_record_under_the_name_is_an_integrity_error_and_starts_nothing() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    name = received_execution_name(MESSAGE_ID, REQUEST)
+    planted = submit(
+        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+    ).submission
+    store.put_submission(planted.model_copy(update={"execution_name": name}))
+    with pytest.raises(IntegrityError):
+        submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    assert starter.started == []
+    assert store.get_submission(name) == planted.model_copy(update={"execution_name": name})
+
+
+def test_old_records_without_a_customer_stay_readable() -> None:
+    store = InMemorySubmissionStore()
+    record = submit(
+        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+    ).submission
+    old = json.loads(record.model_dump_json())
+    del old["customer"]
+    assert Submission.model_validate(old).customer is None
