@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import Any
 
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import ValidationError
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
+from .root import local_runtime
 
 # The commands ``--table`` works with, as the refusal of any other command names them.
 AWS_COMMANDS = "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake"
@@ -128,3 +130,9 @@ def table_store(table: str) -> ShopStore:
     """The shop store of a deployed table (the operator's shop writes build it without the audit key, as they
     always did)."""
     return table_stores(table, "", "")[0]
+
+
+def shop_store(args: argparse.Namespace, where: Path) -> ShopStore:
+    """The shop store of the data dir ``where``, or with ``--table`` of the deployed table."""
+    table = table_of(args)
+    return table_store(table) if table is not None else local_runtime(where, create=False).store

@@ -18,12 +18,11 @@ from dataclasses import asdict
 from typing import Any
 
 from ...domain.errors import ValidationError
-from ...domain.ports import ShopStore
 from ...domain.shop.model import check_day
 from ...services.shop import life as shop_life
 from ...services.shop import order_list
 from .. import inputs
-from ..aws import add_table_flag, table_of, table_store
+from ..aws import add_table_flag, shop_store
 from ..output import EXIT_OK, emit_json
 from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import report_change
@@ -32,12 +31,6 @@ from ..root import local_runtime, utc_now
 GROUP = GROUP_SHOP
 # The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops order-complete ...).
 ALIASES = {f"order-{action}": ("order", action) for action in ("complete", "cancel", "progress")}
-
-
-def _store(args: argparse.Namespace) -> ShopStore:
-    """The shop store of the data dir, or with ``--table`` of the deployed table."""
-    table = table_of(args)
-    return table_store(table) if table is not None else local_runtime(data_dir(args), create=False).store
 
 
 def _day(args: argparse.Namespace) -> str | None:
@@ -77,17 +70,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _complete(args: argparse.Namespace) -> int:
-    applied = shop_life.complete(_store(args), args.order_id, utc_now(), _day(args))
+    applied = shop_life.complete(shop_store(args, data_dir(args)), args.order_id, utc_now(), _day(args))
     return report_change(applied, order=applied.change.detail["order_id"], status="complete")
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    applied = shop_life.cancel(_store(args), args.order_id, args.reason, utc_now(), _day(args))
+    applied = shop_life.cancel(shop_store(args, data_dir(args)), args.order_id, args.reason, utc_now(), _day(args))
     return report_change(applied, order=applied.change.detail["order_id"], status="cancelled")
 
 
 def _progress(args: argparse.Namespace) -> int:
-    applied = shop_life.progress(_store(args), args.order_id, args.minutes, utc_now())
+    applied = shop_life.progress(shop_store(args, data_dir(args)), args.order_id, args.minutes, utc_now())
     detail = applied.change.detail
     return report_change(applied, order=detail["order_id"], scheduled_minutes=detail["scheduled_minutes"])
 

@@ -19,7 +19,6 @@ import argparse
 from typing import Any
 
 from ...domain.errors import ValidationError
-from ...domain.ports import ShopStore
 from ...domain.presentation import render_shop
 from ...domain.records import audit_event
 from ...domain.shop.file_format import write_shop
@@ -29,7 +28,7 @@ from ...services.runs.requests import pending_requests
 from ...services.shop.importing import import_shop
 from ...services.shop.life import receive
 from .. import inputs
-from ..aws import add_table_flag, table_of, table_store
+from ..aws import add_table_flag, shop_store, table_of, table_store
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say
 from ..parser import GROUP_SHOP, actions, command, data_dir
@@ -39,12 +38,6 @@ from ..root import DB_NAME, local_runtime, utc_now
 GROUP = GROUP_SHOP
 # The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops shop-import ...).
 ALIASES = {"shop-import": ("shop", "import"), "shop-export": ("shop", "export"), "shop-receive": ("shop", "receive")}
-
-
-def _store(args: argparse.Namespace) -> ShopStore:
-    """The shop store of the data dir, or with ``--table`` of the deployed table."""
-    table = table_of(args)
-    return table_store(table) if table is not None else local_runtime(data_dir(args), create=False).store
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -65,7 +58,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _receive(args: argparse.Namespace) -> int:
-    applied = receive(_store(args), args.material, args.quantity, args.ref, utc_now())
+    applied = receive(shop_store(args, data_dir(args)), args.material, args.quantity, args.ref, utc_now())
     detail = applied.change.detail
     return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
