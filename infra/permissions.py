@@ -120,7 +120,7 @@ RECEIPT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
     "resume_agent": ("kms:VerifyMac",),
 }
 # The audit chain's links and head are MACed with their own key by every function that appends an event; none
-# of them verifies (that is the operator's audit-verify).
+# of them verifies (that is the operator's audit verify --table).
 AUDIT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
     module: ("kms:GenerateMac",)
     for module in ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox")

@@ -289,7 +289,7 @@ class AgentFunctions(Construct):
         """An HMAC_SHA_256 KMS key (kept when the stack is deleted: what it MACed must stay verifiable).
 
         Its policy does not delegate to IAM (no ``root: kms:*``): the account may administer the key and verify
-        MACs (a yes/no that mints nothing: the operator's audit-verify), but only the roles named by
+        MACs (a yes/no that mints nothing: the operator's audit verify --table), but only the roles named by
         :meth:`grant_key` may generate a MAC, so no administrator's identity policy can mint a receipt or an
         audit link. The account keeps ``PutKeyPolicy`` (KMS refuses a policy that locks it out); changing the
         policy is a CloudTrail event.

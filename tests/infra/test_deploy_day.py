@@ -237,7 +237,7 @@ def test_hmac_keys_do_not_delegate_to_iam_and_name_the_roles_that_mac(template: 
         (admin,) = account
         assert "kms:*" not in _actions(admin) and "kms:GenerateMac" not in _actions(admin), description
         assert not any(a.startswith("kms:CreateGrant") for a in _actions(admin)), description
-        assert "kms:VerifyMac" in _actions(admin)  # the operator's audit-verify: a yes/no that mints nothing
+        assert "kms:VerifyMac" in _actions(admin)  # the operator's audit verify --table: a yes/no that mints nothing
     receipt = next(v for k, v in policies.items() if "receipts" in k)
     assert _principals(receipt, "kms:GenerateMac") == _role_arns(template, ["decide"])
     named = [s for s in receipt if "AWS::AccountId" not in _principal_refs(s)]

@@ -70,7 +70,7 @@ class _Checkpointed(_Event):
 class RunAgentEvent(_Event):
     """The execution input of ``RunAgentUntilApproval``, and the execution's own name.
 
-    ``{"request": "<e-mail>"}`` plans a customer's e-mail on the table's shop (``shop-import`` first);
+    ``{"request": "<e-mail>"}`` plans a customer's e-mail on the table's shop (``shop import --table`` first);
     ``{"request_s3_key": "requests/..."}`` names one in the session bucket (for one too large for the
     input); ``as_of`` sets the planning day (default: today in the shop's time zone). Without a request
     the run plans a reference scenario (``scenario``, default ``PO_SCENARIO``). The state machine passes
