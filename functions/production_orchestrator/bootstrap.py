@@ -1,8 +1,7 @@
 """The one composition root: the adapters a process runs on, built into a :class:`~.services.runtime.Runtime`.
 
-    local(data_dir)            the CLI: one data dir holds one shop (SQLite), its approvals, sessions (files),
-                               the key (receipts, the audit chain, derivable links); the approval mail's
-                               outbox is the shop store itself
+    local(data_dir)            the CLI: one data dir holds one shop (SQLite, and its outbox), its approvals,
+                               sessions (files), the key (receipts, the audit chain, derivable links)
     aws(settings, ports=...)   the handlers, once per cold start: DynamoDB stores, KMS keys, and only the
                                ports the function names (S3 sessions, SNS, Step Functions, submissions)
 
@@ -115,7 +114,6 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
         clock=utc_now,
         pid=os.getpid(),
         sessions=FileSessionStore(data_dir / SESSIONS_DIR),
-        mailbox=store,
         receipt_key=key,
         audit_key=key,
         mint=LinkMint(key),

@@ -138,9 +138,20 @@ class Chain:
         return len({who for who, approve in self.votes if approve})
 
 
-def predict(chain: Chain, via: str, who: str, approve: bool, stale: bool, now: datetime, reviewed: str = "") -> str:
+@dataclass(frozen=True)
+class Asking:
+    """``who`` asks, ``via`` the link or the CLI, for ``approve`` on the plan ``reviewed`` (default: the chain's)."""
+
+    via: str
+    who: str
+    approve: bool
+    reviewed: str = ""
+
+
+def predict(chain: Chain, asking: Asking, stale: bool, now: datetime) -> str:
     """What the rules say about ``who`` asking for ``approve`` on ``chain`` (written apart from the product)."""
-    reviewed = reviewed or chain.proposal_hash
+    via, who, approve = asking.via, asking.who, asking.approve
+    reviewed = asking.reviewed or chain.proposal_hash
     if chain.status in ("decided", "rejected"):
         return _predict_closed(chain, via, who, approve, reviewed)
     if chain.status == "superseded":
@@ -340,7 +351,7 @@ class PolicyMachine(RuleBasedStateMachine):
             {"a": root.approval_id, "s": root.secrets[who]},  # the link as mailed: the first approval's id
             {"decision": "approve" if approve else "reject", "reviewed_hash": reviewed, "reason": reason},
         )
-        predicted = predict(current, "link", who, approve, self.stale(current), self.clock(), reviewed)
+        predicted = predict(current, Asking("link", who, approve, reviewed), self.stale(current), self.clock())
         if predicted == GO and not approve and not reason.strip():
             predicted = "invalid"
         self.check("page_post", _page_expected(predicted), _page_outcome(page))
@@ -376,7 +387,7 @@ class PolicyMachine(RuleBasedStateMachine):
         who = data.draw(st.sampled_from((*chain.approvers, OUTSIDER, chain.requester or OUTSIDER)))
         before = self.fingerprint()
         request = ResumeRequest(chain.checkpoint_id, approve, chain.proposal_hash)
-        predicted = predict(chain, "cli", who, approve, self.stale(chain), self.clock())
+        predicted = predict(chain, Asking("cli", who, approve), self.stale(chain), self.clock())
         if predicted == ALREADY:
             predicted = self._resume_prediction(chain, approve)
         try:
@@ -519,11 +530,11 @@ class PolicyMachine(RuleBasedStateMachine):
             if who not in pages:
                 self.tally.violate(f"a concurrent vote by {who} did not finish")
             # Each read the record before or after the other's vote landed: either answer is right.
-            options = {_page_expected(predict(chain, "link", who, True, stale, now))}
+            options = {_page_expected(predict(chain, Asking("link", who, True), stale, now))}
             if ident(other) in recorded:
                 after = copy.deepcopy(chain)
                 _apply_vote(after, other)
-                options.add(_page_expected(predict(after, "link", who, True, stale, now)))
+                options.add(_page_expected(predict(after, Asking("link", who, True), stale, now)))
             observed = _page_outcome(pages[who])
             self.check("two_votes_at_once", observed if observed in options else "|".join(sorted(options)), observed)
             if (observed == GO) != (ident(who) in recorded):

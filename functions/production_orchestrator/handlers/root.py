@@ -90,15 +90,11 @@ def agent_root() -> AgentRoot:
 
     Imported here, not at module level, so the decision endpoint never loads strands.
     """
-    from ..agent.providers import build_binding
+    from ..agent.providers import deployed_binding
 
     shared = core()
     settings = shared.settings.require("session_bucket")
-    binding = build_binding(
-        settings.provider,
-        settings.model_id,
-        settings.model_region,
-        settings.model_profile,
-        endpoint=settings.model_endpoint,
+    binding = deployed_binding(
+        settings.provider, settings.model_id, settings.model_region, settings.model_profile, settings.model_endpoint
     )
     return AgentRoot(core=shared, runtime=runtime("sessions", "submissions"), binding=binding)

@@ -24,10 +24,10 @@ from ..domain.approval.links import LinkMint
 from ..domain.errors import ConfigurationError
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import (
-    ApprovalMailbox,
     ApprovalNotifier,
     ApprovalStore,
     MacKey,
+    MessageTransport,
     SessionStore,
     ShopStore,
     SubmissionStore,
@@ -53,8 +53,6 @@ class Runtime:
     pid: int
     # The agent's sessions: None where no agent runs (the decision, submit and reminder functions).
     sessions: SessionStore | None = None
-    # The approval-mail outbox (locally the SQLite store; in AWS approval links go by SNS, not through it).
-    mailbox: ApprovalMailbox | None = None
     # Where approval links and reminders go (stdout locally, SNS in AWS).
     notifier: ApprovalNotifier | None = None
     # Wakes the parked workflow once an approval is decided (Step Functions SendTaskSuccess; locally a no-op).
@@ -70,9 +68,12 @@ class Runtime:
     # events cannot forge a receipt).
     receipt_key: MacKey | None = None
     audit_key: MacKey | None = None
-    # How approval links are minted: derivable from the data dir's key locally (a reminder or the outbox
-    # rebuilds them), random in AWS (sent once, by SNS).
-    mint: LinkMint = field(default_factory=LinkMint)
+    # The outbox's transport (SMTP or a directory of .eml files locally, SES on AWS; None: nothing is sent) and
+    # the mint that rebuilds an approval request's link from the shop's key at send (None: approval mail waits).
+    # Links are minted with it too: derivable from the data dir's key locally (a reminder or the outbox rebuilds
+    # them), random without one (AWS: sent once, by SNS).
+    transport: MessageTransport | None = None
+    mint: LinkMint | None = None
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     # The planning solver's budget in work (nodes per objective stage): the same budget, the same plan.
     solver_nodes: int = DEFAULT_NODES

@@ -66,7 +66,7 @@ class ReminderPass:
 
     @property
     def mint(self) -> LinkMint:
-        return self.rt.mint
+        return self.rt.mint or LinkMint()
 
     def event(self, kind: str, record: ApprovalRecord, **detail: Any) -> AuditEvent:
         return audit_event(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...domain.approval.approvals import ApprovalRecord
+from ...domain.approval.links import LinkMint
 from ...domain.approval.policy import identity
 from ...domain.errors import (
     ApprovalActionRefusedError,
@@ -72,7 +73,7 @@ def relink(rt: Runtime, cmd: Relink) -> Relinked:
             "NOT_AN_APPROVER", f"{approver} is not asked on approval {approval.approval_id} (asked: {asked})"
         )
     checkpoint, proposal = review(store, approval.checkpoint_id)
-    secret, link = rt.mint.mint(person)
+    secret, link = (rt.mint or LinkMint()).mint(person)
     queued = cmd.outbox and bool(link.nonce) and is_mail_address(person)
     mail = (
         [

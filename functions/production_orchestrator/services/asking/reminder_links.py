@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ...domain.approval.approvals import ApprovalRecord
-from ...domain.approval.links import LinkMint
 from ...domain.approval.reminders import ReminderSchedule
 from ...domain.errors import ApprovalActionRefusedError, DecisionAlreadyClaimedError, ReminderHeldError
 from ...domain.ports import ApprovalMessage, ApprovalNotifier
@@ -97,7 +96,7 @@ def remind_with_links(rt: Runtime, cmd: RemindWithLinks) -> list[tuple[str, str]
             continue
         try:
             # A random link, as the AWS request path sends them (the message goes out as the first did).
-            as_reminder = replace(rt, notifier=_AsReminder(notifier, record, zone, now), mint=LinkMint())
+            as_reminder = replace(rt, notifier=_AsReminder(notifier, record, zone, now), mint=None)
             relink(as_reminder, Relink(record.approval_id, approver, cmd.link_base_url))
         except ApprovalActionRefusedError as exc:
             if exc.code in ("EXPIRED", "APPROVAL_CLOSED"):

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ...domain.approval.approvals import ApprovalRecord
-from ...domain.approval.links import LinkMint
 from ...domain.approval.reminders import ReminderSchedule, parse_points
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
 from ...domain.ports import ApprovalStore
@@ -191,7 +190,7 @@ def _escalate(rt: Runtime, cmd: Wake, record: ApprovalRecord, result: Woken) -> 
     added once in one transaction with their event; each backup's link then claimed, sent and marked once."""
     schedule, link_base_url = cmd.schedule, cmd.link_base_url
     run = ReminderPass(
-        replace(rt, mint=LinkMint()), schedule, rt.clock(), lambda _record: link_base_url, cmd.lease,
+        replace(rt, mint=None), schedule, rt.clock(), lambda _record: link_base_url, cmd.lease,
         shop_zone(rt.store.load_state()), False, RemindReport(),
     )  # fmt: skip
     held: dict[str, str] = {}

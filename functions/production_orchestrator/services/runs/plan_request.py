@@ -10,7 +10,7 @@ from ...domain.errors import IntakeError, PlanningError, ShopError, UnplannableE
 from ...domain.intake.customer_message import CustomerMessage
 from ...domain.intake.given import given_against_email
 from ...domain.planning.proposal import GivenFacts, ProposalContent
-from ...domain.planning.propose import build_proposal
+from ...domain.planning.propose import Requested, build_proposal
 from ...domain.records import Checkpoint
 from ...domain.scenarios import SCENARIOS
 from ...domain.scenarios import scenario as find_scenario
@@ -67,7 +67,9 @@ def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) ->
     pending = None if shop.order(order.id) is not None else order
     try:
         # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
-        build_proposal(shop, order.id, request.planning_day, text, pending=pending, solver_nodes=0, given=request.given)
+        build_proposal(
+            shop, order.id, request.planning_day, Requested(text, pending=pending, given=request.given), solver_nodes=0
+        )
     except UnplannableError:
         raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem
     except PlanningError as exc:
