@@ -3,7 +3,8 @@
     local(data_dir)            the CLI: one data dir holds one shop (SQLite, and its outbox), its approvals,
                                sessions (files), the key (receipts, the audit chain, derivable links)
     aws(settings, ports=...)   the handlers, once per cold start: DynamoDB stores, KMS keys, and only the
-                               ports the function names (S3 sessions, SNS, Step Functions, submissions)
+                               ports the function names (S3 sessions, SNS, Step Functions, submissions);
+                               the operator's commands against a table, with an AwsTarget
 
 Nothing is imported at module level but the standard library: ``aws()`` loads the adapters (and, for
 ``sessions``, strands) when the first request builds the runtime, so a handler's cold import stays small and the
@@ -15,9 +16,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from .domain.approval.claims import DEFAULT_LEASE
+from .domain.planning.solver import DEFAULT_NODES
 
 if TYPE_CHECKING:
     from .services.runtime import Runtime
@@ -32,6 +37,22 @@ AwsPort = Literal["sessions", "notifier", "callback", "starter", "submissions"]
 def utc_now() -> datetime:
     """The wall clock, in UTC."""
     return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class AwsTarget:
+    """The settings ``aws()`` reads, for a command pointed at a deployed table from outside Lambda (the
+    operator's CLI): the table, its keys, and what the ports it asks for need."""
+
+    table_name: str
+    audit_key_id: str | None = None
+    receipt_key_id: str | None = None
+    topic_arn: str | None = None
+    state_machine_arn: str | None = None
+    session_bucket: str | None = None
+    session_prefix: str = "sessions/"
+    decision_lease: timedelta = DEFAULT_LEASE
+    solver_nodes: int = DEFAULT_NODES
 
 
 class AwsSettings(Protocol):

@@ -27,20 +27,28 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
+from ..bootstrap import AwsPort, AwsTarget, aws
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
-from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.shop.file_format import write_shop
-from ..services.shop.importing import import_shop
+from ..services.runtime import Runtime
+from ..services.shop.importing import ImportShop, import_shop
 from .printers import print_chain_report
 
 
-def table_store(table: str) -> ShopStore:
-    """The shop store of a deployed table."""
-    return _aws(table, "", "")[0]
+def _runtime(
+    table: str, *ports: AwsPort, audit_key_id: str = "", receipt_key_id: str = "", topic_arn: str = ""
+) -> Runtime:
+    """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``."""
+    target = AwsTarget(
+        table_name=table,
+        audit_key_id=audit_key_id or None,
+        receipt_key_id=receipt_key_id or None,
+        topic_arn=topic_arn or None,
+    )
+    return aws(target, ports=ports)
 
 
 def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool = False) -> int:
@@ -51,8 +59,8 @@ def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool =
 
     state = parse_shop_file(read_text(path, "shop file"))
     if dry_run:
-        return dry_run_report(table_store(table), state)
-    return report_import(import_shop(table_store(table), state, datetime.now(UTC), replace=replace), state)
+        return dry_run_report(_runtime(table), state)
+    return report_import(import_shop(_runtime(table), ImportShop(state, replace=replace)), state)
 
 
 def shop_change(table: str, args: argparse.Namespace) -> int:
@@ -60,16 +68,16 @@ def shop_change(table: str, args: argparse.Namespace) -> int:
     from ..services.shop import life as shop_life
     from .printers import report_change
 
-    store, now = table_store(table), datetime.now(UTC)
+    rt = _runtime(table)
     if args.command == "shop-receive":
-        applied = shop_life.receive(store, args.material, args.quantity, args.ref, now)
+        applied = shop_life.receive(rt, shop_life.Receive(args.material, args.quantity, args.ref))
         return report_change(applied, material=applied.change.detail["material_id"])
     if args.command == "order-complete":
-        applied = shop_life.complete(store, args.order_id, now)
+        applied = shop_life.complete(rt, shop_life.Complete(args.order_id))
     elif args.command == "order-cancel":
-        applied = shop_life.cancel(store, args.order_id, args.reason, now)
+        applied = shop_life.cancel(rt, shop_life.Cancel(args.order_id, args.reason))
     else:
-        applied = shop_life.progress(store, args.order_id, args.minutes, now)
+        applied = shop_life.progress(rt, shop_life.Progress(args.order_id, args.minutes))
     return report_change(applied, order=applied.change.detail["order_id"])
 
 
@@ -77,40 +85,18 @@ def shop_export(table: str, path: str) -> int:
     """Write the table's shop as a shop file."""
     from .files import write_shop_file
 
-    state = table_store(table).load_state()
+    state = _runtime(table).store.load_state()
     if state is None:
         raise ValidationError(f"table {table} holds no shop yet (shop-import first)")
     write_shop_file(write_shop(state), path)
     return 0
 
 
-def _aws(
-    table: str, audit_key_id: str, receipt_key_id: str
-) -> tuple[ShopStore, ApprovalStore, MacKey | None, MacKey | None, object]:
-    import boto3  # type: ignore[import-untyped]
-
-    from ..adapters.aws.boto_config import BOTO_CONFIG
-    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
-    from ..adapters.aws.dynamodb_store import DynamoShopStore
-    from ..adapters.aws.kms_mac import KmsMacKey
-
-    session = boto3.Session()
-    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)
-    kms = session.client("kms", config=BOTO_CONFIG) if (audit_key_id or receipt_key_id) else None
-    audit_key = KmsMacKey(kms, audit_key_id) if audit_key_id else None
-    receipt_key = KmsMacKey(kms, receipt_key_id) if receipt_key_id else None
-    return DynamoShopStore(dynamodb, table), DynamoApprovalStore(dynamodb, table), audit_key, receipt_key, session
-
-
 def wake_decided(table: str) -> int:
     """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
-    from ..adapters.aws.boto_config import SEND_TASK_CONFIG
-    from ..adapters.aws.step_functions import StepFunctionsCallback
     from ..services.deciding.wake import reconcile
 
-    _, approvals, _, _, session = _aws(table, "", "")
-    callback = StepFunctionsCallback(session.client("stepfunctions", config=SEND_TASK_CONFIG))  # type: ignore[attr-defined]
-    outcomes = reconcile(approvals, callback, datetime.now(UTC))
+    outcomes = reconcile(_runtime(table, "callback"))
     for approval_id, outcome in sorted(outcomes.items()):
         print(f"WAKE {approval_id}={outcome}")
     print(f"WOKEN={sum(1 for o in outcomes.values() if o == 'woken')}")
@@ -119,23 +105,12 @@ def wake_decided(table: str) -> int:
 
 def relink_aws(args: argparse.Namespace) -> int:
     """``approvals relink`` against the deployed table: the new link goes out through the approval topic."""
-    from ..adapters.aws.boto_config import BOTO_CONFIG
-    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
-    from ..adapters.aws.dynamodb_store import DynamoShopStore
-    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
-    from ..services.asking.relink import relink
+    from ..services.asking.relink import Relink, relink
 
-    _, _, audit_key, _, session = _aws(args.table, args.audit_key, "")
-    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)  # type: ignore[attr-defined]
-    done = relink(
-        DynamoShopStore(dynamodb, args.table, audit_key=audit_key),  # the keyed chain goes on with its key
-        DynamoApprovalStore(dynamodb, args.table),
-        SnsApprovalNotifier(session.client("sns", config=BOTO_CONFIG), args.topic_arn),  # type: ignore[attr-defined]
-        approval_id=args.approval.strip().lower(),
-        approver=args.approver,
-        link_base_url=args.link_base,
-        now=datetime.now(UTC),
-    )
+    # The keyed chain goes on with its key; the link is random (sent once, by SNS).
+    rt = _runtime(args.table, "notifier", audit_key_id=args.audit_key, topic_arn=args.topic_arn)
+    done = relink(rt, Relink(approval_id=args.approval.strip().lower(), approver=args.approver,
+                             link_base_url=args.link_base))  # fmt: skip
     print(f"APPROVAL_ID={done.approval_id}")
     print(f"APPROVER={done.approver}")
     print("SENT=sns")  # the link itself only in the message
@@ -197,8 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return shop_export(args.table, args.path)
         if args.command == "wake-decided":
             return wake_decided(args.table)
-        store, approvals, audit_key, receipt_key, _ = _aws(args.table, args.audit_key, args.receipt_key)
-        return print_chain_report(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
+        rt = _runtime(args.table, audit_key_id=args.audit_key, receipt_key_id=args.receipt_key)
+        return print_chain_report(rt)
     except OrchestratorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -9,12 +9,12 @@ and the approver.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...domain.approval.links import LinkMint
 from ...domain.ports import ApprovalMessage
-from ...services.asking.relink import relink
+from ...services.asking.relink import Relink, relink
 from ...services.evidence import current_approval
 from .. import inputs
 from ..output import EXIT_OK, PROG, emit, say
@@ -23,10 +23,8 @@ from ..root import (
     DEFAULT_LINK_BASE,
     link_bases,
     local_approvals,
-    local_mac_key,
     local_runtime,
     record_link_base,
-    utc_now,
 )
 
 
@@ -59,16 +57,10 @@ def _relink(args: argparse.Namespace) -> int:
     assert rt.approvals is not None
     base = _link_base(where, args.approval, args.link_base)
     notifier = StdoutNotifier()
+    # The data dir's runtime mints links with its key: an e-mail approver's new link can wait in the outbox.
     done = relink(
-        rt.store,
-        rt.approvals,
-        notifier,
-        approval_id=args.approval,
-        approver=args.approver,
-        link_base_url=base,
-        now=utc_now(),
-        mint=LinkMint(local_mac_key(where)),
-        outbox=not args.print_link,
+        replace(rt, notifier=notifier),
+        Relink(approval_id=args.approval, approver=args.approver, link_base_url=base, outbox=not args.print_link),
     )
     record_link_base(where, done.approval_id, base)
     say(f"a new link for {done.approver}; the link they had before no longer opens the plan")

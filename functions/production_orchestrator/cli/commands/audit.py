@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from ...adapters.local.mac_key import KEY_FILE, FileMacKey
@@ -14,12 +15,11 @@ from ..root import local_runtime
 def _verify(args: argparse.Namespace) -> int:
     directory = data_dir(args)
     rt = local_runtime(directory, create=False)
-    assert rt.approvals is not None
     # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key). A check never creates it:
     # with a new key every MAC would fail and the report would blame the chain for a missing file.
     key = FileMacKey(directory / KEY_FILE, create=False)
     key.key_id  # noqa: B018 - raises KeyMissingError before anything is read
-    return print_chain_report(rt.store, rt.approvals, audit_key=key, receipt_key=key)
+    return print_chain_report(replace(rt, audit_key=key, receipt_key=key))
 
 
 def register(subparsers: Any) -> None:

@@ -24,7 +24,7 @@ from .. import inputs
 from ..output import EXIT_OK, emit_json
 from ..parser import actions, command, data_dir
 from ..printers import report_change
-from ..root import local_runtime, utc_now
+from ..root import local_runtime
 
 
 def _day(args: argparse.Namespace) -> str | None:
@@ -42,9 +42,9 @@ def _as_of(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    now = utc_now()
-    state = shop_life.current_shop(rt.store)
-    pending = order_list.pending_rows(rt.store, now, rt.approvals)
+    now = rt.clock()
+    state = shop_life.current_shop(rt)
+    pending = order_list.pending_rows(rt)
     rows = order_list.order_rows(state, _day(args) or state.today(now), pending)
     if args.json:
         orders = [asdict(r) for r in rows if not r.checkpoint]
@@ -65,19 +65,19 @@ def _list(args: argparse.Namespace) -> int:
 
 def _complete(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.complete(rt.store, args.order_id, utc_now(), _day(args))
+    applied = shop_life.complete(rt, shop_life.Complete(args.order_id, _day(args)))
     return report_change(applied, order=applied.change.detail["order_id"], status="complete")
 
 
 def _cancel(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.cancel(rt.store, args.order_id, args.reason, utc_now(), _day(args))
+    applied = shop_life.cancel(rt, shop_life.Cancel(args.order_id, args.reason, _day(args)))
     return report_change(applied, order=applied.change.detail["order_id"], status="cancelled")
 
 
 def _progress(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.progress(rt.store, args.order_id, args.minutes, utc_now())
+    applied = shop_life.progress(rt, shop_life.Progress(args.order_id, args.minutes))
     detail = applied.change.detail
     return report_change(applied, order=detail["order_id"], scheduled_minutes=detail["scheduled_minutes"])
 

@@ -23,8 +23,8 @@ from ...domain.shop.file_format import write_shop
 from ...domain.shop.model import ShopState
 from ...services.evidence import current_state
 from ...services.runs.requests import pending_requests
-from ...services.shop.importing import import_shop
-from ...services.shop.life import receive
+from ...services.shop.importing import ImportShop, import_shop
+from ...services.shop.life import Receive, receive
 from .. import inputs
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say
@@ -40,14 +40,14 @@ def _import(args: argparse.Namespace) -> int:
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
             say(f"dry run: nothing was written; there is no shop in {data_dir(args)} yet: the import would create it")
             return EXIT_OK
-        return dry_run_report(local_runtime(data_dir(args), create=False).store, state)
+        return dry_run_report(local_runtime(data_dir(args), create=False), state)
     rt = local_runtime(data_dir(args), create=True)
-    return report_import(import_shop(rt.store, state, utc_now(), replace=args.replace), state)
+    return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
 
 
 def _receive(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    applied = receive(rt.store, args.material, args.quantity, args.ref, utc_now())
+    applied = receive(rt, Receive(args.material, args.quantity, args.ref))
     detail = applied.change.detail
     return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
@@ -60,7 +60,7 @@ def _show(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
     state = current_state(rt.store)
     # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
-    pending = pending_requests(rt.store, utc_now(), rt.approvals)
+    pending = pending_requests(rt)
     if args.json:
         write_shop_file({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
     else:
