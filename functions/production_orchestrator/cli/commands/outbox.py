@@ -34,13 +34,15 @@ from ...services.outbox.deliver import DeliveryReport, deliver
 from ...services.outbox.requeue import requeue
 from ..inputs import proposal_hash
 from ..output import terminal_safe
-from ..parser import actions, command, data_dir
+from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..root import local_mailbox, local_runtime, utc_now
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
 # A message's id as listed: ``<proposal hash>#<index>`` (any case; the index with or without its leading zero).
 _MESSAGE_ID = re.compile(r"([0-9a-f]{64})#([0-9]{1,2})")
+
+GROUP = GROUP_MESSAGES
 
 
 def register(subparsers: Any) -> None:

@@ -1,0 +1,132 @@
+"""The AWS side of the same commands: ``--table NAME`` runs an operator command on a deployed stack's DynamoDB
+table instead of the data dir.
+
+    --table T shop import|export|receive ...     the table's shop (same checks and output as on the data dir)
+    --table T order complete|cancel|progress ...  the operator's changes of one order
+    --table T audit verify [--audit-key ID] [--receipt-key ID]
+                                                  the keyed chain and every vote's receipt (exit 5 broken)
+    --table T approvals relink --topic-arn ARN --link-base URL --approval ID --approver EMAIL
+                                                  a new link for one approver, sent by SNS as the first was
+    --table T approvals wake                      the reconciler: wakes every decided approval whose workflow
+                                                  was never told
+
+``--table`` (and the keys) may stand before or after the command words; a command with no AWS meaning refuses
+it. The default AWS credential chain is used (and ``AWS_ENDPOINT_URL`` when set); the keys default to
+``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``. boto3 is imported only when a command runs on a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
+from ..domain.errors import ValidationError
+from .root import local_runtime
+
+if TYPE_CHECKING:
+    from ..bootstrap import AwsPort
+    from ..services.runtime import Runtime
+
+# The commands ``--table`` works with, as the refusal of any other command names them.
+AWS_COMMANDS = "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake"
+
+
+def add_table_flag(parser: argparse.ArgumentParser, *, keys: tuple[str, ...] = (), aws_only: bool = False) -> None:
+    """``--table`` (and ``--audit-key`` / ``--receipt-key`` when ``keys`` names them) on ``parser``; SUPPRESS as
+    default, so a value given before the command survives (``aws_only``: the command needs it, and says so when
+    it runs). The command is marked as one with an AWS meaning."""
+    group = parser.add_argument_group("on AWS (a deployed stack's table instead of the data dir)")
+    group.add_argument(
+        "--table",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="the stack's DynamoDB table (its TableName output, PO_TABLE_NAME)"
+        + (" (required)" if aws_only else ": run this command there instead of on the data dir"),
+    )
+    if "audit" in keys:
+        group.add_argument(
+            "--audit-key",
+            default=argparse.SUPPRESS,
+            metavar="ID",
+            help=f"the KMS key of the audit chain (default: ${ENV_AUDIT_KEY_ID})",
+        )
+    if "receipt" in keys:
+        group.add_argument(
+            "--receipt-key",
+            default=argparse.SUPPRESS,
+            metavar="ID",
+            help=f"the KMS key of the vote receipts (default: ${ENV_RECEIPT_KEY_ID})",
+        )
+    parser.set_defaults(aws=True)
+
+
+def add_global_table_flags(parser: argparse.ArgumentParser) -> None:
+    """``--table``, ``--audit-key``, ``--receipt-key`` before the command words."""
+    group = parser.add_argument_group("on AWS (operator commands on a deployed stack)")
+    group.add_argument(
+        "--table",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help=f"run the command on this DynamoDB table instead of the data dir ({AWS_COMMANDS})",
+    )
+    group.add_argument(
+        "--audit-key",
+        default=argparse.SUPPRESS,
+        metavar="ID",
+        help=f"with --table: the KMS key of the audit chain (default: ${ENV_AUDIT_KEY_ID})",
+    )
+    group.add_argument(
+        "--receipt-key",
+        default=argparse.SUPPRESS,
+        metavar="ID",
+        help=f"with --table: the KMS key of the vote receipts (default: ${ENV_RECEIPT_KEY_ID})",
+    )
+
+
+def required_table(args: argparse.Namespace, what: str) -> str:
+    """The table of a command that only runs on AWS, else ValidationError saying so."""
+    table = table_of(args)
+    if table is None:
+        raise ValidationError(f"{what} runs on a deployed stack: pass --table NAME (its TableName output)")
+    return table
+
+
+def table_of(args: argparse.Namespace) -> str | None:
+    """The table ``--table`` names (before or after the command), or None: the data dir."""
+    table = getattr(args, "table", None)
+    return str(table) if table is not None else None
+
+
+def audit_key_id(args: argparse.Namespace) -> str:
+    """``--audit-key``, else ``$PO_AUDIT_KEY_ID``, else "" (no key)."""
+    return str(getattr(args, "audit_key", None) or os.environ.get(ENV_AUDIT_KEY_ID, ""))
+
+
+def receipt_key_id(args: argparse.Namespace) -> str:
+    """``--receipt-key``, else ``$PO_RECEIPT_KEY_ID``, else "" (no key)."""
+    return str(getattr(args, "receipt_key", None) or os.environ.get(ENV_RECEIPT_KEY_ID, ""))
+
+
+def table_runtime(
+    table: str, *ports: AwsPort, audit_key_id: str = "", receipt_key_id: str = "", topic_arn: str = ""
+) -> Runtime:
+    """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``.
+    The operator's shop writes run without the audit key, as they always did."""
+    from ..bootstrap import AwsTarget, aws
+
+    target = AwsTarget(
+        table_name=table,
+        audit_key_id=audit_key_id or None,
+        receipt_key_id=receipt_key_id or None,
+        topic_arn=topic_arn or None,
+    )
+    return aws(target, ports=ports)
+
+
+def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
+    """The runtime of the data dir ``where``, or with ``--table`` of the deployed table."""
+    table = table_of(args)
+    return table_runtime(table) if table is not None else local_runtime(where, create=False)
