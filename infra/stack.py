@@ -45,8 +45,7 @@ class ProductionOrchestratorStack(Stack):
                 settings=settings,
                 store=self.store,
                 functions=self.functions,
-                topic=self.channel.topic,
-                decision_url=self.channel.decision_url.url if self.channel.decision_url else "",
+                channel=self.channel,
             )
             if settings.reminders_on
             else None

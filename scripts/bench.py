@@ -127,10 +127,10 @@ def child_resume(mode: str, data_dir: str, checkpoint_id: str, proposal_hash: st
     rt = local_runtime(Path(data_dir), create=False)
     if mode == "ours":
         from production_orchestrator.domain.approval.verification import ResumeRequest
-        from production_orchestrator.services.deciding.resume_approval import resume_direct
+        from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
 
         request = ResumeRequest(checkpoint_id=checkpoint_id, approved=True, reviewed_hash=proposal_hash)
-        result = resume_direct(rt, request, binding, approver="bench", reason="")
+        result = resume_direct(rt, ResumeDirect(request, binding, approver="bench", reason=""))
         assert result.outcome == "applied", result
     else:
         # Bare Strands: rebuild the same agent on its FileSessionManager and answer the interrupt. No
@@ -190,8 +190,8 @@ def child_aws(mode: str, table: str, bucket: str, *ids: str) -> None:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.approval.verification import ResumeRequest
     from production_orchestrator.services.asking.request_approval import operator_plan
-    from production_orchestrator.services.deciding.resume_approval import resume_direct
-    from production_orchestrator.services.runs.start import start_run
+    from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
+    from production_orchestrator.services.runs.start import StartRun, start_run
 
     counting = bool(ids) and ids[-1] == "count"
     ids = ids[:-1] if counting else ids
@@ -201,11 +201,11 @@ def child_aws(mode: str, table: str, bucket: str, *ids: str) -> None:
         "before-call.dynamodb.*", lambda model, c=calls, **_: c.__setitem__(model.name, c.get(model.name, 0) + 1)
     )
     if mode == "aws-start":
-        cp = start_run(rt, "rush-order", binding, timedelta(days=7), operator_plan()).checkpoint
+        cp = start_run(rt, StartRun("rush-order", binding, timedelta(days=7), operator_plan())).checkpoint
         print(cp.checkpoint_id, cp.proposal_hash, *([json.dumps(calls, separators=(",", ":"))] if counting else []))
     else:
         request = ResumeRequest(checkpoint_id=ids[0], approved=True, reviewed_hash=ids[1])
-        assert resume_direct(rt, request, binding, approver="bench", reason="").outcome == "applied"
+        assert resume_direct(rt, ResumeDirect(request, binding, approver="bench", reason="")).outcome == "applied"
         if counting:
             print(json.dumps(calls, separators=(",", ":")))
 
@@ -382,15 +382,15 @@ def _reject_latency(rt: Any, runs: int) -> float:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.domain.approval.verification import ResumeRequest
     from production_orchestrator.services.asking.request_approval import operator_plan
-    from production_orchestrator.services.deciding.resume_approval import resume_direct
-    from production_orchestrator.services.runs.start import start_run
+    from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
+    from production_orchestrator.services.runs.start import StartRun, start_run
 
     binding, took = build_binding("deterministic"), []
     for _ in range(runs):
-        cp = start_run(rt, "rush-order", binding, timedelta(days=7), operator_plan()).checkpoint
+        cp = start_run(rt, StartRun("rush-order", binding, timedelta(days=7), operator_plan())).checkpoint
         request = ResumeRequest(checkpoint_id=cp.checkpoint_id, approved=False, reviewed_hash=cp.proposal_hash)
         began = time.perf_counter()
-        assert resume_direct(rt, request, binding, approver="bench", reason="scale").outcome == "rejected"
+        assert resume_direct(rt, ResumeDirect(request, binding, approver="bench", reason="scale")).outcome == "rejected"
         took.append(time.perf_counter() - began)
     return median(took)
 
@@ -399,14 +399,14 @@ def scale_sqlite(runs: int, tmp: Path) -> dict[str, Any]:
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.cli.root import local_runtime
     from production_orchestrator.services.asking.request_approval import operator_plan
-    from production_orchestrator.services.runs.start import start_run
+    from production_orchestrator.services.runs.start import StartRun, start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:
         data = tmp / f"scale-{count}"
         rt = replace(local_runtime(data, create=True))
         first = start_run(
-            rt, "rush-order", build_binding("deterministic"), timedelta(days=7), operator_plan()
+            rt, StartRun("rush-order", build_binding("deterministic"), timedelta(days=7), operator_plan())
         ).checkpoint
         con = sqlite3.connect(data / "shop.sqlite3")
         con.executemany(
@@ -426,14 +426,14 @@ def scale_dynamodb(runs: int, endpoint: str) -> dict[str, Any]:
     from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, PARTITION_KEY, SHOP_PK, SORT_KEY
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.services.asking.request_approval import operator_plan
-    from production_orchestrator.services.runs.start import start_run
+    from production_orchestrator.services.runs.start import StartRun, start_run
 
     out: dict[str, Any] = {}
     for count in SCALES:
         world = AwsWorld(endpoint, f"scale{os.getpid()}x{count}")
         rt = _aws_runtime(world.table, world.bucket)
         first = start_run(
-            rt, "rush-order", build_binding("deterministic"), timedelta(days=7), operator_plan()
+            rt, StartRun("rush-order", build_binding("deterministic"), timedelta(days=7), operator_plan())
         ).checkpoint
         items = [
             {

@@ -33,8 +33,8 @@ from production_orchestrator.domain.records import AuditEvent, DecisionRecord, u
 from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E402
 from production_orchestrator.services.asking.request_approval import operator_plan  # noqa: E402
 from production_orchestrator.services.runs.plan_request import PlanRequest  # noqa: E402
-from production_orchestrator.services.runs.start import start_run  # noqa: E402
-from production_orchestrator.services.shop.importing import import_shop  # noqa: E402
+from production_orchestrator.services.runs.start import StartRun, start_run  # noqa: E402
+from production_orchestrator.services.shop.importing import ImportShop, import_shop  # noqa: E402
 from scripts.torture_world import (  # noqa: E402
     BINDING,
     LEASE,
@@ -125,7 +125,7 @@ def _start_totes(world: World) -> dict[str, Any]:
     from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS
 
     request = PlanRequest(text=EXAMPLE_REQUESTS["request-totes"].read_text(), planning_day=EXAMPLE_DAY)
-    result = start_run(world.runtime(), request, BINDING, timedelta(days=7), operator_plan())
+    result = start_run(world.runtime(), StartRun(request, BINDING, timedelta(days=7), operator_plan()))
     return {"checkpoint_id": result.checkpoint.checkpoint_id}
 
 
@@ -138,7 +138,7 @@ def _start_races(worlds: Worlds, fam: Family, racers: int) -> int:
     for kind in ("sqlite", "dynamodb"):
         world = worlds.new(kind)
         shop = read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
-        import_shop(world.runtime().store, shop, datetime.now(UTC))
+        import_shop(replace(world.runtime(), clock=lambda: datetime.now(UTC)), ImportShop(shop))
         outcomes = run_forked([lambda w=world: _start_totes(w)] * racers, together=True)
         won = [o for o in outcomes if o.result]
         answered = [o for o in outcomes if o.error.startswith(("AlreadyPendingError", "RequestClaimTakenError"))]
@@ -155,19 +155,22 @@ def _start_races(worlds: Worlds, fam: Family, racers: int) -> int:
 def _plant_dead_claim(world: World, ids: dict[str, Any]) -> None:
     """What a resume that died leaves: the approver's vote (the approval decided and woken) and its claim of
     the decision, whose lease is over."""
-    from production_orchestrator.services.deciding.authorize import cast_vote, governing_approval, new_decision
+    from production_orchestrator.services.deciding.authorize import (
+        RecordVote,
+        cast_vote,
+        governing_approval,
+        new_decision,
+    )
     from production_orchestrator.services.evidence import load_checkpoint
 
     rt = world.runtime()
     assert rt.approvals is not None
     past = datetime.now(UTC) - timedelta(minutes=1)
     checkpoint = load_checkpoint(rt.store, ids["checkpoint_id"])
-    approval = governing_approval(rt.approvals, checkpoint.checkpoint_id)
+    approval = governing_approval(rt, checkpoint.checkpoint_id)
     assert approval is not None
     vote = new_decision(True, ids["proposal_hash"], "torture", "", past)
-    approval = cast_vote(
-        rt.store, rt.approvals, approval, checkpoint, vote, now=past, mac_key=rt.receipt_key, via="cli"
-    )
+    approval = cast_vote(replace(rt, clock=lambda: past), RecordVote(approval, checkpoint, vote, via="cli"))
     rt.approvals.record_wake(approval.approval_id, now=past, confirmed=True)
     assert approval.decision is not None
     record = DecisionRecord(

@@ -22,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.records import Decision
-from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=40),
@@ -163,7 +163,7 @@ def hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int, 
                     checkpoint_id=ids["checkpoint_id"], approved=True, reviewed_hash=ids["proposal_hash"]
                 )
                 try:
-                    resume_direct(world.runtime(), request, _binding(), approver="h", reason="")
+                    resume_direct(world.runtime(), ResumeDirect(request, _binding(), approver="h", reason=""))
                     return False, f"{name}={value!r} resumed"
                 except (ResumeRefusedError, OrchestratorError, ValueError) as refused:
                     return snapshot(world) == before, f"{name}={value!r}: {refused}"
@@ -216,7 +216,7 @@ def hostile(endpoint: str, patch: pytest.MonkeyPatch, tmp: Path, examples: int, 
             before = snapshot(world)
             request = ResumeRequest(checkpoint_id=ids["checkpoint_id"], approved=approved, reviewed_hash=reviewed)
             try:
-                resume_direct(world.runtime(), request, _binding(), approver=approver, reason=reason)
+                resume_direct(world.runtime(), ResumeDirect(request, _binding(), approver=approver, reason=reason))
                 return False, "resumed on a hash nobody reviewed"
             except (ResumeRefusedError, OrchestratorError, ValueError):
                 return snapshot(world) == before, "wrote something"

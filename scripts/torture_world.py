@@ -30,8 +30,8 @@ from production_orchestrator.cli.root import local_runtime  # noqa: E402
 from production_orchestrator.domain.approval.verification import ResumeRequest  # noqa: E402
 from production_orchestrator.domain.errors import ResumeRefusedError  # noqa: E402
 from production_orchestrator.services.asking.request_approval import operator_plan  # noqa: E402
-from production_orchestrator.services.deciding.resume_approval import resume_direct  # noqa: E402
-from production_orchestrator.services.runs.start import start_run  # noqa: E402
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct  # noqa: E402
+from production_orchestrator.services.runs.start import StartRun, start_run  # noqa: E402
 from production_orchestrator.services.runtime import Runtime  # noqa: E402
 
 LEASE = timedelta(seconds=2)
@@ -228,7 +228,7 @@ def run_forked(
 
 def do_start(world: World) -> dict[str, Any]:
     """Start a run; its ids."""
-    result = start_run(world.runtime(), "rush-order", BINDING, timedelta(days=7), operator_plan())
+    result = start_run(world.runtime(), StartRun("rush-order", BINDING, timedelta(days=7), operator_plan()))
     cp = result.checkpoint
     return {"checkpoint_id": cp.checkpoint_id, "proposal_hash": cp.proposal_hash}
 
@@ -236,7 +236,9 @@ def do_start(world: World) -> dict[str, Any]:
 def do_resume(world: World, ids: dict[str, Any], approve: bool = True) -> dict[str, Any]:
     """Resume ``ids`` with a decision; how it ended."""
     request = ResumeRequest(checkpoint_id=ids["checkpoint_id"], approved=approve, reviewed_hash=ids["proposal_hash"])
-    result = resume_direct(world.runtime(), request, BINDING, approver="torture", reason="" if approve else "no")
+    result = resume_direct(
+        world.runtime(), ResumeDirect(request, BINDING, approver="torture", reason="" if approve else "no")
+    )
     return {"outcome": result.outcome, "revision": result.revision, "applied": result.plan_applied_count}
 
 

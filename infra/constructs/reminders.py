@@ -40,6 +40,7 @@ from ..nag import acknowledge
 from ..permissions import APPROVALS, AUDIT, PROPOSALS, SHOP, SNAPSHOTS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
+from .approval_channel import ApprovalChannel
 from .state_store import StateStore
 
 # What a wake-up does on the table: find the checkpoint's approval (its pointers in SHOP, the record), read the
@@ -72,10 +73,12 @@ class Reminders(Construct):
         settings: Settings,
         store: StateStore,
         functions: AgentFunctions,
-        topic: sns.ITopic,
-        decision_url: str,
+        channel: ApprovalChannel,
     ) -> None:
         super().__init__(scope, construct_id)
+        # Reminders go out on the approval topic; their links point at the decision URL (unless configured).
+        topic: sns.ITopic = channel.topic
+        decision_url = channel.decision_url.url if channel.decision_url else ""
         stack = Stack.of(self)
         self.group = scheduler.CfnScheduleGroup(self, "Group")
         self.function = functions.add_strands_free(

@@ -6,6 +6,7 @@ a recording callback in place of the resume process (the resume is exercised by 
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -33,11 +34,13 @@ def endpoint(data_dir: Path, **overrides: Any) -> tuple[DecisionEndpoint, Record
     recorder = Recorder()
     rt = local_runtime(data_dir, create=False)
     made = DecisionEndpoint(
-        store=rt.store,
-        approvals=local_approvals(data_dir),
-        callback=recorder,
-        clock=utc_now,
-        mac_key=local_mac_key(data_dir),
+        rt=dataclasses.replace(
+            rt,
+            approvals=local_approvals(data_dir),
+            callback=recorder,
+            clock=utc_now,
+            receipt_key=local_mac_key(data_dir),
+        ),
         **overrides,
     )
     return made, recorder

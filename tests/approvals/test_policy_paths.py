@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.presentation import fingerprint as plan_fingerprint
+from production_orchestrator.services.runs.repropose import ProposeAgain
+from production_orchestrator.services.runs.start import StartRun
 from tests.approvals.test_policy import SOD, approval_rows, endpoint, form, link
 from tests.support.clidriver import Run, cli
 from tests.support.localstore import fingerprint, shop_state
@@ -70,7 +72,7 @@ def test_a_checkpoint_without_its_approval_record_is_never_approvable(tmp_path: 
     data_dir = tmp_path / "data"
     # The shape a crash (or AWS before request_approval) leaves: a sealed checkpoint, no approval.
     started = start_run(
-        local_runtime(data_dir, create=True), "rush-order", build_binding("deterministic"), timedelta(1)
+        local_runtime(data_dir, create=True), StartRun("rush-order", build_binding("deterministic"), timedelta(1))
     )
     run = Run(
         (), 0, f"CHECKPOINT_ID={started.checkpoint.checkpoint_id}\nPROPOSAL_HASH={started.checkpoint.proposal_hash}", ""
@@ -219,7 +221,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(started: An
         rt = local_runtime(data_dir, create=False)  # each click its own process: its own connections
         both.wait(timeout=30)
         try:
-            results.append(propose_again(rt, build_binding("deterministic"), run["APPROVAL_ID"]))
+            results.append(propose_again(rt, ProposeAgain(run["APPROVAL_ID"], build_binding("deterministic"))))
         except Exception as exc:  # collected: exactly one click must lose, cleanly
             results.append(exc)
 

@@ -9,18 +9,19 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 from infra.constants import STATE_ARM_REMINDERS, STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.model import zone
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.e2e.test_workflow import _every_call_was_granted
 from tests.support.cdk_template import synthesize
 from tests.support.moto_aws import load_event
 from tests.support.moto_workflow import LOCAL_CONTEXT, LocalAws, local_aws
+from tests.support.runtimes import runtime_of
 
 INBOUND = "orders@shop.example"
 CHANNEL = "inbound:orders@shop.example"
@@ -50,7 +51,7 @@ def _message(today: str, due: str) -> str:
 def test_an_emailed_request_runs_the_workflow_once_asked_for_by_the_channel(aws: LocalAws) -> None:
     deployment = aws.deploy(synthesize({**LOCAL_CONTEXT, "inboundAddress": INBOUND}))
     shop = scenario("rush-order").state
-    import_shop(deployment.store, shop, datetime.now(UTC))
+    import_shop(runtime_of(deployment.store), ImportShop(shop))
     now = datetime.now(zone(shop.timezone))
     due = (now + timedelta(days=1)).date().isoformat()
     message_id = secrets.token_hex(20)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -39,7 +38,7 @@ from production_orchestrator.domain.errors import (
 )
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.file_format import read_shop
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
@@ -54,6 +53,7 @@ from tests.support.moto_workflow import (
     run_case,
 )
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
+from tests.support.runtimes import runtime_of
 
 # Reminders are on by default (halfway of the 10-minute window): armed before parking, disarmed after.
 PARKED = [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
@@ -166,7 +166,9 @@ def test_the_same_email_twice_starts_one_run_and_the_second_execution_says_so(aw
     # SES may deliver an e-mail twice, and customers re-send: the second execution ends in a named Succeed state
     # (no alarm), nothing of a second run written, the first run still waiting.
     deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
-    import_shop(deployment.store, read_shop(json.loads((EXAMPLES / "print-shop.json").read_text())), datetime.now(UTC))
+    import_shop(
+        runtime_of(deployment.store), ImportShop(read_shop(json.loads((EXAMPLES / "print-shop.json").read_text())))
+    )
     totes = EXAMPLE_REQUESTS["request-totes"].read_text()
     first = str(deployment.submit(totes, as_of=EXAMPLE_DAY)["execution_arn"])
     deployment.wait_for_message()

@@ -280,7 +280,7 @@ def test_a_token_closed_at_the_first_wake_expires_the_approval(aws: AwsWorld, cl
     flow = start(aws)
     flow.request_approval()
     cold_start()
-    callback_client = decide.root().callback._client
+    callback_client = decide.root().rt.callback._client
     with Stubber(callback_client) as stub:
         stub.add_client_error("send_task_success", service_error_code="TaskTimedOut", http_status_code=400)
         response = decide.handler(_post_event(flow), _context())

@@ -52,7 +52,7 @@ def _post_with(flow: Flow, stub_error: str | None, *, link: int = 0, decision: s
     cold_start()
     if stub_error is None:
         return decide.handler(function_url_event("POST", form=form), LambdaContext())
-    with Stubber(decide.root().callback._client) as stub:
+    with Stubber(decide.root().rt.callback._client) as stub:
         stub.add_client_error("send_task_success", service_error_code=stub_error, http_status_code=400)
         return decide.handler(function_url_event("POST", form=form), LambdaContext())
 
@@ -88,7 +88,7 @@ def test_the_task_callback_client_never_retries(aws: AwsWorld, clock: Clock) -> 
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         cold_start()
-        config = decide.root().callback._client.meta.config  # the client the decision endpoint uses
+        config = decide.root().rt.callback._client.meta.config  # the client the decision endpoint uses
         assert config.retries["total_max_attempts"] == 1
         client = aws.session.client(
             "stepfunctions", endpoint_url=f"http://127.0.0.1:{server.server_address[1]}", config=config
@@ -283,7 +283,7 @@ def test_two_approvers_at_once_both_count(aws: AwsWorld, clock: Clock, monkeypat
 def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(aws: AwsWorld, clock: Clock) -> None:
     from production_orchestrator.domain.errors import OrchestratorError
     from production_orchestrator.handlers.root import agent_root
-    from production_orchestrator.services.runs.repropose import propose_again
+    from production_orchestrator.services.runs.repropose import ProposeAgain, propose_again
 
     flow = start(aws)
     flow.request_approval()
@@ -291,7 +291,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(aws: AwsWor
     DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 1500, event)
     cold_start()
     root = agent_root()
-    results = together([lambda: propose_again(root.runtime, root.binding, flow.approval_id)] * 2)
+    results = together([lambda: propose_again(root.runtime, ProposeAgain(flow.approval_id, root.binding))] * 2)
     won = [r for r in results if not isinstance(r, BaseException)]
     lost = [r for r in results if isinstance(r, BaseException)]
     assert len(won) == 1 and len(lost) == 1 and isinstance(lost[0], OrchestratorError), results

@@ -81,8 +81,7 @@ def test_simultaneous_claims_and_applies_succeed_once(aws: AwsWorld) -> None:
                 proposal_hash=proposal_hash,
                 checkpoint_id=record.checkpoint_id,
                 new_state=new_state,
-                expected_revision=state.revision,
-                expected_digest=state.digest(),
+                expected=(state.revision, state.digest()),
                 event=_event("plan_applied"),
                 messages=messages,
             )

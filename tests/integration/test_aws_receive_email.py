@@ -19,9 +19,10 @@ from production_orchestrator.domain.errors import NotFoundError
 from production_orchestrator.domain.intake.submissions import received_execution_name
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.handlers.settings import load_settings
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.aws_flow import _invoke, run_agent_event
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, load_event
+from tests.support.runtimes import runtime_of
 
 INBOUND = "orders@shop.example"
 CHANNEL = "inbound:orders@shop.example"
@@ -111,7 +112,7 @@ def test_an_authenticated_email_starts_one_run_asked_for_by_the_channel(inbound:
     # day: the run finds its requester in the record (the channel, so every approver may approve it) and plans
     # the customer's order.
     shop = DynamoShopStore(inbound.dynamodb, inbound.table)
-    import_shop(shop, scenario("rush-order").state, clock())
+    import_shop(runtime_of(shop, clock=clock), ImportShop(scenario("rush-order").state))
     clock.now = datetime(2026, 8, 12, 6, 0, tzinfo=UTC)
     run = _invoke("run_agent", run_agent_event(out["execution_name"], json.loads(started["input"])))
     assert run["requested_by"] == CHANNEL and run["checkpoint_id"].startswith("ckpt-")

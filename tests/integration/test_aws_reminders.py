@@ -23,6 +23,7 @@ from production_orchestrator.domain.errors import ReminderHeldError, ValidationE
 from production_orchestrator.domain.records import parse_utc
 from tests.support.aws_flow import Flow, start
 from tests.support.moto_aws import ACCOUNT, APPROVERS, REGION, AwsWorld, Clock, LambdaContext, cold_start
+from tests.support.runtimes import runtime_of
 
 ANA, BEN = APPROVERS
 CY = "cy@example.com"
@@ -302,7 +303,7 @@ def test_two_wake_ups_at_once_send_each_reminder_once(world: AwsWorld, clock: Cl
     from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore as Shop
     from production_orchestrator.adapters.aws.scheduler import SchedulerWakes
     from production_orchestrator.adapters.aws.sns_notifier import SnsApprovalNotifier
-    from production_orchestrator.services.asking.reminder_wakes import wake
+    from production_orchestrator.services.asking.reminder_wakes import Wake, wake
 
     flow = _requested(world, clock)
     moment = _halfway(world, flow)
@@ -314,17 +315,16 @@ def test_two_wake_ups_at_once_send_each_reminder_once(world: AwsWorld, clock: Cl
         dynamodb = session.client("dynamodb")
         start.wait()
         try:
-            done = wake(
+            rt = runtime_of(
                 Shop(dynamodb, world.table),
                 DynamoApprovalStore(dynamodb, world.table),
-                SnsApprovalNotifier(session.client("sns"), world.topic_arn),
-                SchedulerWakes(session.client("scheduler"), group="unused", target_arn=FUNCTION_ARN, role_arn=ROLE_ARN),
-                ReminderSchedule(),
-                checkpoint_id=flow.checkpoint_id,
-                point="halfway",
-                link_base_url="https://approve.example.com/",
-                now=moment,
+                notifier=SnsApprovalNotifier(session.client("sns"), world.topic_arn),
+                wakes=SchedulerWakes(
+                    session.client("scheduler"), group="unused", target_arn=FUNCTION_ARN, role_arn=ROLE_ARN
+                ),
+                clock=lambda: moment,
             )
+            done = wake(rt, Wake(ReminderSchedule(), flow.checkpoint_id, "halfway", "https://approve.example.com/"))
             outcomes.append(done.reminded)
         except Exception as exc:  # reported below: a thread must not die silently
             outcomes.append(exc)

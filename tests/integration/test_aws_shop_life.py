@@ -16,6 +16,7 @@ from production_orchestrator.services.audit import verify_audit
 from tests.support.aws_flow import Flow, _invoke
 from tests.support.moto_aws import AwsWorld, Clock
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
+from tests.support.runtimes import runtime_of
 
 SHOP_FILE = EXAMPLES / "print-shop.json"
 
@@ -56,7 +57,7 @@ def test_receive_complete_cancel_progress_on_the_table(aws: AwsWorld, capsys: py
     events = [e.event_type for e in _store(aws).audit_events()]
     assert events[-4:] == ["material_received", "order_progressed", "order_completed", "order_cancelled"]
     approvals = DynamoApprovalStore(aws.dynamodb, aws.table)
-    assert verify_audit(_store(aws), approvals, audit_key=None, receipt_key=None).intact
+    assert verify_audit(runtime_of(_store(aws), approvals)).intact
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 from production_orchestrator.agent.scripted_model import READ_TOOL
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.errors import IntakeError
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.localstore import fingerprint
 from tests.support.model_scripts import Turn, planner, reading
 from tests.support.provider_runs import (
@@ -76,7 +76,7 @@ def test_an_unresolved_reading_stops_after_one_call_and_writes_nothing(
 ) -> None:
     data_dir = tmp_path / "shop"
     rt = local_runtime(data_dir, create=True)
-    import_shop(rt.store, example_shop(), rt.clock())
+    import_shop(rt, ImportShop(example_shop()))
     with backend("bedrock", reads(facts)) as be:
         before = fingerprint(data_dir)
         with pytest.raises(IntakeError, match=named):

@@ -173,8 +173,7 @@ def test_a_plan_applies_once_and_queues_its_messages_once(store: ShopStore) -> N
         "proposal_hash": proposal_hash,
         "checkpoint_id": checkpoint_id,
         "new_state": new_state,
-        "expected_revision": state.revision,
-        "expected_digest": state.digest(),
+        "expected": (state.revision, state.digest()),
         "messages": _messages(proposal, proposal_hash, checkpoint_id),
     }
     assert store.application_count() == 0 and store.application_count(proposal_hash) == 0
@@ -207,8 +206,7 @@ def test_messages_of_a_plan_that_never_applied_are_an_integrity_error(store: Sho
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint_id,
         new_state=first,
-        expected_revision=state.revision,
-        expected_digest=state.digest(),
+        expected=(state.revision, state.digest()),
         event=_event("plan_applied"),
         messages=messages,
     )
@@ -219,8 +217,7 @@ def test_messages_of_a_plan_that_never_applied_are_an_integrity_error(store: Sho
             proposal_hash="e" * 64,
             checkpoint_id=checkpoint_id,
             new_state=first.model_copy(update={"revision": 3}),
-            expected_revision=first.revision,
-            expected_digest=first.digest(),
+            expected=(first.revision, first.digest()),
             event=_event("plan_applied"),
             messages=messages,
         )
@@ -235,8 +232,7 @@ def test_an_outbox_message_moves_on_only_from_the_record_read(store: ShopStore) 
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint_id,
         new_state=apply_proposal(state, proposal),
-        expected_revision=state.revision,
-        expected_digest=state.digest(),
+        expected=(state.revision, state.digest()),
         event=_event("plan_applied"),
         messages=_messages(proposal, proposal_hash, checkpoint_id),
     )
@@ -263,8 +259,7 @@ def test_apply_on_a_moved_state_is_stale_and_writes_nothing(store: ShopStore) ->
             proposal_hash=proposal_hash,
             checkpoint_id="ckpt-" + "3" * 32,
             new_state=apply_proposal(state, proposal),
-            expected_revision=state.revision,
-            expected_digest=state.digest(),
+            expected=(state.revision, state.digest()),
             event=_event("plan_applied"),
             messages=_messages(proposal, proposal_hash, "ckpt-" + "3" * 32),
         )
@@ -300,8 +295,7 @@ def test_the_largest_benchmark_shop_round_trips_and_applies_once(
         "proposal_hash": proposal.proposal_hash(),
         "checkpoint_id": "ckpt-" + "5" * 32,
         "new_state": after,
-        "expected_revision": state.revision,
-        "expected_digest": state.digest(),
+        "expected": (state.revision, state.digest()),
         "messages": _messages(proposal, proposal.proposal_hash(), "ckpt-" + "5" * 32),
     }
     assert store.apply_plan(**apply, event=_event("plan_applied")) is True  # type: ignore[arg-type]

@@ -237,8 +237,7 @@ class InMemoryShopStore:
         proposal_hash: str,
         checkpoint_id: str,
         new_state: ShopState,
-        expected_revision: int,
-        expected_digest: str,
+        expected: tuple[int, str],
         event: AuditEvent,
         messages: Sequence[OutboxMessage] = (),
     ) -> bool:
@@ -250,11 +249,11 @@ class InMemoryShopStore:
             if any(m.key in self._outbox for m in messages):
                 raise IntegrityError(f"outbox messages of {proposal_hash} exist for a plan that never applied")
             current = self.load_state()
-            if current is None or current.revision != expected_revision or current.digest() != expected_digest:
+            if current is None or (current.revision, current.digest()) != expected:
                 found = None if current is None else {"revision": current.revision, "digest": current.digest()}
                 raise StaleStateError(
                     "the shop changed since the plan was verified",
-                    expected={"revision": expected_revision, "digest": expected_digest},
+                    expected={"revision": expected[0], "digest": expected[1]},
                     found=found,
                 )
             self._state = new_state.model_dump_json()

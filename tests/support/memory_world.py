@@ -18,12 +18,13 @@ from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.services.asking.request_approval import (
     ApprovalRequested,
     LinkPlan,
+    RequestApproval,
     operator_plan,
     request_approval,
 )
 from production_orchestrator.services.deciding.claim import ResumeResult
-from production_orchestrator.services.deciding.resume_approval import resume_direct
-from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
+from production_orchestrator.services.runs.start import StartResult, StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
 from tests.support.fakes import (
     CollectingNotifier,
@@ -86,6 +87,10 @@ class MemoryWorld:
     def runtime(self, **changes: Any) -> Runtime:
         """A fresh runtime with its own pid, as a new process would have."""
         self.pids += 1
+        return self.ports(**changes)
+
+    def ports(self, **changes: Any) -> Runtime:
+        """The runtime of the process that ran last (no new pid): for steps that run no agent."""
         rt = Runtime(
             store=self.store,
             sessions=self.sessions,
@@ -93,6 +98,9 @@ class MemoryWorld:
             pid=self.pids,
             approvals=self.approvals,
             receipt_key=self.mac_key,
+            audit_key=self.mac_key,
+            notifier=self.notifier,
+            callback=self.callback,
         )
         return dataclasses.replace(rt, **changes)
 
@@ -106,7 +114,7 @@ class MemoryWorld:
         the operator decides at the CLI), a plan, or None (AWS: ``request`` creates the approval later)."""
         plan = operator_plan() if approval == "operator" else approval
         assert plan is None or isinstance(plan, LinkPlan)
-        return start_run(self.runtime(), scenario, self.binding, window, plan)
+        return start_run(self.runtime(), StartRun(scenario, self.binding, window, plan))
 
     def request(
         self, started: StartResult, approvers: tuple[str, ...] = ("ana@example.com", "ben@example.com"), **policy: Any
@@ -114,17 +122,14 @@ class MemoryWorld:
         """Request approval of ``started``'s plan (AWS-style, after a start with ``approval=None``); each approver's
         secret is read from their message."""
         self.notifier.messages.clear()
-        result = request_approval(
-            self.store,
-            self.approvals,
-            self.notifier,
+        command = RequestApproval(
             checkpoint_id=started.checkpoint.checkpoint_id,
             proposal_hash=started.checkpoint.proposal_hash,
             task_token=policy.pop("task_token", TOKEN),
             policy=self.policy(approvers, **policy),
             link_base_url="https://approvals.example.com/approve",
-            now=self.clock(),
         )
+        result = request_approval(self.ports(), command)
         secrets = {m.approver: parse_qs(urlsplit(m.link).query)["s"][0] for m in self.notifier.messages}
         return Requested(result, secrets)
 
@@ -147,7 +152,7 @@ class MemoryWorld:
         resume)."""
         cp = started.checkpoint
         request = ResumeRequest(cp.checkpoint_id, approve, cp.proposal_hash, cp.interrupt_id, cp.session_id)
-        return resume_direct(self.runtime(), request, self.binding, approver=approver, reason=reason, **kw)
+        return resume_direct(self.runtime(), ResumeDirect(request, self.binding, approver, reason, **kw))
 
     def approval(self, approval_id: str) -> ApprovalRecord:
         """The stored approval (it must exist)."""

@@ -399,7 +399,7 @@ def cold_start() -> None:
     )
 
     root.core.cache_clear()
-    root.receipt_key.cache_clear()
+    root.runtime.cache_clear()
     root.agent_root.cache_clear()
     decide.root.cache_clear()
     request_approval.root.cache_clear()

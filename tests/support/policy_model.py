@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Iterator
@@ -36,12 +37,17 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import BackendError, OrchestratorError, ResumeRefusedError
 from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.services.asking.expire import expire_approvals
+from production_orchestrator.services.asking.expire import Expire, expire_approvals
 from production_orchestrator.services.asking.request_approval import LinkPlan
 from production_orchestrator.services.audit import verify_audit
-from production_orchestrator.services.deciding.resume_approval import resume_decided, resume_direct
-from production_orchestrator.services.runs.repropose import propose_again
-from production_orchestrator.services.runs.start import start_run
+from production_orchestrator.services.deciding.resume_approval import (
+    ResumeDecided,
+    ResumeDirect,
+    resume_decided,
+    resume_direct,
+)
+from production_orchestrator.services.runs.repropose import ProposeAgain, propose_again
+from production_orchestrator.services.runs.start import StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
 
 BINDING = build_binding("deterministic")
@@ -138,9 +144,20 @@ class Chain:
         return len({who for who, approve in self.votes if approve})
 
 
-def predict(chain: Chain, via: str, who: str, approve: bool, stale: bool, now: datetime, reviewed: str = "") -> str:
+@dataclass(frozen=True)
+class Asking:
+    """``who`` asks, ``via`` the link or the CLI, for ``approve`` on the plan ``reviewed`` (default: the chain's)."""
+
+    via: str
+    who: str
+    approve: bool
+    reviewed: str = ""
+
+
+def predict(chain: Chain, asking: Asking, stale: bool, now: datetime) -> str:
     """What the rules say about ``who`` asking for ``approve`` on ``chain`` (written apart from the product)."""
-    reviewed = reviewed or chain.proposal_hash
+    via, who, approve = asking.via, asking.who, asking.approve
+    reviewed = asking.reviewed or chain.proposal_hash
     if chain.status in ("decided", "rejected"):
         return _predict_closed(chain, via, who, approve, reviewed)
     if chain.status == "superseded":
@@ -227,7 +244,7 @@ class PolicyMachine(RuleBasedStateMachine):
     def endpoint(self, rt: Runtime | None = None) -> DecisionEndpoint:
         rt = rt or self.rt
         assert rt.approvals is not None
-        return DecisionEndpoint(rt.store, rt.approvals, self.callback, self.clock, mac_key=rt.receipt_key)
+        return DecisionEndpoint(dataclasses.replace(rt, callback=self.callback, clock=self.clock))
 
     def fingerprint(self) -> Any:
         """Everything a refusal must leave as it was (wake bookkeeping aside)."""
@@ -314,7 +331,7 @@ class PolicyMachine(RuleBasedStateMachine):
         plan = LinkPlan.fresh(made, "local")
         try:
             with self.crash_at(crash):
-                result = start_run(self.rt, "rush-order", BINDING, WINDOW, plan)
+                result = start_run(self.rt, StartRun("rush-order", BINDING, WINDOW, plan))
         except Crash:
             self.tally.case("start-crash", crash or "")
             if crash != "after_checkpoint_write":
@@ -340,7 +357,7 @@ class PolicyMachine(RuleBasedStateMachine):
             {"a": root.approval_id, "s": root.secrets[who]},  # the link as mailed: the first approval's id
             {"decision": "approve" if approve else "reject", "reviewed_hash": reviewed, "reason": reason},
         )
-        predicted = predict(current, "link", who, approve, self.stale(current), self.clock(), reviewed)
+        predicted = predict(current, Asking("link", who, approve, reviewed), self.stale(current), self.clock())
         if predicted == GO and not approve and not reason.strip():
             predicted = "invalid"
         self.check("page_post", _page_expected(predicted), _page_outcome(page))
@@ -376,11 +393,11 @@ class PolicyMachine(RuleBasedStateMachine):
         who = data.draw(st.sampled_from((*chain.approvers, OUTSIDER, chain.requester or OUTSIDER)))
         before = self.fingerprint()
         request = ResumeRequest(chain.checkpoint_id, approve, chain.proposal_hash)
-        predicted = predict(chain, "cli", who, approve, self.stale(chain), self.clock())
+        predicted = predict(chain, Asking("cli", who, approve), self.stale(chain), self.clock())
         if predicted == ALREADY:
             predicted = self._resume_prediction(chain, approve)
         try:
-            result = resume_direct(self.rt, request, BINDING, approver=variant(who), reason="typed")
+            result = resume_direct(self.rt, ResumeDirect(request, BINDING, approver=variant(who), reason="typed"))
         except ResumeRefusedError as refused:
             observed = refused.code.value
         else:
@@ -412,7 +429,7 @@ class PolicyMachine(RuleBasedStateMachine):
                 predicted = "EXPIRED"
         try:
             with self.crash_at(crash if predicted == GO else None):
-                resume_decided(self.rt, BINDING, checkpoint_id=chain.checkpoint_id, approval_id=chain.approval_id)
+                resume_decided(self.rt, ResumeDecided(chain.checkpoint_id, chain.approval_id, BINDING))
         except Crash:
             self.tally.case("resume-crash", crash or "")
             chain.crashed = True
@@ -440,7 +457,7 @@ class PolicyMachine(RuleBasedStateMachine):
         predicted = GO if open_now and self.stale(chain) else "refused"
         before = self.fingerprint()
         try:
-            result = propose_again(self.rt, BINDING, chain.approval_id)
+            result = propose_again(self.rt, ProposeAgain(chain.approval_id, BINDING))
         except OrchestratorError:
             observed = "refused"
         else:
@@ -480,7 +497,7 @@ class PolicyMachine(RuleBasedStateMachine):
         assert self.rt.approvals is not None
         acted_on = self.rt.store.get_decision(chain.checkpoint_id) is not None
         record = self.rt.approvals.get_approval(chain.approval_id)
-        expire_approvals(self.rt.store, self.rt.approvals, chain.checkpoint_id, self.clock())
+        expire_approvals(self.rt, Expire(chain.checkpoint_id))
         expected = chain.status
         if chain.status == "pending" or (
             chain.status in ("decided", "rejected") and record and not record.woken_at and not acted_on
@@ -519,11 +536,11 @@ class PolicyMachine(RuleBasedStateMachine):
             if who not in pages:
                 self.tally.violate(f"a concurrent vote by {who} did not finish")
             # Each read the record before or after the other's vote landed: either answer is right.
-            options = {_page_expected(predict(chain, "link", who, True, stale, now))}
+            options = {_page_expected(predict(chain, Asking("link", who, True), stale, now))}
             if ident(other) in recorded:
                 after = copy.deepcopy(chain)
                 _apply_vote(after, other)
-                options.add(_page_expected(predict(after, "link", who, True, stale, now)))
+                options.add(_page_expected(predict(after, Asking("link", who, True), stale, now)))
             observed = _page_outcome(pages[who])
             self.check("two_votes_at_once", observed if observed in options else "|".join(sorted(options)), observed)
             if (observed == GO) != (ident(who) in recorded):
@@ -565,7 +582,7 @@ class PolicyMachine(RuleBasedStateMachine):
         for raw in store.list_checkpoints():
             if not approvals.approvals_for(json.loads(raw)["checkpoint_id"]):
                 self.tally.violate("a checkpoint exists without its approval record")
-        report = verify_audit(store, approvals, audit_key=self.rt.receipt_key, receipt_key=self.rt.receipt_key)
+        report = verify_audit(dataclasses.replace(self.rt, audit_key=self.rt.receipt_key))
         if not report.intact:
             self.tally.violate(f"the audit does not verify: {report.problem}")
 

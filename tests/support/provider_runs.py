@@ -24,11 +24,11 @@ from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.model import ShopState
 from production_orchestrator.services.asking.request_approval import operator_plan
 from production_orchestrator.services.deciding.claim import ResumeResult
-from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
 from production_orchestrator.services.runs.plan_request import PlanRequest
-from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runs.start import StartResult, StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.fake_bedrock import FakeBedrock
 from tests.support.fake_ollama import FakeOllama
 from tests.support.loopback import LoopbackServer
@@ -109,8 +109,8 @@ def start(data_dir: Path, request: str | PlanRequest, be: Backend, *, shop: Shop
     """Run the agent on ``be`` until it asks for approval (on ``shop``, imported first, when given)."""
     rt = runtime(data_dir, be, create=True)
     if shop is not None:
-        import_shop(rt.store, shop, rt.clock())
-    return start_run(rt, request, be.binding, timedelta(days=1), operator_plan())
+        import_shop(rt, ImportShop(shop))
+    return start_run(rt, StartRun(request, be.binding, timedelta(days=1), operator_plan()))
 
 
 def resume(
@@ -126,7 +126,7 @@ def resume(
     cp = started.checkpoint
     request = ResumeRequest(cp.checkpoint_id, approve, cp.proposal_hash, cp.interrupt_id, cp.session_id)
     rt = runtime(data_dir, be)
-    return resume_direct(rt, request, binding or be.binding, approver="test-approver", reason=reason)
+    return resume_direct(rt, ResumeDirect(request, binding or be.binding, approver="test-approver", reason=reason))
 
 
 def tool_sequence(data_dir: Path, session_id: str) -> list[str]:

@@ -42,11 +42,11 @@ from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.footprint import footprint_digest
 from production_orchestrator.domain.shop.model import ShopState
 from production_orchestrator.services.asking.request_approval import operator_plan
-from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
 from production_orchestrator.services.runs.plan_request import PlanRequest
-from production_orchestrator.services.runs.start import start_run
+from production_orchestrator.services.runs.start import StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.policy_model import BINDING, Clock
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -103,7 +103,7 @@ class WeekModel:
         self.clock = Clock()
         self.clock.now = parse_utc("2026-12-01T07:00:00Z")
         self.rt = new_world()(self.clock)
-        import_shop(self.rt.store, SHOP, self.clock())
+        import_shop(self.rt, ImportShop(SHOP))
         self.runs: list[Run] = []
 
     # -- helpers --------------------------------------------------------------------------------------------
@@ -130,7 +130,9 @@ class WeekModel:
     def decide(self, run: Run, approve: bool) -> str:
         request = ResumeRequest(run.checkpoint_id, approve, run.proposal_hash)
         try:
-            result = resume_direct(self.rt, request, BINDING, approver="operator", reason="" if approve else "no")
+            result = resume_direct(
+                self.rt, ResumeDirect(request, BINDING, approver="operator", reason="" if approve else "no")
+            )
         except ResumeRefusedError as refused:
             return refused.code.value
         return result.outcome
@@ -142,7 +144,7 @@ class WeekModel:
         waiting = self.open_run(email)
         decided = any(r.email == email for r in self.runs) and waiting is None
         try:
-            result = start_run(self.rt, PlanRequest(EMAILS[email], DAY), BINDING, WINDOW, operator_plan())
+            result = start_run(self.rt, StartRun(PlanRequest(EMAILS[email], DAY), BINDING, WINDOW, operator_plan()))
         except AlreadyPendingError as pending:
             assert waiting is not None, "ALREADY_PENDING for a request with no open run"
             assert pending.checkpoint_id == waiting.checkpoint_id

@@ -64,25 +64,15 @@ def build_binding(
     *,
     bedrock_endpoint: str | None = None,
     ollama_host: str | None = None,
-    endpoint: str | None = None,
 ) -> ProviderBinding:
     """The provider binding for these settings, with each provider's defaults filled in.
 
     ``bedrock_endpoint`` (a private or test endpoint for Bedrock Runtime) and ``ollama_host`` both land in
-    the binding's ``endpoint``; each is accepted only with its own provider. ``endpoint`` is either one,
-    for callers configured with one setting for any provider (the deployment's ``PO_MODEL_ENDPOINT``).
+    the binding's ``endpoint``; each is accepted only with its own provider (:func:`deployed_binding` takes
+    one setting for either).
     """
     if provider not in PROVIDERS:
         raise ConfigurationError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
-    if endpoint:
-        if bedrock_endpoint or ollama_host:
-            raise ConfigurationError("give the endpoint once: endpoint, or --bedrock-endpoint / --ollama-host")
-        if provider == "bedrock":
-            bedrock_endpoint = endpoint
-        elif provider == "ollama":
-            ollama_host = endpoint
-        else:
-            raise ConfigurationError(f"provider {provider!r} takes no endpoint")
     if bedrock_endpoint and provider != "bedrock":
         raise ConfigurationError("--bedrock-endpoint applies only to --provider bedrock")
     if ollama_host and provider != "ollama":
@@ -103,6 +93,22 @@ def build_binding(
         raise ConfigurationError(f"invalid provider settings: {exc}") from None
 
 
+def deployed_binding(
+    provider: str, model_id: str | None, region: str | None, profile: str | None, endpoint: str | None
+) -> ProviderBinding:
+    """:func:`build_binding` for a deployment configured with one endpoint setting for any provider
+    (``PO_MODEL_ENDPOINT``): the Bedrock endpoint, or the Ollama host."""
+    if not endpoint:
+        return build_binding(provider, model_id, region, profile)
+    if provider == "bedrock":
+        return build_binding(provider, model_id, region, profile, bedrock_endpoint=endpoint)
+    if provider == "ollama":
+        return build_binding(provider, model_id, region, profile, ollama_host=endpoint)
+    if provider not in PROVIDERS:
+        raise ConfigurationError(f"unknown provider {provider!r} (known: {', '.join(PROVIDERS)})")
+    raise ConfigurationError(f"provider {provider!r} takes no endpoint")
+
+
 def binding_from_env(environ: Mapping[str, str]) -> ProviderBinding:
     """The binding configured for a Lambda function (environment set by the deployment).
 
@@ -113,12 +119,12 @@ def binding_from_env(environ: Mapping[str, str]) -> ProviderBinding:
     region = environ.get("PO_MODEL_REGION") or None
     if region is None and provider == "bedrock":
         region = environ.get("AWS_REGION") or None
-    return build_binding(
+    return deployed_binding(
         provider,
         environ.get("PO_MODEL_ID") or None,
         region,
         environ.get("PO_MODEL_PROFILE") or None,
-        endpoint=environ.get("PO_MODEL_ENDPOINT") or None,
+        environ.get("PO_MODEL_ENDPOINT") or None,
     )
 
 

@@ -16,7 +16,7 @@ from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
 from ..domain.messages.outbox import messages_digest, queue_messages
 from ..domain.planning.proposal import ProposalContent, load_proposal
-from ..domain.planning.propose import analyze_blockers, apply_proposal, build_proposal
+from ..domain.planning.propose import Requested, analyze_blockers, apply_proposal, build_proposal
 from ..domain.records import require_hash
 from ..domain.shop.model import Order, ShopState, add_days, hours
 from .context import RunContext
@@ -80,8 +80,7 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
         proposal_hash=proposal_hash,
         checkpoint_id=checkpoint.checkpoint_id,
         new_state=new_state,
-        expected_revision=state.revision,
-        expected_digest=state.digest(),
+        expected=(state.revision, state.digest()),
         event=ctx.event(
             "plan_applied",
             proposal_hash,
@@ -267,10 +266,8 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
             _state(ctx),
             order_id,
             _planning_day(ctx),
-            ctx.request_text,
-            pending=ctx.request,
+            Requested(ctx.request_text, pending=ctx.request, given=ctx.given),
             solver_nodes=ctx.solver_nodes,
-            given=ctx.given,
         )
         proposal_hash = proposal.proposal_hash()
         ctx.store.put_proposal(proposal_hash, proposal.to_bytes())

@@ -20,9 +20,9 @@ from typing import Any
 
 from ..domain.errors import OrchestratorError, RefusalCode
 from ..domain.messages.outbox import describe_outbox
-from ..domain.ports import ApprovalStore, MacKey, ShopStore, WorkflowCallback
-from ..services.deciding.decide import DecideResult, decide
-from ..services.deciding.review import LinkView, open_link
+from ..services.deciding.decide import Decide, DecideResult, decide
+from ..services.deciding.review import Link, LinkView, open_link
+from ..services.runtime import Runtime
 from . import pages as page
 
 Reproposer = Callable[[LinkView], str]  # runs the agent again; returns the new proposal hash
@@ -48,18 +48,19 @@ class PageResponse:
 class DecisionEndpoint:
     """One composition of the stores and the wake-up for the approval pages."""
 
-    store: ShopStore
-    approvals: ApprovalStore
-    callback: WorkflowCallback
-    clock: Callable[[], datetime]
-    mac_key: MacKey | None = None
+    # The stores, the wake-up (``callback``), the receipt key and the clock.
+    rt: Runtime
     allowed_approvers: Sequence[str] | None = None
     reproposer: Reproposer | None = None
     # Local mode resumes synchronously, so the page can say how it ended; the Lambda cannot.
     report_outcome: bool = False
 
+    def clock(self) -> datetime:
+        """The runtime's clock."""
+        return self.rt.clock()
+
     def _view(self, approval_id: str, secret: str) -> LinkView | None:
-        return open_link(self.store, self.approvals, approval_id, secret, self.clock())
+        return open_link(self.rt, Link(approval_id, secret))
 
     def show(self, query: Mapping[str, str]) -> PageResponse:
         """The page for a valid link (open: the plan and the forms; closed: what happened), else the neutral
@@ -84,19 +85,15 @@ class DecisionEndpoint:
             return self._repropose(approval_id, secret, reviewed_hash)
         if choice not in ("approve", "reject"):
             return PageResponse(400, page.render_invalid("the form is incomplete or malformed"), "invalid")
-        result = decide(
-            self.store,
-            self.approvals,
-            self.callback,
+        command = Decide(
             approval_id=approval_id,
             secret=secret,
             approve=choice == "approve",
             reviewed_hash=reviewed_hash,
             reason=form.get("reason", ""),
-            now=self.clock(),
-            mac_key=self.mac_key,
             allowed_approvers=self.allowed_approvers,
         )
+        result = decide(self.rt, command)
         return self._answer(result, form.get("reason", ""))
 
     def _answer(self, result: DecideResult, reason: str) -> PageResponse:
@@ -104,7 +101,7 @@ class DecisionEndpoint:
         view = result.view
         if view is None:
             return PageResponse(404, page.render_neutral(), "closed")
-        receipted = " with a signed receipt" if self.mac_key is not None else ""
+        receipted = " with a signed receipt" if self.rt.receipt_key is not None else ""
         if result.wake == "expired":
             problem = "the workflow no longer waits for this decision, so nothing will act on it; the plan expired"
             return PageResponse(409, self._state(view, now, problem=problem), "closed")
@@ -129,7 +126,7 @@ class DecisionEndpoint:
         """What happened to the approval; once its plan applied, also the messages that were queued."""
         record = view.outcome
         applied = record is not None and record.completion is not None and record.completion.outcome == "applied"
-        queued = describe_outbox(self.store.outbox_messages(view.approval.proposal_hash)) if applied else []
+        queued = describe_outbox(self.rt.store.outbox_messages(view.approval.proposal_hash)) if applied else []
         return page.render_state(view, now=now, queued=queued, **shown)
 
     def _page(self, view: LinkView, now: datetime, problem: str) -> str:

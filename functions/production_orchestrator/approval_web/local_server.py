@@ -119,7 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, render_neutral(), head=head)
 
     def _index(self) -> str:
-        store, approvals = self.endpoint.store, self.endpoint.approvals
+        store, approvals = self.endpoint.rt.store, self.endpoint.rt.approvals
         rows = []
         now = self.endpoint.clock()
         for approval in approvals.list_approvals():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ from ..services.evidence import load_checkpoint, what_changed
 from ..services.runtime import Runtime
 from . import inputs
 from .output import PROG, say
-from .root import DEFAULT_LINK_BASE, local_approvals, local_mac_key, local_runtime, record_link_base, utc_now
+from .root import DEFAULT_LINK_BASE, local_approvals, local_runtime, record_link_base, utc_now
 
 if TYPE_CHECKING:
     from ..approval_web.endpoint import DecisionEndpoint
@@ -169,23 +169,23 @@ def resume_approval(
     before_claim: Callable[[], None] | None = None,
 ) -> Any:
     """Resume ``checkpoint_id`` with the decision recorded on ``approval_id`` (its receipts verified)."""
-    from ..services.deciding.resume_approval import resume_decided
+    from ..services.deciding.resume_approval import ResumeDecided, resume_decided
 
-    return resume_decided(rt, binding, checkpoint_id=checkpoint_id, approval_id=approval_id, before_claim=before_claim)
+    return resume_decided(rt, ResumeDecided(checkpoint_id, approval_id, binding, before_claim=before_claim))
 
 
 def repropose(
     data_dir: Path, rt: Runtime, binding: ProviderBinding, approval_id: str | None, checkpoint_id: str | None
 ) -> dict[str, Any]:
     """Plan again on the current shop; the run's approval is replaced (same policy, same links)."""
-    from ..services.runs.repropose import propose_again
+    from ..services.runs.repropose import ProposeAgain, propose_again
 
     if not approval_id and checkpoint_id:
         found = local_approvals(data_dir).approvals_for(checkpoint_id)
         approval_id = found[-1].approval_id if found else ""
     if not approval_id:
         raise ValidationError("no approval to propose again for (pass --approval or --checkpoint of a local run)")
-    result = propose_again(rt, binding, approval_id)
+    result = propose_again(rt, ProposeAgain(approval_id, binding))
     assert result.approval is not None
     return {
         "checkpoint_id": result.checkpoint.checkpoint_id,
@@ -203,13 +203,8 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
     from .processes import SubprocessRepropose, SubprocessResume
 
     rt = local_runtime(data_dir, create=False)
-    assert rt.approvals is not None
     return DecisionEndpoint(
-        store=rt.store,
-        approvals=rt.approvals,
-        callback=SubprocessResume(data_dir, provider_args),
-        clock=utc_now,
-        mac_key=local_mac_key(data_dir),
+        rt=replace(rt, callback=SubprocessResume(data_dir, provider_args)),
         reproposer=SubprocessRepropose(data_dir, provider_args),
         report_outcome=True,
     )

@@ -20,12 +20,15 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import ValidationError
-from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from .root import local_runtime
+
+if TYPE_CHECKING:
+    from ..bootstrap import AwsPort
+    from ..services.runtime import Runtime
 
 # The commands ``--table`` works with, as the refusal of any other command names them.
 AWS_COMMANDS = "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake"
@@ -107,32 +110,23 @@ def receipt_key_id(args: argparse.Namespace) -> str:
     return str(getattr(args, "receipt_key", None) or os.environ.get(ENV_RECEIPT_KEY_ID, ""))
 
 
-def table_stores(
-    table: str, audit_key_id: str, receipt_key_id: str
-) -> tuple[ShopStore, ApprovalStore, MacKey | None, MacKey | None, Any]:
-    """The shop store, approval store, keys and boto3 session of a deployed table."""
-    import boto3  # type: ignore[import-untyped]
+def table_runtime(
+    table: str, *ports: AwsPort, audit_key_id: str = "", receipt_key_id: str = "", topic_arn: str = ""
+) -> Runtime:
+    """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``.
+    The operator's shop writes run without the audit key, as they always did."""
+    from ..bootstrap import AwsTarget, aws
 
-    from ..adapters.aws.boto_config import BOTO_CONFIG
-    from ..adapters.aws.dynamodb_approvals import DynamoApprovalStore
-    from ..adapters.aws.dynamodb_store import DynamoShopStore
-    from ..adapters.aws.kms_mac import KmsMacKey
-
-    session = boto3.Session()
-    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)
-    kms = session.client("kms", config=BOTO_CONFIG) if (audit_key_id or receipt_key_id) else None
-    audit_key = KmsMacKey(kms, audit_key_id) if audit_key_id else None
-    receipt_key = KmsMacKey(kms, receipt_key_id) if receipt_key_id else None
-    return DynamoShopStore(dynamodb, table), DynamoApprovalStore(dynamodb, table), audit_key, receipt_key, session
+    target = AwsTarget(
+        table_name=table,
+        audit_key_id=audit_key_id or None,
+        receipt_key_id=receipt_key_id or None,
+        topic_arn=topic_arn or None,
+    )
+    return aws(target, ports=ports)
 
 
-def table_store(table: str) -> ShopStore:
-    """The shop store of a deployed table (the operator's shop writes build it without the audit key, as they
-    always did)."""
-    return table_stores(table, "", "")[0]
-
-
-def shop_store(args: argparse.Namespace, where: Path) -> ShopStore:
-    """The shop store of the data dir ``where``, or with ``--table`` of the deployed table."""
+def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
+    """The runtime of the data dir ``where``, or with ``--table`` of the deployed table."""
     table = table_of(args)
-    return table_store(table) if table is not None else local_runtime(where, create=False).store
+    return table_runtime(table) if table is not None else local_runtime(where, create=False)

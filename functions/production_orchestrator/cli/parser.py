@@ -129,7 +129,6 @@ def command(
     description: str,
     examples: Sequence[str],
     handler: Handler | None = None,
-    aliases: Sequence[str] = (),
 ) -> argparse.ArgumentParser:
     """A sub-parser for ``name`` with its description, examples and ``--data-dir``; ``handler`` runs it."""
     epilog = ("examples:\n" if len(examples) > 1 else "example:\n") + "\n".join(f"  {PROG} {e}" for e in examples)
@@ -139,7 +138,6 @@ def command(
         description=description,
         epilog=epilog,
         formatter_class=Formatter,
-        aliases=list(aliases),
     )
     add_data_dir(parser)
     parser.set_defaults(command_words=parser.prog.removeprefix(f"{PROG} "), aws=False)

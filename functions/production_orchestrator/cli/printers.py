@@ -10,18 +10,18 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.presentation import describe_existing_shortages, shop_stamp, shop_zone, terminal_safe
 from ..domain.shop.model import ShopState
 from ..services.audit import verify_audit
 from ..services.history import history
+from ..services.runtime import Runtime
 from ..services.shop import life as shop_life
 from ..services.shop.importing import ImportResult, plan_import
 from ..services.shop.life import existing_shortages
 from . import inputs
 from .output import EXIT_AUDIT_BROKEN, EXIT_OK, READ_ONLY, emit_json, say
 from .parser import data_dir
-from .root import local_approvals, local_runtime, utc_now
+from .root import local_runtime, utc_now
 
 
 def report_change(applied: shop_life.Applied, **values: Any) -> int:
@@ -64,9 +64,9 @@ def report_import(result: ImportResult, state: ShopState) -> int:
     return 0
 
 
-def dry_run_report(store: ShopStore, state: ShopState) -> int:
+def dry_run_report(rt: Runtime, state: ShopState) -> int:
     """Print what the import would change and what it would need ``--replace`` for; write nothing."""
-    plan = plan_import(store, state, utc_now())
+    plan = plan_import(rt, state)
     problems = plan.problems()
     print("DRY_RUN=1")
     print(f"CHANGED={1 if plan.changed else 0}")
@@ -82,13 +82,12 @@ def dry_run_report(store: ShopStore, state: ShopState) -> int:
     return EXIT_OK
 
 
-def print_chain_report(
-    store: ShopStore, approvals: ApprovalStore, *, audit_key: MacKey | None, receipt_key: MacKey | None
-) -> int:
-    """Verify the keyed chain and the votes' receipts and print the verdict (shared with ``audit verify``)."""
-    report = verify_audit(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
+def print_chain_report(rt: Runtime) -> int:
+    """Verify the keyed chain (``rt.audit_key``) and the votes' receipts (``rt.receipt_key``) and print the
+    verdict (shared with ``audit verify``)."""
+    report = verify_audit(rt)
     print(f"AUDIT_EVENTS={report.events}")
-    print(f"AUDIT_KEYED={'yes' if audit_key is not None else 'no'}")
+    print(f"AUDIT_KEYED={'yes' if rt.audit_key is not None else 'no'}")
     if report.intact:
         print("AUDIT_CHAIN=intact")
         return 0
@@ -103,8 +102,9 @@ def print_chain_report(
 def history_command(args: argparse.Namespace) -> int:
     """Print the decision history (also ``audit show``)."""
     where = data_dir(args)
-    store = local_runtime(where, create=False).store
-    entries = history(store, local_approvals(where), args.checkpoint)
+    rt = local_runtime(where, create=False)
+    store = rt.store
+    entries = history(rt, args.checkpoint)
     zone = shop_zone(store.load_state())
     if args.json:
         emit_json({"history": [asdict(e) for e in entries]})

@@ -10,19 +10,19 @@ from __future__ import annotations
 import argparse
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..domain.approval.approvals import ApprovalRecord
-from ..domain.approval.links import LinkMint
 from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
 from ..domain.errors import ValidationError
 from ..domain.ports import ApprovalMessage
-from ..services.asking.remind import RemindReport, remind
+from ..services.asking.remind import Remind, RemindReport, remind
 from . import inputs
 from .output import emit
-from .root import DEFAULT_LINK_BASE, link_bases, local_mac_key, local_runtime, record_link_base, utc_now
+from .root import DEFAULT_LINK_BASE, link_bases, local_runtime, record_link_base, utc_now
 
 PASS_SECONDS = 60  # how often ``serve`` runs a pass
 
@@ -104,10 +104,10 @@ def run_pass(where: Path, schedule: ReminderSchedule, now: datetime) -> RemindRe
     rt = local_runtime(where, create=False)
     assert rt.approvals is not None
     bases = link_base_for(where)
+    # The data dir's runtime mints links with its key (the same link as the first message, rebuilt).
     report = remind(
-        rt.store, rt.approvals, PrintingNotifier(), schedule, now=now, link_base=bases,
-        mint=LinkMint(local_mac_key(where)), outbox=True,
-    )  # fmt: skip
+        replace(rt, notifier=PrintingNotifier(), clock=lambda: now), Remind(schedule, link_base=bases, outbox=True)
+    )
     for approval_id, _ in report.links_sent:
         record = rt.approvals.get_approval(approval_id)
         if record is not None:

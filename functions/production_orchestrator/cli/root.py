@@ -1,75 +1,29 @@
-"""The CLI's composition root: one data dir holds one shop, its approvals, sessions, receipt key and logs."""
+"""The CLI's side of the data dir: its runtime (bootstrap.local: one data dir holds one shop, its approvals,
+sessions and key), and the logs beside it (refusals, the link base of each approval)."""
 
 from __future__ import annotations
 
 import json
-import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..adapters.local.file_sessions import FileSessionStore
 from ..adapters.local.mac_key import KEY_FILE, FileMacKey
 from ..adapters.local.sqlite_approvals import SqliteApprovalStore
 from ..adapters.local.sqlite_store import SqliteShopStore
-from ..domain.errors import ValidationError
+from ..bootstrap import DB_NAME, check_data_dir, local, utc_now
 from ..services.runtime import Runtime
 
-DB_NAME = "shop.sqlite3"
-SESSIONS_DIR = "sessions"
+__all__ = ["DB_NAME", "check_data_dir", "local_runtime", "utc_now"]
+
 REFUSALS_LOG = "refusals.jsonl"
 LINKS_LOG = "links.jsonl"
 DEFAULT_LINK_BASE = "http://127.0.0.1:8765/approve"
 
 
-def utc_now() -> datetime:
-    """The wall clock, in UTC."""
-    return datetime.now(UTC)
-
-
-def check_data_dir(data_dir: Path, *, create: bool) -> None:
-    """``data_dir`` is a directory this user may read and write (created by ``start``), else ValidationError."""
-    hint = "pass --data-dir DIR (or set PO_DATA_DIR)"
-    if data_dir.exists() and not data_dir.is_dir():
-        raise ValidationError(f"data dir {data_dir} is a file, not a directory: {hint} to a directory")
-    if not data_dir.exists():
-        if not create:
-            raise ValidationError(
-                f"no shop in {data_dir}: the directory does not exist; run `production-orchestrator start` first, "
-                f"or {hint} where the shop is"
-            )
-        try:
-            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ValidationError(f"cannot create data dir {data_dir}: {exc.strerror}: {hint}") from None
-    if not os.access(data_dir, os.R_OK | os.W_OK | os.X_OK):
-        raise ValidationError(
-            f"data dir {data_dir} is not readable and writable by this user: fix its permissions or {hint}"
-        )
-
-
 def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
-    """Adapters for ``data_dir``. Only ``start`` may create it; every other command needs a shop."""
-    check_data_dir(data_dir, create=create)
-    db = data_dir / DB_NAME
-    if not create and not db.is_file():
-        raise ValidationError(
-            f"data dir {data_dir} holds no shop: run `production-orchestrator start --data-dir {data_dir}` first"
-        )
-    key = local_mac_key(data_dir)
-    try:
-        store = SqliteShopStore(db, audit_key=key)
-        approvals = SqliteApprovalStore(db)
-    except Exception as exc:  # sqlite3.DatabaseError on a file that is not a database
-        raise ValidationError(f"data dir {data_dir} does not hold a readable shop ({DB_NAME}: {exc})") from None
-    return Runtime(
-        store=store,
-        sessions=FileSessionStore(data_dir / SESSIONS_DIR),
-        clock=utc_now,
-        pid=os.getpid(),
-        approvals=approvals,
-        receipt_key=key,
-    )
+    """The runtime of ``data_dir`` (bootstrap.local). Only ``start`` may create it; every other command needs a
+    shop."""
+    return local(data_dir, create=create)
 
 
 def local_mailbox(store: object) -> SqliteShopStore:

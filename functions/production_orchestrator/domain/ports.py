@@ -115,14 +115,13 @@ class ShopStore(Protocol):
         proposal_hash: str,
         checkpoint_id: str,
         new_state: ShopState,
-        expected_revision: int,
-        expected_digest: str,
+        expected: tuple[int, str],
         event: AuditEvent,
         messages: Sequence[OutboxMessage],
     ) -> bool:
         """Atomically replace the state, record the application, append ``plan_applied`` and queue ``messages``.
 
-        Conditioned on revision and digest; keyed by ``proposal_hash`` so it happens at most once, and each
+        Conditioned on ``expected`` (revision, digest); keyed by ``proposal_hash`` so it happens at most once, and each
         message by proposal hash and index, so it is queued exactly when the plan applies, and once.
         Returns True when this call applied, False when the same proposal had already applied (nothing is
         written then). Raises ``StaleStateError`` when the state moved on.

@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 
 from ..contracts import METRIC_DECISION_RECORDED
 from .observability import count, logger, metrics
-from .root import core, receipt_key
+from .root import core, runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -41,22 +41,12 @@ _METHODS = "GET, HEAD, POST"
 @cache
 def root() -> DecisionEndpoint:
     """Build once per cold start. Without ``PO_RECEIPT_KEY_ID`` decisions carry no receipt (logged)."""
-    from ..adapters.aws.step_functions import StepFunctionsCallback
     from ..approval_web.endpoint import DecisionEndpoint
 
-    shared = core()
-    settings = shared.settings
-    mac_key = receipt_key(shared)
-    if mac_key is None:
+    rt = runtime("callback")
+    if rt.receipt_key is None:
         logger.warning("no receipt key configured: decisions are recorded without receipts")
-    return DecisionEndpoint(
-        store=shared.store,
-        approvals=shared.approvals,
-        callback=StepFunctionsCallback(shared.task_callback_client()),
-        clock=shared.now,
-        mac_key=mac_key,
-        allowed_approvers=settings.approvers or None,
-    )
+    return DecisionEndpoint(rt=rt, allowed_approvers=core().settings.approvers or None)
 
 
 def _response(page: PageResponse | None, *, head: bool = False, status: int = 0, body: str = "") -> dict[str, Any]:

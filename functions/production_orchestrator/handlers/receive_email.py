@@ -24,19 +24,19 @@ from typing import TYPE_CHECKING, Any
 from ..contracts import METRIC_INBOUND_REFUSED, METRIC_INBOUND_SUBMITTED
 from ..domain.errors import InboundRefusalCode, InboundRefusedError, ValidationError
 from .observability import count, count_refusal, logger, metrics
-from .root import Core, core
+from .root import Core, core, runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..adapters.aws.step_functions import StepFunctionsStarter
     from ..domain.intake.inbound_mail import ReceivedMail
+    from ..services.runtime import Runtime
 
 
 @dataclass(frozen=True)
 class _Root:
     core: Core
-    starter: StepFunctionsStarter
+    runtime: Runtime
     inbound_address: str
     bucket: str
 
@@ -44,13 +44,11 @@ class _Root:
 @cache
 def root() -> _Root:
     """Build once per cold start."""
-    from ..adapters.aws.step_functions import StepFunctionsStarter
-
     shared = core()
     settings = shared.settings.require("state_machine_arn", "inbound_address", "session_bucket")
     return _Root(
         core=shared,
-        starter=StepFunctionsStarter(shared.client("stepfunctions"), str(settings.state_machine_arn)),
+        runtime=runtime("submissions", "starter"),
         inbound_address=str(settings.inbound_address),
         bucket=str(settings.session_bucket),
     )
@@ -79,7 +77,7 @@ def _stored_message(r: _Root, mail: ReceivedMail) -> str:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run for an authenticated customer e-mail, or refuse it (returning normally either way)."""
     from ..domain.intake.inbound_mail import accept_message, check_receipt
-    from ..services.runs.submit import submit_received
+    from ..services.runs.submit import SubmitReceived, submit_received
     from .events import ReceivedEmailEvent, parse_event
 
     try:
@@ -97,7 +95,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         )
     except InboundRefusedError as exc:
         return _refused(exc, mail.message_id)
-    submitted = submit_received(r.core.submissions, r.starter, accepted, message_id=mail.message_id, now=r.core.now())
+    submitted = submit_received(r.runtime, SubmitReceived(accepted, mail.message_id))
     record = submitted.submission
     logger.info(
         "run started from a received e-mail",

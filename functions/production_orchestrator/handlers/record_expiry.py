@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contracts import METRIC_DECISION_EXPIRED
 from .observability import count, logger, metrics
-from .root import core
+from .root import runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -17,19 +17,19 @@ if TYPE_CHECKING:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Expire the checkpoint's pending approvals and report the unchanged shop."""
     # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
-    from ..services.asking.expire import expire_approvals
+    from ..services.asking.expire import Expire, expire_approvals
     from .events import RecordExpiryEvent, RecordExpiryOutput, parse_event
 
     request = parse_event(RecordExpiryEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id)
-    shared = core()
-    expired = expire_approvals(shared.store, shared.approvals, request.checkpoint_id, shared.now())
-    state = shared.store.load_state()
+    rt = runtime()
+    expired = expire_approvals(rt, Expire(request.checkpoint_id))
+    state = rt.store.load_state()
     logger.info("approval expired", extra={"approval_ids": expired})
     count(METRIC_DECISION_EXPIRED)
     return RecordExpiryOutput(
         checkpoint_id=request.checkpoint_id,
         expired_approvals=expired,
         state_revision=0 if state is None else state.revision,
-        plan_applied_count=shared.store.application_count(),
+        plan_applied_count=rt.store.application_count(),
     ).model_dump()

@@ -12,40 +12,33 @@ through the scheduler role (``PO_REMINDER_ROLE_ARN``) in the stack's group (``PO
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .observability import logger, metrics
-from .root import Core, core
+from .root import core, runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
+    from ..services.runtime import Runtime
     from .reminder_models import ReminderSettings
 
 
 @dataclass(frozen=True)
 class _Root:
-    core: Core
+    runtime: Runtime
     settings: ReminderSettings
-    notifier: SnsApprovalNotifier
 
 
 @cache
 def root() -> _Root:
     """Build once per cold start."""
-    from ..adapters.aws.sns_notifier import SnsApprovalNotifier
     from .reminder_models import load_reminder_settings
 
-    shared = core()
-    settings = shared.settings.require("topic_arn", "link_base_url")
-    return _Root(
-        core=shared,
-        settings=load_reminder_settings(os.environ),
-        notifier=SnsApprovalNotifier(shared.client("sns"), str(settings.topic_arn)),
-    )
+    core().settings.require("topic_arn", "link_base_url")
+    return _Root(runtime=runtime("notifier"), settings=load_reminder_settings(os.environ))
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -60,34 +53,25 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_event(ReminderEvent, {"event": event}).event
     logger.append_keys(checkpoint_id=request.checkpoint_id, action=request.action)
     r = root()
+    # The wake-ups target this function itself: known from the invocation, so set per invocation.
     wakes = SchedulerWakes(
-        r.core.client("scheduler"),
+        core().client("scheduler"),
         group=r.settings.group,
         target_arn=context.invoked_function_arn,
         role_arn=r.settings.role_arn,
     )
+    rt = replace(r.runtime, wakes=wakes)
     schedule = r.settings.schedule
     if isinstance(request, ArmEvent):
-        armed = reminder_wakes.arm(
-            wakes, schedule, checkpoint_id=request.checkpoint_id, expires_at=request.expires_at, now=r.core.now()
-        )
+        armed = reminder_wakes.arm(rt, reminder_wakes.Arm(schedule, request.checkpoint_id, request.expires_at))
         logger.info("reminders armed", extra={"wakes": armed.wakes})
         return {"checkpoint_id": request.checkpoint_id, "armed": armed.wakes}
     if isinstance(request, DisarmEvent):
-        left = reminder_wakes.disarm(wakes, schedule, checkpoint_id=request.checkpoint_id)
+        left = reminder_wakes.disarm(rt, reminder_wakes.Disarm(schedule, request.checkpoint_id))
         logger.info("reminders disarmed", extra={"deleted": left})
         return {"checkpoint_id": request.checkpoint_id, "disarmed": left}
-    woken = reminder_wakes.wake(
-        r.core.store,
-        r.core.approvals,
-        r.notifier,
-        wakes,
-        schedule,
-        checkpoint_id=request.checkpoint_id,
-        point=request.point,
-        link_base_url=str(r.core.settings.link_base_url),
-        now=r.core.now(),
-    )
+    link_base_url = str(core().settings.link_base_url)
+    woken = reminder_wakes.wake(rt, reminder_wakes.Wake(schedule, request.checkpoint_id, request.point, link_base_url))
     logger.append_keys(approval_id=woken.approval_id)
     reminded = [{"point": point, "approver": approver} for point, approver in woken.reminded]
     logger.info(

@@ -11,7 +11,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from ..contracts import METRIC_OLDEST_PENDING_APPROVAL_AGE
 from .observability import logger, metrics
-from .root import core
+from .root import runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -24,8 +24,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # Loaded by the invocation, not the module import (which stays at boto3 and the logger).
     from ..services.status import pending_approval_ages
 
-    shared = core()
-    ages = pending_approval_ages(shared.store, shared.approvals, shared.now())
+    ages = pending_approval_ages(runtime())
     oldest = ages[0] if ages else 0
     metrics.add_metric(name=METRIC_OLDEST_PENDING_APPROVAL_AGE, unit=MetricUnit.Seconds, value=oldest)
     logger.info("pending approvals", extra={"pending": len(ages), "oldest_age_seconds": oldest})

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Resume one checkpoint with the decision its approval holds."""
     from ..domain.errors import ResumeRefusedError
-    from ..services.deciding.resume_approval import resume_decided
+    from ..services.deciding.resume_approval import ResumeDecided, resume_decided
     from .events import ResumeEvent, ResumeOutput, parse_event
 
     request = parse_event(ResumeEvent, event)
@@ -35,15 +35,15 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         logger.append_keys(session_id=request.session_id)
     root = agent_root()
     try:
-        result = resume_decided(
-            root.runtime,
-            root.binding,
+        command = ResumeDecided(
             checkpoint_id=request.checkpoint_id,
             approval_id=request.approval_id,
+            binding=root.binding,
             interrupt_id=request.interrupt_id,
             session_id=request.session_id,
             allowed=root.core.settings.approvers or None,
         )
+        result = resume_decided(root.runtime, command)
     except ResumeRefusedError as refusal:
         logger.warning("resume refused", extra={"code": refusal.code.value, "reason": refusal.human_message})
         count_refusal(refusal.code.value)

@@ -35,15 +35,15 @@ def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None 
         text = read_request(root.core.client("s3"), str(settings.session_bucket), request.request_s3_key)
     if text is None or request.scenario:
         return PlanRequest.of_scenario(request.scenario or settings.scenario, text=text, planning_day=request.as_of)
-    return on_current_shop(root.runtime.store, text, request.as_of, root.core.now())
+    return on_current_shop(root.runtime, text, request.as_of)
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Start one run and return the ids the workflow passes on."""
-    from ..services.runs.start import start_run
-    from ..services.runs.submit import requester_of
+    from ..services.runs.start import StartRun, start_run
+    from ..services.runs.submit import RequesterOf, requester_of
     from .events import RunAgentEvent, RunAgentOutput, parse_event
 
     request = parse_event(RunAgentEvent, event)
@@ -51,10 +51,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings = root.core.settings.require("approvers")
     # Before anything runs or is written: who asked, from the submission record of this very execution.
     requested_by, submission = requester_of(
-        root.core.submissions,
-        request.execution_name,
-        claimed=request.requested_by,
-        separation_of_duties=settings.separation_of_duties,
+        root.runtime,
+        RequesterOf(request.execution_name, request.requested_by, settings.separation_of_duties),
     )
     logger.append_keys(execution_name=request.execution_name, requested_by=requested_by)
     # Checked before the agent runs: a run nobody may approve (separation of duties without a requester, a
@@ -62,7 +60,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings.policy(requested_by)
     # A submitted run plans the record's text, never what the execution input says.
     planned = plan_request(request, root, submission.request if submission else None)
-    result = start_run(root.runtime, planned, root.binding, settings.approval_window)
+    result = start_run(root.runtime, StartRun(planned, root.binding, settings.approval_window))
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(

@@ -21,17 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import DeliveryFailedError, DeliveryIncompleteError
 from .observability import logger, metrics
-from .root import Core, core
+from .root import core, runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
     from ..adapters.aws.ses_sender import SesTransport
+    from ..services.runtime import Runtime
 
 
 @dataclass(frozen=True)
 class _Root:
-    core: Core
+    runtime: Runtime
     transport: SesTransport
 
 
@@ -43,7 +44,7 @@ def root() -> _Root:
     shared = core()
     settings = shared.settings.require("sender_email")
     transport = SesTransport(shared.client("sesv2"), str(settings.sender_email), settings.ses_configuration_set or "")
-    return _Root(core=shared, transport=transport)
+    return _Root(runtime=runtime(), transport=transport)
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
@@ -56,7 +57,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_event(SendOutboxEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, proposal_hash=request.proposal_hash)
     r = root()
-    report = deliver(r.core.store, r.transport, clock=r.core.now, proposal_hash=request.proposal_hash)
+    report = deliver(r.runtime.store, r.transport, clock=r.runtime.clock, proposal_hash=request.proposal_hash)
     logger.info("messages delivered", extra=report.counts())
     # Pending first: a retry may still deliver them; a failed one waits for a person either way.
     if report.pending:

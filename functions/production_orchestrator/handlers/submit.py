@@ -15,40 +15,28 @@ to ``NONE``) is refused, nothing written.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import SubmitterUnknownError, ValidationError
 from .observability import logger, metrics
-from .root import Core, core
+from .root import core, runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..adapters.aws.step_functions import StepFunctionsStarter
+    from ..services.runtime import Runtime
     from .events import SubmitRequest
 
 _MAX_BODY = 64 * 1024
 
 
-@dataclass(frozen=True)
-class _Root:
-    core: Core
-    starter: StepFunctionsStarter
-
-
 @cache
-def root() -> _Root:
+def root() -> Runtime:
     """Build once per cold start."""
-    from ..adapters.aws.step_functions import StepFunctionsStarter
-
-    shared = core()
-    settings = shared.settings.require("state_machine_arn")
-    return _Root(
-        core=shared, starter=StepFunctionsStarter(shared.client("stepfunctions"), str(settings.state_machine_arn))
-    )
+    core().settings.require("state_machine_arn")
+    return runtime("submissions", "starter")
 
 
 def _reply(status: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -96,7 +84,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""
     from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
-    from ..services.runs.submit import submit
+    from ..services.runs.submit import Submit, submit
     from .events import SubmitOutput
 
     request = LambdaFunctionUrlEvent(event)
@@ -112,17 +100,15 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         return _reply(403, {"error": "the caller is not authenticated (the submit URL needs AWS_IAM auth)"})
     try:
         body = _body(request)
-        r = root()
-        submitted = submit(
-            r.core.submissions,
-            r.starter,
+        rt = root()
+        command = Submit(
             caller_arn=caller_arn,
             caller_id=caller_id,
             request=body.request,
-            now=r.core.now(),
-            submitters=dict(r.core.settings.submitters),
+            submitters=dict(core().settings.submitters),
             options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
         )
+        submitted = submit(rt, command)
     except SubmitterUnknownError as exc:
         logger.warning("submit by an unmapped caller refused", extra={"caller": caller_arn})
         return _reply(403, {"error": str(exc), "code": exc.code})

@@ -17,20 +17,21 @@ from ..domain.approval.receipts import Receipt, check_receipt
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.messages.outbox import OutboxMessage, binding_problem, messages_digest
 from ..domain.planning.proposal import ProposalContent, load_proposal
-from ..domain.ports import ApprovalStore, MacKey, ShopStore
+from ..domain.ports import MacKey, ShopStore
 from ..domain.records import AuditEvent
 from .evidence import load_checkpoint
+from .runtime import Runtime
 
 
-def verify_audit(
-    store: ShopStore, approvals: ApprovalStore, *, audit_key: MacKey | None, receipt_key: MacKey | None
-) -> ChainReport:
-    """The first link or vote that does not hold (by position and seq), or an intact report."""
+def verify_audit(rt: Runtime) -> ChainReport:
+    """The first link or vote that does not hold (by position and seq), or an intact report: the chain's links
+    under ``rt.audit_key``, every vote's receipt under ``rt.receipt_key`` (None: not checked)."""
+    store, receipt_key = rt.store, rt.receipt_key
     events, head = store.raw_audit_trail()
-    report = verify_chain(events, head, audit_key)
+    report = verify_chain(events, head, rt.audit_key)
     if not report.intact:
         return report
-    records = {a.approval_id: a for a in approvals.list_approvals()}
+    records = {a.approval_id: a for a in rt.approvals.list_approvals()}
     seen: set[tuple[str, str]] = set()
     for position, event in enumerate(events, start=1):
         if event is None or event.event_type != "approval_vote":

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..domain.approval.approvals import ApprovalRecord
-from ..domain.ports import ApprovalStore, ShopStore
+from ..domain.ports import ApprovalStore
 from ..domain.records import AuditEvent
+from .runtime import Runtime
 
 # The events a decision's story is told by, and what each is called in the history.
 DECISION_EVENTS = {
@@ -98,11 +99,11 @@ def _entry(event: AuditEvent, approvals: ApprovalStore, cache: dict[str, Any]) -
     )
 
 
-def history(store: ShopStore, approvals: ApprovalStore, checkpoint_id: str | None = None) -> list[HistoryEntry]:
+def history(rt: Runtime, checkpoint_id: str | None = None) -> list[HistoryEntry]:
     """Every request, vote, decision and outcome in the audit trail, oldest first (of one checkpoint, if given)."""
     cache: dict[str, Any] = {}
     return [
-        _entry(event, approvals, cache)
-        for event in store.audit_events()
+        _entry(event, rt.approvals, cache)
+        for event in rt.store.audit_events()
         if event.event_type in DECISION_EVENTS and checkpoint_id in (None, event.checkpoint_id)
     ]

@@ -14,6 +14,7 @@ from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
 from .evidence import current_state, what_changed
+from .runtime import Runtime
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,10 @@ class CheckpointStatus:
     votes: tuple[dict[str, Any], ...] = ()
 
 
-def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal]]:
+def stored_checkpoints(rt: Runtime) -> list[tuple[str, Checkpoint | Refusal]]:
     """Every stored checkpoint (the id it claims, and what the one seal-checking reader made of it)."""
     found: list[tuple[str, Checkpoint | Refusal]] = []
-    for raw in store.list_checkpoints():
+    for raw in rt.store.list_checkpoints():
         try:
             claimed_id = str(json.loads(raw).get("checkpoint_id", ""))
         except (ValueError, AttributeError):
@@ -49,22 +50,18 @@ def stored_checkpoints(store: ShopStore) -> list[tuple[str, Checkpoint | Refusal
     return found
 
 
-def checkpoint_status(
-    store: ShopStore, checkpoint: Checkpoint, now: datetime, approvals: ApprovalStore | None = None
-) -> tuple[str, str]:
+def checkpoint_status(rt: Runtime, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
     """The approval's status (pending, decided, resuming, approved, rejected, expired, superseded) and who
     decided.
 
-    Until a resume claims it, the approval record says what happened (with ``approvals``): ``decided`` (the
+    Until a resume claims it, the approval record says what happened: ``decided`` (the
     quorum approved, the resume has not run yet), ``rejected``, ``superseded`` (replaced by "propose again"),
     ``expired``, or ``no_approval`` for a checkpoint no approval governs (never approvable).
     """
-    record = store.get_decision(checkpoint.checkpoint_id)
+    record = rt.store.get_decision(checkpoint.checkpoint_id)
     if record is None:
         window = "expired" if now >= parse_utc(checkpoint.expires_at) else "pending"
-        if approvals is None:
-            return window, ""
-        found = approvals.approvals_for(checkpoint.checkpoint_id)
+        found = rt.approvals.approvals_for(checkpoint.checkpoint_id)
         if not found:
             return "no_approval", ""
         governing = found[-1]
@@ -83,8 +80,8 @@ def _changes(store: ShopStore, checkpoint: Checkpoint) -> list[str]:
         return []  # the resume gate names that (PROPOSAL_INTEGRITY); it is not a freshness question
 
 
-def _votes(approvals: ApprovalStore | None, checkpoint_id: str) -> tuple[dict[str, Any], ...]:
-    found = approvals.approvals_for(checkpoint_id) if approvals is not None else []
+def _votes(approvals: ApprovalStore, checkpoint_id: str) -> tuple[dict[str, Any], ...]:
+    found = approvals.approvals_for(checkpoint_id)
     if not found:
         return ()
     return tuple(
@@ -98,15 +95,16 @@ def _votes(approvals: ApprovalStore | None, checkpoint_id: str) -> tuple[dict[st
     )
 
 
-def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> dict[str, Any]:
+def status(rt: Runtime) -> dict[str, Any]:
     """The shop's revision and digest, plan applications, and every approval with its status."""
+    store, approvals, now = rt.store, rt.approvals, rt.clock()
     state = current_state(store)
     rows: list[CheckpointStatus] = []
-    for claimed_id, checkpoint in stored_checkpoints(store):
+    for claimed_id, checkpoint in stored_checkpoints(rt):
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
-        label, approver = checkpoint_status(store, checkpoint, now, approvals)
+        label, approver = checkpoint_status(rt, checkpoint, now)
         changes = _changes(store, checkpoint) if label == "pending" else []
         rows.append(
             CheckpointStatus(
@@ -135,17 +133,18 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
     }
 
 
-def pending_approval_ages(store: ShopStore, approvals: ApprovalStore, now: datetime) -> list[int]:
+def pending_approval_ages(rt: Runtime) -> list[int]:
     """Seconds each approval that still waits for a person (pending, window open) has waited, oldest first.
 
     Step Functions has no metric for how long a callback task has been parked; this is what the operator's
     "oldest pending approval" alarm is fed from.
     """
+    now = rt.clock()
     ages: list[int] = []
-    for _, checkpoint in stored_checkpoints(store):
+    for _, checkpoint in stored_checkpoints(rt):
         if isinstance(checkpoint, Refusal):
             continue  # an unreadable checkpoint is the resume gate's to report, not this gauge's
-        for approval in approvals.approvals_for(checkpoint.checkpoint_id):
+        for approval in rt.approvals.approvals_for(checkpoint.checkpoint_id):
             if approval.status == "pending" and now < parse_utc(approval.expires_at):
                 ages.append(max(0, int((now - parse_utc(approval.created_at)).total_seconds())))
     return sorted(ages, reverse=True)

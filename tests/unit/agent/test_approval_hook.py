@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from production_orchestrator.adapters.local.file_sessions import FileSessionStore
+from production_orchestrator.adapters.local.sqlite_approvals import SqliteApprovalStore
 from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
 from production_orchestrator.agent.context import RunContext
 from production_orchestrator.agent.factory import build_agent
 from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.domain.records import Checkpoint, Decision, utc_iso
-from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runs.start import StartResult, StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
 
 BINDING = build_binding("deterministic")
@@ -24,6 +25,7 @@ NOW = datetime(2026, 8, 12, 8, 0, tzinfo=UTC)
 def runtime(tmp_path: Path) -> Runtime:
     return Runtime(
         store=SqliteShopStore(tmp_path / "shop.sqlite3"),
+        approvals=SqliteApprovalStore(tmp_path / "shop.sqlite3"),
         sessions=FileSessionStore(tmp_path / "sessions"),
         clock=lambda: NOW,
         pid=1,
@@ -33,7 +35,7 @@ def runtime(tmp_path: Path) -> Runtime:
 @pytest.fixture
 def started(tmp_path: Path) -> tuple[Runtime, StartResult]:
     rt = runtime(tmp_path)
-    return rt, start_run(rt, "rush-order", BINDING, timedelta(days=1))
+    return rt, start_run(rt, StartRun("rush-order", BINDING, timedelta(days=1)))
 
 
 def resume_with(rt: Runtime, checkpoint: Checkpoint, response: Any, *, approved_ctx: bool = True) -> Any:

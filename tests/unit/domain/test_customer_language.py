@@ -12,7 +12,7 @@ import pytest
 
 from production_orchestrator.domain.messages.outbox import OutboxMessage, render_email
 from production_orchestrator.domain.planning.proposal import CommunicationDraft, ProposalContent, load_proposal
-from production_orchestrator.domain.planning.propose import build_proposal
+from production_orchestrator.domain.planning.propose import Requested, build_proposal
 from production_orchestrator.domain.presentation import describe_messages
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.model import Order
@@ -24,7 +24,7 @@ def planned(name: str) -> tuple[Order, ProposalContent]:
     """The corpus e-mail ``name`` taken in and planned on the example shop, as a start plans it."""
     text = corpus_text(name)
     order = take_in(text)
-    return order, build_proposal(SHOP, order.id, EXAMPLE_DAY, text, pending=order)
+    return order, build_proposal(SHOP, order.id, EXAMPLE_DAY, Requested(text, pending=order))
 
 
 def customer_draft(proposal: ProposalContent) -> CommunicationDraft:

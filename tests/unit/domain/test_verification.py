@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.approval.verification import (
+    Evidence,
     Go,
     Refusal,
     ResumeRequest,
@@ -72,7 +73,7 @@ def run(**changes: Any) -> Go | Refusal:
     }
     args.update(changes)
     checkpoint, request = args.pop("checkpoint"), args.pop("request")
-    return verify_resume(checkpoint, request, **args)
+    return verify_resume(checkpoint, request, Evidence(**args))
 
 
 def code(result: Go | Refusal) -> RefusalCode | None:

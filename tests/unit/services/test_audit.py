@@ -4,7 +4,7 @@ verifies; the first thing that does not hold is named by position and seq. Reads
 from __future__ import annotations
 
 from production_orchestrator.services.audit import verify_audit
-from production_orchestrator.services.deciding.decide import decide
+from production_orchestrator.services.deciding.decide import Decide, decide
 from tests.support.fakes import InMemoryMacKey
 from tests.support.memory_world import MemoryWorld
 
@@ -15,16 +15,14 @@ def _voted(world: MemoryWorld) -> str:
     started = world.start(approval=None)
     made = world.request(started)
     decide(
-        world.store,
-        world.approvals,
-        world.callback,
-        approval_id=made.approval_id,
-        secret=made.secrets[BEN],
-        approve=False,
-        reviewed_hash=started.checkpoint.proposal_hash,
-        reason="not now",
-        now=world.clock(),
-        mac_key=world.mac_key,
+        world.ports(),
+        Decide(
+            approval_id=made.approval_id,
+            secret=made.secrets[BEN],
+            approve=False,
+            reviewed_hash=started.checkpoint.proposal_hash,
+            reason="not now",
+        ),
     )
     return made.approval_id
 
@@ -32,14 +30,14 @@ def _voted(world: MemoryWorld) -> str:
 def test_an_intact_trail_verifies_and_verifying_writes_nothing(world: MemoryWorld) -> None:
     _voted(world)
     before = world.snapshot()
-    report = verify_audit(world.store, world.approvals, audit_key=world.mac_key, receipt_key=world.mac_key)
+    report = verify_audit(world.ports())
     assert report.intact and report.events == len(world.store.audit_events())
     assert world.snapshot() == before
 
 
 def test_another_key_finds_the_first_link(world: MemoryWorld) -> None:
     _voted(world)
-    report = verify_audit(world.store, world.approvals, audit_key=InMemoryMacKey(), receipt_key=world.mac_key)
+    report = verify_audit(world.ports(audit_key=InMemoryMacKey()))
     assert (report.broken_at, report.seq) == (1, 1) and "MAC" in report.problem
 
 
@@ -49,7 +47,7 @@ def test_a_vote_rewritten_in_its_approval_is_named_by_the_event_that_recorded_it
     vote = record.votes[0]
     edited = vote.model_copy(update={"decision": vote.decision.model_copy(update={"reason": "fine"})})
     world.approvals._records[approval_id] = record.model_copy(update={"votes": (edited,)}).model_dump_json()
-    report = verify_audit(world.store, world.approvals, audit_key=world.mac_key, receipt_key=world.mac_key)
+    report = verify_audit(world.ports())
     seq = next(e.seq for e in world.store.audit_events() if e.event_type == "approval_vote")
     assert report.seq == seq and "does not describe" in report.problem
 
@@ -61,5 +59,5 @@ def test_a_vote_no_event_records_is_found(world: MemoryWorld) -> None:
         update={"decision": record.votes[0].decision.model_copy(update={"approver": "ana@example.com"})}
     )
     world.approvals._records[approval_id] = record.model_copy(update={"votes": (*record.votes, twin)}).model_dump_json()
-    report = verify_audit(world.store, world.approvals, audit_key=world.mac_key, receipt_key=world.mac_key)
+    report = verify_audit(world.ports())
     assert not report.intact and "no audit event records" in report.problem

@@ -7,7 +7,7 @@ from datetime import timedelta
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.services.deciding.resume_approval import resume_direct
+from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
 from tests.support.memory_world import MemoryWorld
 
 
@@ -18,7 +18,7 @@ def test_the_runtime_lease_is_the_claims_lease(world: MemoryWorld) -> None:
         rt = world.runtime(lease=lease)
         cp = started.checkpoint
         request = ResumeRequest(cp.checkpoint_id, False, cp.proposal_hash)
-        done = resume_direct(rt, request, world.binding, approver="ana", reason="not now")
+        done = resume_direct(rt, ResumeDirect(request, world.binding, approver="ana", reason="not now"))
         record = world.store.get_decision(cp.checkpoint_id)
         assert record is not None and record.resume_pid == rt.pid == done.resume_pid
         assert parse_utc(record.lease_expires_at) - parse_utc(record.claimed_at) == lease

@@ -6,15 +6,15 @@ import json
 from datetime import timedelta
 
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
-from production_orchestrator.services.deciding.claim import hold
-from production_orchestrator.services.runs.repropose import propose_again
+from production_orchestrator.services.deciding.claim import Hold, hold
+from production_orchestrator.services.runs.repropose import ProposeAgain, propose_again
 from production_orchestrator.services.runtime import run_context
 from production_orchestrator.services.status import checkpoint_status, pending_approval_ages, status
 from tests.support.memory_world import MemoryWorld
 
 
 def _labels(world: MemoryWorld) -> dict[str, str]:
-    report = status(world.store, world.clock(), world.approvals)
+    report = status(world.ports())
     return {row["checkpoint_id"]: row["status"] for row in report["approvals"]}
 
 
@@ -26,7 +26,7 @@ def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
     decision = Decision(
         approved=True, reviewed_hash=cp.proposal_hash, approver="ana", decided_at=utc_iso(world.clock())
     )
-    hold(rt, run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision, None)
+    hold(rt, Hold(run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision))
     raw = json.loads(tampered.checkpoint.model_dump_json())
     raw["target_order_id"] = "OTHER-1"
     world.store.tamper_checkpoint(tampered.checkpoint.checkpoint_id, json.dumps(raw))
@@ -48,7 +48,7 @@ def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
         short.checkpoint.checkpoint_id: "expired",
         tampered.checkpoint.checkpoint_id: "invalid",
     }
-    report = status(world.store, world.clock(), world.approvals)
+    report = status(world.ports())
     stale = next(r for r in report["approvals"] if r["checkpoint_id"] == pending.checkpoint.checkpoint_id)
     assert any("STANDARD-100" in line or "RUSH-200" in line for line in stale["changes"]), stale["changes"]
     assert (report["revision"], report["plan_applied_count"]) == (2, 1)
@@ -60,31 +60,29 @@ def test_a_superseded_plan_says_so(world: MemoryWorld) -> None:
     started = world.start(approval=None)
     made = world.request(started)
     world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
-    again = propose_again(world.runtime(), world.binding, made.approval_id)
-    assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == ("superseded", "")
-    assert checkpoint_status(world.store, started.checkpoint, world.clock()) == ("pending", "")  # without records
+    again = propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
+    assert checkpoint_status(world.ports(), started.checkpoint, world.clock()) == ("superseded", "")
     assert _labels(world)[again.checkpoint.checkpoint_id] == "pending"
 
 
 def test_the_approval_says_what_happened_before_a_resume_claims_it(world: MemoryWorld) -> None:
-    from production_orchestrator.services.deciding.decide import decide
+    from production_orchestrator.services.deciding.decide import Decide, decide
 
     bare = world.start(approval=None)  # a checkpoint no approval governs: never approvable
-    assert checkpoint_status(world.store, bare.checkpoint, world.clock(), world.approvals) == ("no_approval", "")
+    assert checkpoint_status(world.ports(), bare.checkpoint, world.clock()) == ("no_approval", "")
     started = world.start(approval=None)
     made = world.request(started)
     decide(
-        world.store,
-        world.approvals,
-        world.callback,
-        approval_id=made.approval_id,
-        secret=made.secrets["ben@example.com"],
-        approve=False,
-        reviewed_hash=started.checkpoint.proposal_hash,
-        reason="not now",
-        now=world.clock(),
+        world.ports(receipt_key=None),
+        Decide(
+            approval_id=made.approval_id,
+            secret=made.secrets["ben@example.com"],
+            approve=False,
+            reviewed_hash=started.checkpoint.proposal_hash,
+            reason="not now",
+        ),
     )
-    assert checkpoint_status(world.store, started.checkpoint, world.clock(), world.approvals) == (
+    assert checkpoint_status(world.ports(), started.checkpoint, world.clock()) == (
         "rejected",
         "ben@example.com",
     )
@@ -93,7 +91,7 @@ def test_the_approval_says_what_happened_before_a_resume_claims_it(world: Memory
 def test_status_writes_nothing(world: MemoryWorld) -> None:
     world.start()
     before = world.snapshot()
-    status(world.store, world.clock(), world.approvals)
+    status(world.ports())
     assert world.snapshot() == before
 
 
@@ -107,8 +105,8 @@ def test_pending_ages_count_only_approvals_still_waiting(world: MemoryWorld) -> 
     made = world.request(decided)
     world.approvals.expire_approval(made.approval_id, now=world.clock())
     world.clock.advance(minutes=10)
-    assert pending_approval_ages(world.store, world.approvals, world.clock()) == [40 * 60, 10 * 60]
-    assert pending_approval_ages(world.store, world.approvals, world.clock() + timedelta(days=2)) == []
+    assert pending_approval_ages(world.ports()) == [40 * 60, 10 * 60]
+    assert pending_approval_ages(world.ports(clock=lambda: world.clock() + timedelta(days=2))) == []
 
 
 def test_every_vote_of_a_quorum_is_listed_in_order(world: MemoryWorld) -> None:
@@ -120,7 +118,7 @@ def test_every_vote_of_a_quorum_is_listed_in_order(world: MemoryWorld) -> None:
         decision = Decision(approved=True, reviewed_hash=started.checkpoint.proposal_hash, approver=who,
                             decided_at=utc_iso(world.clock.advance(minutes=3)))  # fmt: skip
         world.approvals.record_approval_vote(made.approval_id, Vote(decision=decision), now=world.clock())
-    (row,) = status(world.store, world.clock(), world.approvals)["approvals"]
+    (row,) = status(world.ports())["approvals"]
     assert row["status"] == "decided"
     assert [(v["approver"], v["approved"]) for v in row["votes"]] == [
         ("ben@example.com", True),
@@ -131,5 +129,5 @@ def test_every_vote_of_a_quorum_is_listed_in_order(world: MemoryWorld) -> None:
 
 def test_a_pending_plan_on_an_unchanged_shop_has_no_changes(world: MemoryWorld) -> None:
     world.start()
-    (row,) = status(world.store, world.clock(), world.approvals)["approvals"]
+    (row,) = status(world.ports())["approvals"]
     assert (row["status"], row["changes"], row["votes"]) == ("pending", (), ())

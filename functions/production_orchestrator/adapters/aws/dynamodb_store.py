@@ -296,8 +296,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         proposal_hash: str,
         checkpoint_id: str,
         new_state: ShopState,
-        expected_revision: int,
-        expected_digest: str,
+        expected: tuple[int, str],
         event: AuditEvent,
         messages: Sequence[OutboxMessage],
     ) -> bool:
@@ -313,7 +312,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
             self._table.put_op(
                 self._content.item(new_state),
                 condition=_UNCHANGED,
-                values=self._unchanged(expected_revision, expected_digest),
+                values=self._unchanged(*expected),
             ),
             self._table.put_op(application, condition=_ABSENT),
             *(self._table.put_op(outbox_item(m), condition=_ABSENT) for m in messages),
@@ -335,7 +334,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
             found = failed.found(0)
             raise StaleStateError(
                 "the shop changed since the plan was verified",
-                expected={"revision": expected_revision, "digest": expected_digest},
+                expected={"revision": expected[0], "digest": expected[1]},
                 found=None if not found else {"revision": int(found["revision"]["N"]), "digest": found["digest"]["S"]},
             ) from None
         self._applied.keep(proposal_hash, True)

@@ -276,8 +276,7 @@ class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
         proposal_hash: str,
         checkpoint_id: str,
         new_state: ShopState,
-        expected_revision: int,
-        expected_digest: str,
+        expected: tuple[int, str],
         event: AuditEvent,
         messages: Sequence[OutboxMessage],
     ) -> bool:
@@ -288,11 +287,11 @@ class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
             if applied is not None:
                 return False
             row = self._state_row()
-            if row is None or row[0] != expected_revision or row[1] != expected_digest:
+            if row is None or (row[0], row[1]) != expected:
                 found = None if row is None else {"revision": row[0], "digest": row[1]}
                 raise StaleStateError(
                     "the shop changed since the plan was verified",
-                    expected={"revision": expected_revision, "digest": expected_digest},
+                    expected={"revision": expected[0], "digest": expected[1]},
                     found=found,
                 )
             self._replace_state(new_state)

@@ -11,26 +11,24 @@ stack's table and the new link goes out through the approval topic (SNS), as the
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ...domain.approval.links import LinkMint
 from ...domain.errors import ValidationError
 from ...domain.ports import ApprovalMessage
-from ...services.asking.relink import relink
+from ...services.asking.relink import Relink, relink
 from ...services.evidence import current_approval
 from .. import inputs
-from ..aws import add_table_flag, audit_key_id, required_table, table_of, table_stores
+from ..aws import add_table_flag, audit_key_id, required_table, table_of, table_runtime
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..root import (
     DEFAULT_LINK_BASE,
     link_bases,
     local_approvals,
-    local_mac_key,
     local_runtime,
     record_link_base,
-    utc_now,
 )
 
 GROUP = GROUP_MESSAGES
@@ -69,16 +67,10 @@ def _relink(args: argparse.Namespace) -> int:
     assert rt.approvals is not None
     base = _link_base(where, args.approval, args.link_base)
     notifier = StdoutNotifier()
+    # The data dir's runtime mints links with its key: an e-mail approver's new link can wait in the outbox.
     done = relink(
-        rt.store,
-        rt.approvals,
-        notifier,
-        approval_id=args.approval,
-        approver=args.approver,
-        link_base_url=base,
-        now=utc_now(),
-        mint=LinkMint(local_mac_key(where)),
-        outbox=not args.print_link,
+        replace(rt, notifier=notifier),
+        Relink(approval_id=args.approval, approver=args.approver, link_base_url=base, outbox=not args.print_link),
     )
     record_link_base(where, done.approval_id, base)
     say(f"a new link for {done.approver}; the link they had before no longer opens the plan")
@@ -94,25 +86,12 @@ def _relink(args: argparse.Namespace) -> int:
 
 def _relink_aws(args: argparse.Namespace) -> int:
     """``approvals relink`` against the deployed table: the new link goes out through the approval topic."""
-    from ...adapters.aws.boto_config import BOTO_CONFIG
-    from ...adapters.aws.dynamodb_approvals import DynamoApprovalStore
-    from ...adapters.aws.dynamodb_store import DynamoShopStore
-    from ...adapters.aws.sns_notifier import SnsApprovalNotifier
-
     table = required_table(args, "approvals relink on AWS")
     if not args.topic_arn or not args.link_base:
         raise ValidationError("approvals relink --table needs --topic-arn ARN and --link-base URL (the stack's)")
-    _, _, audit_key, _, session = table_stores(table, audit_key_id(args), "")
-    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)
-    done = relink(
-        DynamoShopStore(dynamodb, table, audit_key=audit_key),  # the keyed chain goes on with its key
-        DynamoApprovalStore(dynamodb, table),
-        SnsApprovalNotifier(session.client("sns", config=BOTO_CONFIG), args.topic_arn),
-        approval_id=args.approval,
-        approver=args.approver,
-        link_base_url=args.link_base,
-        now=utc_now(),
-    )
+    # The keyed chain goes on with its key; the new link is random and goes out by SNS, as the first did.
+    rt = table_runtime(table, "notifier", audit_key_id=audit_key_id(args), topic_arn=args.topic_arn)
+    done = relink(rt, Relink(approval_id=args.approval, approver=args.approver, link_base_url=args.link_base))
     print(f"APPROVAL_ID={done.approval_id}")
     print(f"APPROVER={done.approver}")
     print("SENT=sns")  # the link itself only in the message
@@ -121,13 +100,9 @@ def _relink_aws(args: argparse.Namespace) -> int:
 
 def _wake(args: argparse.Namespace) -> int:
     """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
-    from ...adapters.aws.boto_config import SEND_TASK_CONFIG
-    from ...adapters.aws.step_functions import StepFunctionsCallback
     from ...services.deciding.wake import reconcile
 
-    _, approvals, _, _, session = table_stores(required_table(args, "approvals wake"), "", "")
-    callback = StepFunctionsCallback(session.client("stepfunctions", config=SEND_TASK_CONFIG))
-    outcomes = reconcile(approvals, callback, utc_now())
+    outcomes = reconcile(table_runtime(required_table(args, "approvals wake"), "callback"))
     for approval_id, outcome in sorted(outcomes.items()):
         print(f"WAKE {approval_id}={outcome}")
     print(f"WOKEN={sum(1 for o in outcomes.values() if o == 'woken')}")

@@ -8,10 +8,11 @@ and every vote's receipt with the receipt key (``--audit-key`` / ``--receipt-key
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from ...adapters.local.mac_key import KEY_FILE, FileMacKey
-from ..aws import add_table_flag, audit_key_id, receipt_key_id, table_of, table_stores
+from ..aws import add_table_flag, audit_key_id, receipt_key_id, table_of, table_runtime
 from ..parser import GROUP_OPERATIONS, actions, command, data_dir
 from ..printers import add_history_flags, history_command, print_chain_report
 from ..root import local_runtime
@@ -23,16 +24,15 @@ ALIASES = {"audit-verify": ("audit", "verify")}  # python -m production_orchestr
 def _verify(args: argparse.Namespace) -> int:
     table = table_of(args)
     if table is not None:
-        store, approvals, audit_key, receipt_key, _ = table_stores(table, audit_key_id(args), receipt_key_id(args))
-        return print_chain_report(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
+        rt = table_runtime(table, audit_key_id=audit_key_id(args), receipt_key_id=receipt_key_id(args))
+        return print_chain_report(rt)
     directory = data_dir(args)
     rt = local_runtime(directory, create=False)
-    assert rt.approvals is not None
     # Locally one key MACs both the chain and the receipts (<data dir>/receipt.key). A check never creates it:
     # with a new key every MAC would fail and the report would blame the chain for a missing file.
     key = FileMacKey(directory / KEY_FILE, create=False)
     key.key_id  # noqa: B018 - raises KeyMissingError before anything is read
-    return print_chain_report(rt.store, rt.approvals, audit_key=key, receipt_key=key)
+    return print_chain_report(replace(rt, audit_key=key, receipt_key=key))
 
 
 def register(subparsers: Any) -> None:

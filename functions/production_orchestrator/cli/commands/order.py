@@ -22,11 +22,11 @@ from ...domain.shop.model import check_day
 from ...services.shop import life as shop_life
 from ...services.shop import order_list
 from .. import inputs
-from ..aws import add_table_flag, shop_store
+from ..aws import add_table_flag, shop_runtime
 from ..output import EXIT_OK, emit_json
 from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import report_change
-from ..root import local_runtime, utc_now
+from ..root import local_runtime
 
 GROUP = GROUP_SHOP
 # The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops order-complete ...).
@@ -48,9 +48,9 @@ def _as_of(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _list(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
-    now = utc_now()
-    state = shop_life.current_shop(rt.store)
-    pending = order_list.pending_rows(rt.store, now, rt.approvals)
+    now = rt.clock()
+    state = shop_life.current_shop(rt)
+    pending = order_list.pending_rows(rt)
     rows = order_list.order_rows(state, _day(args) or state.today(now), pending)
     if args.json:
         orders = [asdict(r) for r in rows if not r.checkpoint]
@@ -70,17 +70,19 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _complete(args: argparse.Namespace) -> int:
-    applied = shop_life.complete(shop_store(args, data_dir(args)), args.order_id, utc_now(), _day(args))
+    applied = shop_life.complete(shop_runtime(args, data_dir(args)), shop_life.Complete(args.order_id, _day(args)))
     return report_change(applied, order=applied.change.detail["order_id"], status="complete")
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    applied = shop_life.cancel(shop_store(args, data_dir(args)), args.order_id, args.reason, utc_now(), _day(args))
+    applied = shop_life.cancel(
+        shop_runtime(args, data_dir(args)), shop_life.Cancel(args.order_id, args.reason, _day(args))
+    )
     return report_change(applied, order=applied.change.detail["order_id"], status="cancelled")
 
 
 def _progress(args: argparse.Namespace) -> int:
-    applied = shop_life.progress(shop_store(args, data_dir(args)), args.order_id, args.minutes, utc_now())
+    applied = shop_life.progress(shop_runtime(args, data_dir(args)), shop_life.Progress(args.order_id, args.minutes))
     detail = applied.change.detail
     return report_change(applied, order=detail["order_id"], scheduled_minutes=detail["scheduled_minutes"])
 

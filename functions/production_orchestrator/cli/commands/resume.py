@@ -37,13 +37,14 @@ def _resume(args: argparse.Namespace) -> int:
         session_id=args.session_id,
     )
     approver = args.approver or os.environ.get("USER") or "operator"
-    from ...services.deciding.resume_approval import resume_direct
+    from ...services.deciding.resume_approval import ResumeDirect, resume_direct
 
     try:
         # The typed decision is a vote under the run's policy, then the resume, at once.
-        result = resume_direct(
-            rt, request, binding, approver=approver, reason=args.reason, before_claim=lambda: check_provider(binding)
+        decided = ResumeDirect(
+            request, binding, approver=approver, reason=args.reason, before_claim=lambda: check_provider(binding)
         )
+        result = resume_direct(rt, decided)
     except ResumeRefusedError as refusal:
         return refused_resume(args, where, refusal)
     return resumed(args, result)

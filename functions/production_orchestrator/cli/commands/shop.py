@@ -25,10 +25,10 @@ from ...domain.shop.file_format import write_shop
 from ...domain.shop.model import ShopState
 from ...services.evidence import current_state
 from ...services.runs.requests import pending_requests
-from ...services.shop.importing import import_shop
-from ...services.shop.life import receive
+from ...services.shop.importing import ImportShop, import_shop
+from ...services.shop.life import Receive, receive
 from .. import inputs
-from ..aws import add_table_flag, shop_store, table_of, table_store
+from ..aws import add_table_flag, shop_runtime, table_of, table_runtime
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say
 from ..parser import GROUP_SHOP, actions, command, data_dir
@@ -45,20 +45,20 @@ def _import(args: argparse.Namespace) -> int:
     table = table_of(args)
     if table is not None:  # the table's shop: the same guard and --dry-run
         if args.dry_run:
-            return dry_run_report(table_store(table), state)
-        return report_import(import_shop(table_store(table), state, utc_now(), replace=args.replace), state)
+            return dry_run_report(table_runtime(table), state)
+        return report_import(import_shop(table_runtime(table), ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
         if not (data_dir(args) / DB_NAME).is_file():
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
             say(f"dry run: nothing was written; there is no shop in {data_dir(args)} yet: the import would create it")
             return EXIT_OK
-        return dry_run_report(local_runtime(data_dir(args), create=False).store, state)
+        return dry_run_report(local_runtime(data_dir(args), create=False), state)
     rt = local_runtime(data_dir(args), create=True)
-    return report_import(import_shop(rt.store, state, utc_now(), replace=args.replace), state)
+    return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
 
 
 def _receive(args: argparse.Namespace) -> int:
-    applied = receive(shop_store(args, data_dir(args)), args.material, args.quantity, args.ref, utc_now())
+    applied = receive(shop_runtime(args, data_dir(args)), Receive(args.material, args.quantity, args.ref))
     detail = applied.change.detail
     return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
@@ -71,7 +71,7 @@ def _show(args: argparse.Namespace) -> int:
     rt = local_runtime(data_dir(args), create=False)
     state = current_state(rt.store)
     # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
-    pending = pending_requests(rt.store, utc_now(), rt.approvals)
+    pending = pending_requests(rt)
     if args.json:
         write_shop_file({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
     else:
@@ -99,7 +99,7 @@ def _export(args: argparse.Namespace) -> int:
     if table is None:
         write_shop_file(write_shop(_current(args)), args.path)
         return EXIT_OK
-    state = table_store(table).load_state()
+    state = table_runtime(table).store.load_state()
     if state is None:
         raise ValidationError(f"table {table} holds no shop yet (shop import --table {table} first)")
     write_shop_file(write_shop(state), args.path)

@@ -42,9 +42,10 @@ def _show(args: argparse.Namespace) -> int:
     if args.json and args.html is not None:
         raise ValidationError("--json and --html: choose one")
     where = data_dir(args)
-    store = local_runtime(where, create=False).store
+    rt = local_runtime(where, create=False)
+    store = rt.store
     checkpoint, proposal = review(store, args.checkpoint)
-    label, who = checkpoint_status(store, checkpoint, utc_now(), local_approvals(where))
+    label, who = checkpoint_status(rt, checkpoint, rt.clock())
     if args.json:
         emit_json(
             {

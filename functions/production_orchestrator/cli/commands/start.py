@@ -16,16 +16,15 @@ from urllib.parse import urlsplit
 
 from ...domain.errors import AlreadyPendingError, ValidationError
 from ...domain.planning.solver import DEFAULT_NODES
-from ...domain.ports import ShopStore
 from ...domain.scenarios import SCENARIOS
 from ...domain.shop.model import parse_day
 from ...services.runs.plan_request import PlanRequest, on_current_shop
+from ...services.runtime import Runtime
 from .. import approval_side, inputs
 from ..files import read_text
 from ..given import add_given_flags, given_facts
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
-from ..root import utc_now
 from ..running import ready, with_dir
 
 DEFAULT_SCENARIO = "rush-order"
@@ -46,7 +45,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
     add_given_flags(start)
 
 
-def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
+def plan_request(args: argparse.Namespace, rt: Runtime) -> PlanRequest:
     """What ``start`` plans, from its flags."""
     if args.as_of is not None:
         try:
@@ -57,19 +56,20 @@ def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
     if args.scenario or not args.request:
         chosen = PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
     else:
-        chosen = on_current_shop(store, text or "", args.as_of, utc_now())
+        chosen = on_current_shop(rt, text or "", args.as_of)
     return dataclasses.replace(chosen, given=given_facts(args))
 
 
 def _start(args: argparse.Namespace) -> int:
-    from ...services.runs.start import start_run
+    from ...services.runs.start import StartRun, start_run
 
     plan = approval_side.link_plan(args)  # a policy nobody can satisfy stops here: nothing created, no model called
     where, rt, binding = ready(args, create=True)
     plan = approval_side.link_plan(args, rt.receipt_key)  # derivable links, now that the data dir has its key
     rt = dataclasses.replace(rt, solver_nodes=args.solver_nodes)
     try:
-        result = start_run(rt, plan_request(args, rt.store), binding, args.approval_window, plan, again=args.again)
+        run = StartRun(plan_request(args, rt), binding, args.approval_window, plan, again=args.again)
+        result = start_run(rt, run)
     except AlreadyPendingError as pending:
         # The same request started again while its run waits: that run's ids, exit 0, nothing written.
         emit(

@@ -9,14 +9,14 @@ from ...domain.presentation import shop_stamp, terminal_safe
 from ...services.status import status
 from ..output import EXIT_OK, READ_ONLY, emit_json
 from ..parser import GROUP_RUNS, command, data_dir
-from ..root import local_approvals, local_runtime, utc_now
+from ..root import local_runtime
 
 GROUP = GROUP_RUNS
 
 
 def _status(args: argparse.Namespace) -> int:
     where = data_dir(args)
-    report = status(local_runtime(where, create=False).store, utc_now(), local_approvals(where))
+    report = status(local_runtime(where, create=False))
     if args.json:
         emit_json(report)
         return EXIT_OK

@@ -82,20 +82,23 @@ def read_checkpoint(raw: str | None, checkpoint_id: str) -> Checkpoint | Refusal
     return checkpoint
 
 
-def verify_resume(
-    checkpoint: Checkpoint,
-    request: ResumeRequest,
-    *,
-    decided: bool,
-    session: SessionFacts,
-    proposal_bytes: bytes | None,
-    current: ShopState,
-    runtime_binding: ProviderBinding,
-    now: datetime,
-    recovering: bool = False,
-    already_applied: bool = False,
-    proposed_on: ShopState | None = None,
-) -> Go | Refusal:
+@dataclass(frozen=True)
+class Evidence:
+    """What the resume gate checks a checkpoint against: everything persisted, read before any write path
+    exists (``decided``: a decision record exists; ``recovering``/``already_applied``: see :func:`verify_resume`)."""
+
+    decided: bool
+    session: SessionFacts
+    proposal_bytes: bytes | None
+    current: ShopState
+    runtime_binding: ProviderBinding
+    now: datetime
+    recovering: bool = False
+    already_applied: bool = False
+    proposed_on: ShopState | None = None
+
+
+def verify_resume(checkpoint: Checkpoint, request: ResumeRequest, evidence: Evidence) -> Go | Refusal:
     """Check every fact a resume depends on, in a fixed order; the first failure is the answer.
 
     A claimed decision is reported before anything else changes the verdict, so a replay is always
@@ -108,6 +111,7 @@ def verify_resume(
     is not re-checked, the session may show the agent already finished, and when this proposal already
     applied (``already_applied``) the digest has moved on because of it, not against it.
     """
+    decided, session, now, recovering = evidence.decided, evidence.session, evidence.now, evidence.recovering
     refusal = _claim_and_window(checkpoint, decided=decided, now=now, recovering=recovering)
     refusal = refusal or _ids(checkpoint, request)
     if refusal:
@@ -115,10 +119,10 @@ def verify_resume(
     finished = _session(checkpoint, session, recovering=recovering)
     if isinstance(finished, Refusal):
         return finished
-    refusal = _provider(checkpoint, runtime_binding)
+    refusal = _provider(checkpoint, evidence.runtime_binding)
     if refusal:
         return refusal
-    proposal = _proposal(checkpoint, proposal_bytes, session, finished=finished)
+    proposal = _proposal(checkpoint, evidence.proposal_bytes, session, finished=finished)
     if isinstance(proposal, Refusal):
         return proposal
     cid = checkpoint.checkpoint_id
@@ -130,8 +134,8 @@ def verify_resume(
         )
     # Only an approve needs a shop the plan still applies on: a reject changes nothing, so a stale plan can
     # be cancelled. A recovery whose plan already applied finds the shop moved on by its own apply.
-    if request.approved and not (recovering and already_applied):
-        verdict = judge(current, proposal, proposed_on)
+    if request.approved and not (recovering and evidence.already_applied):
+        verdict = judge(evidence.current, proposal, evidence.proposed_on)
         if verdict.stale:
             return Refusal(RefusalCode.STALE_DOMAIN_STATE, verdict.message())
     return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)

@@ -12,6 +12,8 @@ A window the new order's materials cannot reach before its due date is a materia
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..shop.model import Order, Product, hours
 from .greedy import HORIZON_DAYS, Placement
 from .materials import Line, Shortage
@@ -78,17 +80,21 @@ def _late_detail(
     return detail
 
 
-def plan_at_risk(
-    target: Order,
-    machines: tuple[str, ...],
-    placement: Placement,
-    short: list[Shortage],
-    lines: list[Line],
-    orders: dict[str, Order],
-    planning_day: str,
-) -> tuple[AtRisk, ...]:
+@dataclass(frozen=True)
+class Placed:
+    """Where a plan put the new order: the order, the machines that can make it, its placement and the material
+    it is short of."""
+
+    target: Order
+    machines: tuple[str, ...]
+    placement: Placement
+    short: list[Shortage]
+
+
+def plan_at_risk(placed: Placed, lines: list[Line], orders: dict[str, Order], planning_day: str) -> tuple[AtRisk, ...]:
     """The orders a plan cannot promise: the new one when it is late (or partly placed), and any order of
     the plan that starts before a purchase it waits for can arrive; each with its cause, in id order."""
+    target, machines, placement, short = placed.target, placed.machines, placed.placement, placed.short
     risks: dict[str, AtRisk] = {}
     if placement.late_minutes:
         detail = _late_detail(target, machines, placement, short, planning_day)

@@ -66,16 +66,12 @@ def _placement(
 
 
 def best_placement(
-    state: ShopState,
-    target: Order,
-    product: Product,
-    planning_day: str,
-    earliest: str,
-    nodes: int = solver.DEFAULT_NODES,
-    solve: bool = True,
+    placing: solver.Placing, nodes: int = solver.DEFAULT_NODES, solve: bool = True
 ) -> tuple[Placement, PlannedBy]:
     """The plan to propose for ``target`` and who made it. ``solve=False`` asks the solver only when greedy
     finds no room at all; ``nodes`` is the solver's budget (branch-and-bound nodes per objective stage)."""
+    state, target, product = placing.state, placing.target, placing.product
+    planning_day, earliest = placing.planning_day, placing.earliest
     greedy: Placement | None = None
     failed: PlanningError | None = None
     try:
@@ -86,7 +82,7 @@ def best_placement(
         return _checked(state, target, planning_day, earliest, greedy), "greedy"
     start = _after(greedy, target) if greedy is not None else None
     try:
-        found = solver.solve(state, target, product, planning_day, earliest, start, nodes)
+        found = solver.solve(placing, start, nodes)
     except Exception:  # the greedy plan stands when the solver is missing or fails; why is logged
         LOGGER.warning("solver failed for %s; the greedy plan stands", target.id, exc_info=True)
         found = None

@@ -15,13 +15,13 @@ from ..errors import PlanningError, UnplannableError
 from ..shop.footprint import footprint_digest, plan_footprint
 from ..shop.model import Order, ShopState, add_days, parse_day
 from .application import apply_proposal, result_of
-from .causes import cannot_arrive, plan_at_risk, plan_blockers
+from .causes import Placed, cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
 from .proposal import PLANNER_VERSION, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
-from .solver import DEFAULT_NODES
+from .solver import DEFAULT_NODES, Placing
 
 
 def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
@@ -61,28 +61,40 @@ def _plan(state: ShopState, target: Order, planning_day: str, nodes: int = DEFAU
             f"{target.id} cannot be made in the {HORIZON_DAYS} days from {planning_day}: "
             + "; ".join(cannot_arrive(s) for s in short if s.arrives > last)
         )
-    placement, planned_by = best_placement(state, target, product, planning_day, earliest, nodes, solve)
+    placement, planned_by = best_placement(Placing(state, target, product, planning_day, earliest), nodes, solve)
     blockers = plan_blockers(target, product, short, placement)
     return _Plan(blockers=blockers, placement=placement, short=short, machines=product.machines, planned_by=planned_by)
+
+
+@dataclass(frozen=True)
+class Requested:
+    """What a customer's request brings to its plan besides the order id.
+
+    ``text``: the e-mail, recorded with the plan. ``pending``: the request's order when it waits beside the
+    shop (held with its run, not in the shop): it is planned as if taken in, while the proposal's base and
+    footprint digests are those of the shop itself, so starting a run changes no digest and the plan adds its
+    order when it applies. ``given``: the facts the person who started the run gave, recorded with the plan.
+    """
+
+    text: str = ""
+    pending: Order | None = None
+    given: GivenFacts | None = None
 
 
 def build_proposal(
     shop: ShopState,
     order_id: str,
     planning_day: str,
-    request_text: str = "",
-    pending: Order | None = None,
+    request: Requested | str = "",
     solver_nodes: int = DEFAULT_NODES,
-    given: GivenFacts | None = None,
 ) -> ProposalContent:
     """The complete plan for ``order_id`` against ``shop`` from ``planning_day``: deterministic, no clock.
 
-    ``pending`` is the request's order when it waits beside the shop (held with its run, not in ``shop``):
-    it is planned as if taken in, while the proposal's base and footprint digests are those of ``shop``
-    itself, so starting a run changes no digest and the plan adds its order when it applies.
+    ``request``: what the request brings (:class:`Requested`; a bare text is a request of that text only).
     ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only).
-    ``given``: the facts the person who started the run gave, recorded with the plan.
     """
+    asked = Requested(text=request) if isinstance(request, str) else request
+    request_text, pending, given = asked.text, asked.pending, asked.given
     state = shop if pending is None or shop.order(pending.id) is not None else shop.with_order(pending)
     target = _target(state, order_id, planning_day)
     plan = _plan(state, target, planning_day, solver_nodes, solve=solver_nodes > 0)
@@ -103,7 +115,7 @@ def build_proposal(
         for x in lines
     )
     orders = {o.id: o for o in planned.orders}
-    at_risk = plan_at_risk(target, plan.machines, placement, plan.short, lines, orders, planning_day)
+    at_risk = plan_at_risk(Placed(target, plan.machines, placement, plan.short), lines, orders, planning_day)
     footprint = plan_footprint(
         shop,
         [(c.order_id, c.before, c.after) for c in changes],

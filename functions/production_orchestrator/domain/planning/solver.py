@@ -251,17 +251,25 @@ def _warm(
     return values
 
 
+@dataclass(frozen=True)
+class Placing:
+    """One order to place: the shop, the new order and its product, planned from ``planning_day`` and starting
+    no earlier than ``earliest`` (the day its material can be there)."""
+
+    state: ShopState
+    target: Order
+    product: Product
+    planning_day: str
+    earliest: str
+
+
 def solve(
-    state: ShopState,
-    target: Order,
-    product: Product,
-    planning_day: str,
-    earliest: str,
-    start: Mapping[str, tuple[Allocation, ...]] | None,
-    nodes: int = DEFAULT_NODES,
+    placing: Placing, start: Mapping[str, tuple[Allocation, ...]] | None, nodes: int = DEFAULT_NODES
 ) -> dict[str, tuple[Allocation, ...]] | None:
     """The best plan found within ``nodes`` per stage: each changed order's new schedule (the new order's
     included), or None when the model has no solution in budget. ``start`` is a plan to begin from."""
+    state, target, product = placing.state, placing.target, placing.product
+    planning_day, earliest = placing.planning_day, placing.earliest
     build = _build(state, target, product, planning_day, earliest, set(start or ()) - {target.id})
     if build is None:
         return None

@@ -25,6 +25,7 @@ from ...domain.messages.approval_mail import ApprovalMail, is_mail_address
 from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
 from ...domain.records import AuditEvent, audit_event, utc_iso
 from ..evidence import review
+from ..runtime import Runtime, need
 from .approval_mail import queue_requests
 from .request_approval import approval_link, message_for
 
@@ -42,17 +43,30 @@ class RemindReport:
 class ReminderPass:
     """One pass of reminders: its ports, settings and report."""
 
-    store: ShopStore
-    approvals: ApprovalStore
-    notifier: ApprovalNotifier
+    rt: Runtime
     schedule: ReminderSchedule
     now: datetime
     link_base: Callable[[ApprovalRecord], str]
     lease: timedelta
     zone: str
-    mint: LinkMint
     outbox: bool
     report: RemindReport
+
+    @property
+    def store(self) -> ShopStore:
+        return self.rt.store
+
+    @property
+    def approvals(self) -> ApprovalStore:
+        return self.rt.approvals
+
+    @property
+    def notifier(self) -> ApprovalNotifier:
+        return need(self.rt.notifier, "approval notifier")
+
+    @property
+    def mint(self) -> LinkMint:
+        return self.rt.mint or LinkMint()
 
     def event(self, kind: str, record: ApprovalRecord, **detail: Any) -> AuditEvent:
         return audit_event(

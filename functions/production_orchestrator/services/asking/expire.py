@@ -9,15 +9,23 @@ So the approval record, the page and ``status`` say what the workflow did: it en
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
 
 from ...domain.errors import DecisionAlreadyClaimedError
-from ...domain.ports import ApprovalStore, ShopStore
 from ...domain.records import audit_event
+from ..runtime import Runtime
 
 
-def expire_approvals(store: ShopStore, approvals: ApprovalStore, checkpoint_id: str, now: datetime) -> list[str]:
+@dataclass(frozen=True)
+class Expire:
+    """The workflow stopped waiting for ``checkpoint_id``'s decision."""
+
+    checkpoint_id: str
+
+
+def expire_approvals(rt: Runtime, cmd: Expire) -> list[str]:
     """Expire every approval of ``checkpoint_id`` the workflow never acted on; return their ids. Never approves."""
+    store, approvals, now, checkpoint_id = rt.store, rt.approvals, rt.clock(), cmd.checkpoint_id
     acted_on = store.get_decision(checkpoint_id) is not None
     expired: list[str] = []
     for approval in approvals.approvals_for(checkpoint_id):

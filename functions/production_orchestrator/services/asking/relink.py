@@ -16,7 +16,6 @@ send fails, the old link is already revoked: run relink again (each run revokes 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.links import LinkMint
@@ -29,9 +28,9 @@ from ...domain.errors import (
     ValidationError,
 )
 from ...domain.messages.approval_mail import ApprovalMail, is_mail_address
-from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
 from ...domain.records import AuditEvent, audit_event, utc_iso
 from ..evidence import current_approval, review
+from ..runtime import Runtime, need
 from .request_approval import approval_link, message_for
 
 
@@ -45,23 +44,25 @@ class Relinked:
     queued: bool = False  # True: the new link waits in the outbox for ``outbox send``
 
 
-def relink(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    *,
-    approval_id: str,
-    approver: str,
-    link_base_url: str,
-    now: datetime,
-    mint: LinkMint | None = None,
-    outbox: bool = False,
-) -> Relinked:
+@dataclass(frozen=True)
+class Relink:
+    """A new link for ``approver`` on ``approval_id`` (links start ``link_base_url``); with ``outbox``, an
+    e-mail approver's request is queued (derivable links only) instead of going to the notifier."""
+
+    approval_id: str
+    approver: str
+    link_base_url: str
+    outbox: bool = False
+
+
+def relink(rt: Runtime, cmd: Relink) -> Relinked:
     """Issue ``approver`` a new link to ``approval_id`` (or the approval that replaced it) and revoke the old.
 
-    With ``outbox`` and a derivable ``mint``, an e-mail approver's new link is queued in the same transaction
-    (delivered by ``outbox send``) instead of going to ``notifier``.
+    With ``outbox`` and a derivable ``rt.mint``, an e-mail approver's new link is queued in the same transaction
+    (delivered by ``outbox send``) instead of going to ``rt.notifier``.
     """
+    store, approvals, now = rt.store, rt.approvals, rt.clock()
+    approval_id, approver = cmd.approval_id, cmd.approver
     approval = current_approval(approvals, approval_id)
     if approval is None:
         raise ApprovalActionRefusedError("NOT_FOUND", f"approval {approval_id} does not exist")
@@ -72,8 +73,8 @@ def relink(
             "NOT_AN_APPROVER", f"{approver} is not asked on approval {approval.approval_id} (asked: {asked})"
         )
     checkpoint, proposal = review(store, approval.checkpoint_id)
-    secret, link = (mint or LinkMint()).mint(person)
-    queued = outbox and bool(link.nonce) and is_mail_address(person)
+    secret, link = (rt.mint or LinkMint()).mint(person)
+    queued = cmd.outbox and bool(link.nonce) and is_mail_address(person)
     mail = (
         [
             ApprovalMail(
@@ -113,8 +114,10 @@ def relink(
     except (NotFoundError, ValidationError) as exc:
         raise ApprovalActionRefusedError("NOT_FOUND", str(exc)) from None
     if not queued:
-        url = approval_link(link_base_url, record.approval_id, secret)
-        notifier.notify(message_for(checkpoint, proposal, record.approval_id, person, url))
+        url = approval_link(cmd.link_base_url, record.approval_id, secret)
+        need(rt.notifier, "approval notifier").notify(
+            message_for(checkpoint, proposal, record.approval_id, person, url)
+        )
     return Relinked(
         approval_id=record.approval_id, approver=person, checkpoint_id=checkpoint.checkpoint_id, queued=queued
     )

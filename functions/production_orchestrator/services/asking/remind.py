@@ -22,21 +22,22 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ...domain.approval.approvals import ApprovalRecord
-from ...domain.approval.links import LinkMint
 from ...domain.approval.reminders import ReminderSchedule
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError
 from ...domain.messages.approval_mail import ApprovalMail
-from ...domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
+from ...domain.ports import ApprovalMessage
 from ...domain.presentation import fingerprint, shop_time, shop_zone, time_left
 from ...domain.records import utc_iso
 from ..evidence import review
+from ..runtime import Runtime
 from .escalate import ReminderPass, RemindReport, escalate, send_missing_links
 from .request_approval import approval_link
 
-__all__ = ["REMINDER_LEASE", "RemindReport", "remind", "reminder_message"]
+__all__ = ["REMINDER_LEASE", "Remind", "RemindReport", "remind", "reminder_message"]
 
 REMINDER_LEASE = timedelta(minutes=2)
 
@@ -69,26 +70,25 @@ def reminder_message(
     return ApprovalMessage(approval_id=record.approval_id, approver=approver, subject=subject, body=body, link=link)
 
 
-def remind(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    schedule: ReminderSchedule,
-    *,
-    now: datetime,
-    link_base: Callable[[ApprovalRecord], str],
-    lease: timedelta = REMINDER_LEASE,
-    mint: LinkMint | None = None,
-    outbox: bool = False,
-) -> RemindReport:
+@dataclass(frozen=True)
+class Remind:
+    """One reminder pass under ``schedule``; ``link_base``: where an approval's links start; ``outbox``: e-mail
+    approvers' messages are queued for ``outbox send`` rather than given to the notifier."""
+
+    schedule: ReminderSchedule
+    link_base: Callable[[ApprovalRecord], str]
+    lease: timedelta = REMINDER_LEASE
+    outbox: bool = False
+
+
+def remind(rt: Runtime, cmd: Remind) -> RemindReport:
     """One pass over every open approval (see the module docstring). Idempotent: a second pass at the same
-    moment sends nothing. ``mint``: how links are minted and rebuilt (with the shop's key locally); ``outbox``:
-    e-mail approvers' messages are queued for ``outbox send`` rather than given to ``notifier``."""
+    moment sends nothing. Links are minted and rebuilt with ``rt.mint`` (the shop's key locally)."""
+    now = rt.clock()
     run = ReminderPass(
-        store, approvals, notifier, schedule, now, link_base, lease, shop_zone(store.load_state()),
-        mint or LinkMint(), outbox, RemindReport(),
-    )  # fmt: skip
-    for record in approvals.list_approvals():
+        rt, cmd.schedule, now, cmd.link_base, cmd.lease, shop_zone(rt.store.load_state()), cmd.outbox, RemindReport()
+    )
+    for record in rt.approvals.list_approvals():
         if not record.is_open(now):
             continue
         try:

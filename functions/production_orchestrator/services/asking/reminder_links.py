@@ -16,15 +16,17 @@ the publish and before the mark.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.reminders import ReminderSchedule
 from ...domain.errors import ApprovalActionRefusedError, DecisionAlreadyClaimedError, ReminderHeldError
-from ...domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
+from ...domain.ports import ApprovalMessage, ApprovalNotifier
 from ...domain.presentation import shop_time, shop_zone, time_left
 from ...domain.records import audit_event
-from .relink import relink
+from ..runtime import Runtime, need
+from .relink import Relink, relink
 
 
 class _AsReminder:
@@ -54,22 +56,25 @@ class _AsReminder:
         )
 
 
-def remind_with_links(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    schedule: ReminderSchedule,
-    record: ApprovalRecord,
-    *,
-    now: datetime,
-    link_base_url: str,
-    lease: timedelta,
-) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class RemindWithLinks:
+    """The reminder due for ``record`` under ``schedule``, each with a new link (links start ``link_base_url``;
+    ``lease``: how long a claimed reminder is this sender's)."""
+
+    schedule: ReminderSchedule
+    record: ApprovalRecord
+    link_base_url: str
+    lease: timedelta
+
+
+def remind_with_links(rt: Runtime, cmd: RemindWithLinks) -> list[tuple[str, str]]:
     """The latest point that has come, to each asked approver of ``record`` who has not voted and has not had it:
     (point, approver) of each reminder this call sent. ``ReminderHeldError`` after the others were sent when
     another sender holds one; ``DecisionAlreadyClaimedError``/``ApprovalExpiredError`` when the approval closed."""
+    store, approvals, now, record, lease = rt.store, rt.approvals, rt.clock(), cmd.record, cmd.lease
+    notifier = need(rt.notifier, "approval notifier")
     sent: list[tuple[str, str]] = []
-    due = schedule.due_point(record.created_at, record.expires_at, now)
+    due = cmd.schedule.due_point(record.created_at, record.expires_at, now)
     if due is None:
         return sent
     zone = shop_zone(store.load_state())
@@ -90,15 +95,9 @@ def remind_with_links(
             held_elsewhere.append(approver)  # a racing wake, or one that died holding it
             continue
         try:
-            relink(
-                store,
-                approvals,
-                _AsReminder(notifier, record, zone, now),
-                approval_id=record.approval_id,
-                approver=approver,
-                link_base_url=link_base_url,
-                now=now,
-            )
+            # A random link, as the AWS request path sends them (the message goes out as the first did).
+            as_reminder = replace(rt, notifier=_AsReminder(notifier, record, zone, now), mint=None)
+            relink(as_reminder, Relink(record.approval_id, approver, cmd.link_base_url))
         except ApprovalActionRefusedError as exc:
             if exc.code in ("EXPIRED", "APPROVAL_CLOSED"):
                 raise DecisionAlreadyClaimedError(str(exc)) from None

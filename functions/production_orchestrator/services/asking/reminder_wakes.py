@@ -19,20 +19,20 @@ retried Lambda, a wake-up armed twice, or the local ``remind`` on the same table
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ...domain.approval.approvals import ApprovalRecord
-from ...domain.approval.links import LinkMint
 from ...domain.approval.reminders import ReminderSchedule, parse_points
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
-from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore, WakeScheduler
+from ...domain.ports import ApprovalStore
 from ...domain.presentation import shop_zone
 from ...domain.records import parse_utc, utc_iso
 from ..evidence import current_approval
+from ..runtime import Runtime, need
 from . import remind as local_remind
 from .escalate import ReminderPass, RemindReport, escalate, send_missing_links
-from .reminder_links import remind_with_links
+from .reminder_links import RemindWithLinks, remind_with_links
 
 ESCALATE = "escalate"
 # The approval is written by WaitForHumanDecision just after the wake-ups are armed; a wake-up armed this much
@@ -72,11 +72,24 @@ class Armed:
     wakes: dict[str, str] = field(default_factory=dict)
 
 
-def arm(
-    wakes: WakeScheduler, schedule: ReminderSchedule, *, checkpoint_id: str, expires_at: str, now: datetime
-) -> Armed:
+@dataclass(frozen=True)
+class Arm:
+    """The wake-ups of ``checkpoint_id``'s approval window (until ``expires_at``) under ``schedule``."""
+
+    schedule: ReminderSchedule
+    checkpoint_id: str
+    expires_at: str
+
+
+def arm(rt: Runtime, cmd: Arm) -> Armed:
     """One wake-up per reminder point (and the escalation) that falls inside the window ``now``..``expires_at``."""
-    created = utc_iso(now)
+    wakes, schedule, checkpoint_id, expires_at = (
+        need(rt.wakes, "wake-up scheduler"),
+        cmd.schedule,
+        cmd.checkpoint_id,
+        cmd.expires_at,
+    )
+    created = utc_iso(rt.clock())
     end = parse_utc(expires_at)
     armed: dict[str, str] = {}
     for name, point in wake_names(checkpoint_id, schedule).items():
@@ -90,10 +103,19 @@ def arm(
     return Armed(checkpoint_id=checkpoint_id, wakes=armed)
 
 
-def disarm(wakes: WakeScheduler, schedule: ReminderSchedule, *, checkpoint_id: str) -> int:
+@dataclass(frozen=True)
+class Disarm:
+    """The decision on ``checkpoint_id`` arrived: its wake-ups under ``schedule`` are no longer needed."""
+
+    schedule: ReminderSchedule
+    checkpoint_id: str
+
+
+def disarm(rt: Runtime, cmd: Disarm) -> int:
     """Delete every wake-up of ``checkpoint_id`` that has not fired (the decision arrived); how many were left."""
+    wakes = need(rt.wakes, "wake-up scheduler")
     left = 0
-    for name in wake_names(checkpoint_id, schedule):
+    for name in wake_names(cmd.checkpoint_id, cmd.schedule):
         left += wakes.disarm(name)
         left += wakes.disarm(f"{name}-again")
     return left
@@ -116,23 +138,24 @@ def _approval_of(approvals: ApprovalStore, checkpoint_id: str) -> ApprovalRecord
     return current_approval(approvals, found[-1].approval_id) if found else None
 
 
-def wake(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    wakes: WakeScheduler,
-    schedule: ReminderSchedule,
-    *,
-    checkpoint_id: str,
-    point: str,
-    link_base_url: str,
-    now: datetime,
-    lease: timedelta = local_remind.REMINDER_LEASE,
-) -> Woken:
+@dataclass(frozen=True)
+class Wake:
+    """One wake-up of ``checkpoint_id``'s approval for ``point`` (a reminder point, or ``escalate``) under
+    ``schedule``; links start ``link_base_url``; ``lease``: how long a claimed reminder is this sender's."""
+
+    schedule: ReminderSchedule
+    checkpoint_id: str
+    point: str
+    link_base_url: str
+    lease: timedelta = local_remind.REMINDER_LEASE
+
+
+def wake(rt: Runtime, cmd: Wake) -> Woken:
     """One wake-up of ``checkpoint_id``'s approval for ``point`` (see the module docstring)."""
-    point = validate_point(point)  # a malformed point is refused before anything is read
+    schedule, checkpoint_id, now = cmd.schedule, cmd.checkpoint_id, rt.clock()
+    point = validate_point(cmd.point)  # a malformed point is refused before anything is read
     result = Woken()
-    record = _approval_of(approvals, checkpoint_id)
+    record = _approval_of(rt.approvals, checkpoint_id)
     if record is None:
         return result
     result.approval_id = record.approval_id
@@ -145,16 +168,16 @@ def wake(
         again = _whole_second(moment)
         for name, named in wake_names(checkpoint_id, schedule).items():
             if named == point:
-                wakes.arm(f"{name}-again", again, {"action": "wake", "checkpoint_id": checkpoint_id, "point": point})
+                need(rt.wakes, "wake-up scheduler").arm(
+                    f"{name}-again", again, {"action": "wake", "checkpoint_id": checkpoint_id, "point": point}
+                )
         result.rearmed_at = utc_iso(again)
     try:
         if point == ESCALATE:
             if moment is not None and moment <= now:
-                _escalate(store, approvals, notifier, schedule, record, now, link_base_url, result, lease)
+                _escalate(rt, cmd, record, result)
         else:
-            result.reminded = remind_with_links(
-                store, approvals, notifier, schedule, record, now=now, link_base_url=link_base_url, lease=lease
-            )
+            result.reminded = remind_with_links(rt, RemindWithLinks(schedule, record, cmd.link_base_url, cmd.lease))
     except (ApprovalExpiredError, DecisionAlreadyClaimedError):
         result.status = "closed"  # decided, superseded or expired while this wake looked at it
         return result
@@ -162,22 +185,13 @@ def wake(
     return result
 
 
-def _escalate(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    schedule: ReminderSchedule,
-    record: ApprovalRecord,
-    now: datetime,
-    link_base_url: str,
-    result: Woken,
-    lease: timedelta,
-) -> None:
+def _escalate(rt: Runtime, cmd: Wake, record: ApprovalRecord, result: Woken) -> None:
     """The local escalation (services/asking/escalate.py), with random links and no outbox (links go by SNS): backups
     added once in one transaction with their event; each backup's link then claimed, sent and marked once."""
+    schedule, link_base_url = cmd.schedule, cmd.link_base_url
     run = ReminderPass(
-        store, approvals, notifier, schedule, now, lambda _record: link_base_url, lease,
-        shop_zone(store.load_state()), LinkMint(), False, RemindReport(),
+        replace(rt, mint=None), schedule, rt.clock(), lambda _record: link_base_url, cmd.lease,
+        shop_zone(rt.store.load_state()), False, RemindReport(),
     )  # fmt: skip
     held: dict[str, str] = {}
     if not record.escalated_at:

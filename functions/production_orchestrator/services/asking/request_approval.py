@@ -24,10 +24,11 @@ from ...domain.approval.policy import ApprovalPolicy, checked_policy
 from ...domain.errors import IntegrityError, ValidationError
 from ...domain.messages.approval_mail import is_mail_address
 from ...domain.planning.proposal import ProposalContent
-from ...domain.ports import ApprovalMessage, ApprovalNotifier, ApprovalStore, ShopStore
+from ...domain.ports import ApprovalMessage
 from ...domain.presentation import fingerprint, render_review
 from ...domain.records import Checkpoint, audit_event, utc_iso
 from ..evidence import review
+from ..runtime import Runtime, need
 
 DEFAULT_APPROVER = "shop-owner"
 LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
@@ -133,23 +134,26 @@ class ApprovalRequested:
     notified: int
 
 
-def request_approval(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    notifier: ApprovalNotifier,
-    *,
-    checkpoint_id: str,
-    proposal_hash: str,
-    task_token: str,
-    policy: ApprovalPolicy,
-    link_base_url: str,
-    now: datetime,
-) -> ApprovalRequested:
+@dataclass(frozen=True)
+class RequestApproval:
+    """Ask for the approval of ``checkpoint_id``'s plan (``proposal_hash``, as the workflow names it) for the
+    task ``task_token``, under ``policy``, with links starting ``link_base_url``."""
+
+    checkpoint_id: str
+    proposal_hash: str
+    task_token: str = field(repr=False)
+    policy: ApprovalPolicy
+    link_base_url: str
+
+
+def request_approval(rt: Runtime, cmd: RequestApproval) -> ApprovalRequested:
     """The approval of ``checkpoint_id`` for the task ``task_token``, and a link to every approver not yet sent one.
 
     Once per task: a retry (a Lambda redelivery, a retried wait state) finds the approval the first attempt
     created and sends only the links that did not go out (with a new secret: the lost one was never stored).
     """
+    store, approvals, notifier, now = rt.store, rt.approvals, need(rt.notifier, "approval notifier"), rt.clock()
+    checkpoint_id, proposal_hash, task_token = cmd.checkpoint_id, cmd.proposal_hash, cmd.task_token
     checkpoint, proposal = review(store, checkpoint_id)
     if proposal_hash != checkpoint.proposal_hash:
         raise IntegrityError(f"the workflow names another proposal than checkpoint {checkpoint_id}")
@@ -158,7 +162,7 @@ def request_approval(
     if existing:
         record = existing[-1]
     else:
-        plan = LinkPlan.fresh(policy, task_token, delivered=False)
+        plan = LinkPlan.fresh(cmd.policy, task_token, delivered=False)
         record, fresh = plan.record(checkpoint, proposal, now), plan.secrets
         approvals.create_approval(record)  # stored before anything is sent: a link always points at a record
         store.append_audit(
@@ -181,7 +185,7 @@ def request_approval(
             continue
         # A link that did not go out before a retry is lost (only its hash was kept): it gets a new secret.
         secret = fresh.get(approver) or secrets.token_urlsafe(32)
-        link = approval_link(link_base_url, record.approval_id, secret)
+        link = approval_link(cmd.link_base_url, record.approval_id, secret)
         notifier.notify(message_for(checkpoint, proposal, record.approval_id, approver, link))
         record = approvals.record_delivery(record.approval_id, task_token, approver, hash_link_secret(secret))
         sent += 1

@@ -12,6 +12,7 @@ A refusal is raised as ``ResumeRefusedError`` with nothing written.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from ...domain.approval.approvals import ApprovalRecord, Vote
@@ -20,9 +21,10 @@ from ...domain.approval.policy import identity
 from ...domain.approval.receipts import check_receipt, make_receipt
 from ...domain.approval.verification import Refusal
 from ...domain.errors import IntegrityError, RefusalCode, ResumeRefusedError
-from ...domain.ports import ApprovalStore, MacKey, ShopStore
+from ...domain.ports import MacKey
 from ...domain.records import Checkpoint, Decision, audit_event, utc_iso
 from ..evidence import freshness, load_checkpoint, review
+from ..runtime import Runtime
 
 
 def identities(names: Iterable[str] | None) -> frozenset[str] | None:
@@ -30,15 +32,16 @@ def identities(names: Iterable[str] | None) -> frozenset[str] | None:
     return None if names is None else frozenset(identity(name) for name in names)
 
 
-def governing_approval(approvals: ApprovalStore, checkpoint_id: str) -> ApprovalRecord | None:
+def governing_approval(rt: Runtime, checkpoint_id: str) -> ApprovalRecord | None:
     """The approval that governs ``checkpoint_id``: the one requested for it (the latest, should there be more)."""
-    found = approvals.approvals_for(checkpoint_id)
+    found = rt.approvals.approvals_for(checkpoint_id)
     return found[-1] if found else None
 
 
-def stale_reasons(store: ShopStore, checkpoint: Checkpoint) -> tuple[str, ...]:
+def stale_reasons(rt: Runtime, checkpoint: Checkpoint) -> tuple[str, ...]:
     """Why the plan may no longer apply on the shop as stored (the one rule: ``evidence.freshness``); empty
     while it still applies."""
+    store = rt.store
     try:
         _, proposal = review(store, checkpoint.checkpoint_id)
     except (ResumeRefusedError, IntegrityError):
@@ -65,52 +68,58 @@ def check_receipts(approval: ApprovalRecord, checkpoint: Checkpoint, mac_key: Ma
             raise ResumeRefusedError(RefusalCode.RECEIPT_INVALID, problem)
 
 
-def recorded_decision(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    checkpoint_id: str,
-    approval_id: str,
-    *,
-    now: datetime,
-    mac_key: MacKey | None = None,
-    allowed: Iterable[str] | None = None,
-) -> Decision:
+@dataclass(frozen=True)
+class ReadDecision:
+    """Which decision to read back: the one ``approval_id`` holds for ``checkpoint_id`` (``allowed``: the
+    configuration's approver list, when it names one)."""
+
+    checkpoint_id: str
+    approval_id: str
+    allowed: Iterable[str] | None = None
+
+
+def recorded_decision(rt: Runtime, cmd: ReadDecision) -> Decision:
     """The decision ``approval_id`` holds for ``checkpoint_id``, if the policy lets it proceed and every
     receipt verifies; else ``ResumeRefusedError``. The resume-approval and resume Lambda path."""
-    approval = approvals.get_approval(approval_id)
+    checkpoint_id, approval_id = cmd.checkpoint_id, cmd.approval_id
+    approval = rt.approvals.get_approval(approval_id)
     if approval is None or approval.checkpoint_id != checkpoint_id:
         raise ResumeRefusedError(
             RefusalCode.CHECKPOINT_INVALID, f"approval {approval_id} is not an approval of checkpoint {checkpoint_id}"
         )
-    checkpoint = load_checkpoint(store, checkpoint_id)
+    checkpoint = load_checkpoint(rt.store, checkpoint_id)
     decision = approval.decision
     ask = Ask(
         "workflow",
         approved=bool(decision and decision.approved),
         reviewed_hash=decision.reviewed_hash if decision else "",
-        allowed=identities(allowed),
+        allowed=identities(cmd.allowed),
     )
-    check_receipts(approval, checkpoint, mac_key)  # a vote altered in storage is named as such, first
-    go = authorized(approval, ask, now)
+    check_receipts(approval, checkpoint, rt.receipt_key)  # a vote altered in storage is named as such, first
+    go = authorized(approval, ask, rt.clock())
     assert isinstance(go, ResumeRecorded)  # a workflow ask never casts a vote
     return go.decision
 
 
-def cast_vote(
-    store: ShopStore,
-    approvals: ApprovalStore,
-    approval: ApprovalRecord,
-    checkpoint: Checkpoint,
-    decision: Decision,
-    *,
-    now: datetime,
-    mac_key: MacKey | None,
-    via: str,
-) -> ApprovalRecord:
+@dataclass(frozen=True)
+class RecordVote:
+    """An authorized vote to record on ``approval`` (``via``: the path it came by, ``link`` or ``cli``)."""
+
+    approval: ApprovalRecord
+    checkpoint: Checkpoint
+    decision: Decision
+    via: str
+
+
+def cast_vote(rt: Runtime, cmd: RecordVote) -> ApprovalRecord:
     """Record an authorized vote with its receipt (the store re-checks the record it writes on) and audit it."""
+    approval, checkpoint, decision, now = cmd.approval, cmd.checkpoint, cmd.decision, rt.clock()
+    mac_key = rt.receipt_key
     receipt = None if mac_key is None else make_receipt(checkpoint, decision, mac_key, approval_id=approval.approval_id)
-    recorded = approvals.record_approval_vote(approval.approval_id, Vote(decision=decision, receipt=receipt), now=now)
-    store.append_audit(
+    recorded = rt.approvals.record_approval_vote(
+        approval.approval_id, Vote(decision=decision, receipt=receipt), now=now
+    )
+    rt.store.append_audit(
         audit_event(
             "approval_vote",
             now,
@@ -120,7 +129,7 @@ def cast_vote(
             approval_id=approval.approval_id,
             approver=decision.approver,
             approved=decision.approved,
-            via=via,
+            via=cmd.via,
             receipt=None if receipt is None else receipt.model_dump(mode="json"),
             status=recorded.status,
         )

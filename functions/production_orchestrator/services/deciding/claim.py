@@ -56,10 +56,20 @@ def replayed(rt: Runtime, checkpoint: Checkpoint, record: DecisionRecord) -> Res
     )
 
 
-def hold(
-    rt: Runtime, ctx: RunContext, checkpoint: Checkpoint, decision: Decision, previous: DecisionRecord | None
-) -> DecisionRecord:
+@dataclass(frozen=True)
+class Hold:
+    """Claim ``decision`` for ``checkpoint`` in the run ``ctx``; ``previous``: the dead resume's claim to take
+    over (None: the first claim)."""
+
+    ctx: RunContext
+    checkpoint: Checkpoint
+    decision: Decision
+    previous: DecisionRecord | None = None
+
+
+def hold(rt: Runtime, cmd: Hold) -> DecisionRecord:
     """Claim the decision (or take over the claim of a resume that died); the record this process holds."""
+    ctx, checkpoint, decision, previous = cmd.ctx, cmd.checkpoint, cmd.decision, cmd.previous
     now = rt.clock()
     lease = {"claim_token": secrets.token_hex(16), "lease_expires_at": utc_iso(now + rt.lease), "resume_pid": rt.pid}
     try:

@@ -11,69 +11,74 @@ only caller): this module never decides whether a decision may proceed, only whe
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ... import faults
 from ...agent.factory import build_agent
 from ...domain.approval.claims import ClaimState, completed_refusal, judge_claim
-from ...domain.approval.verification import Go, Refusal, ResumeRequest, verify_resume
+from ...domain.approval.verification import Evidence, Go, Refusal, ResumeRequest, verify_resume
 from ...domain.records import Checkpoint, Completion, Decision, ProviderBinding, utc_iso
 from ..evidence import current_state, load_checkpoint, proposed_on
-from ..runtime import Runtime, run_context, usage_of
-from .claim import ResumeResult, hold, replayed, same_ids
+from ..runtime import Runtime, need, run_context, usage_of
+from .claim import Hold, ResumeResult, hold, replayed, same_ids
 
 
-def _gate(
-    rt: Runtime,
-    checkpoint: Checkpoint,
-    request: ResumeRequest,
-    runtime_binding: ProviderBinding,
-    *,
-    decided: bool,
-    recovering: bool = False,
-) -> Go:
+def _gate(rt: Runtime, checkpoint: Checkpoint, cmd: Resume, *, decided: bool, recovering: bool = False) -> Go:
+    sessions = need(rt.sessions, "session store")
     verdict = verify_resume(
         checkpoint,
-        request,
-        decided=decided,
-        session=rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
-        proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
-        current=current_state(rt.store),
-        proposed_on=proposed_on(rt.store, checkpoint),
-        runtime_binding=runtime_binding,
-        now=rt.clock(),
-        recovering=recovering,
-        already_applied=recovering and rt.store.application_count(checkpoint.proposal_hash) > 0,
+        cmd.request,
+        Evidence(
+            decided=decided,
+            session=sessions.read_facts(checkpoint.session_id, checkpoint.agent_id),
+            proposal_bytes=rt.store.get_proposal(checkpoint.proposal_hash),
+            current=current_state(rt.store),
+            proposed_on=proposed_on(rt.store, checkpoint),
+            runtime_binding=cmd.binding,
+            now=rt.clock(),
+            recovering=recovering,
+            already_applied=recovering and rt.store.application_count(checkpoint.proposal_hash) > 0,
+        ),
     )
     if isinstance(verdict, Refusal):
         raise verdict.error()
     return verdict
 
 
-def verify(rt: Runtime, request: ResumeRequest, runtime_binding: ProviderBinding) -> Go:
+@dataclass(frozen=True)
+class Resume:
+    """Resume ``request``'s checkpoint on this runtime's ``binding`` with ``decision`` (the one the approval
+    holds; :func:`verify` needs none). ``replay_completed``: a workflow retry gets a finished resume's outcome
+    back; ``before_claim``: checked once, after the gate and before anything is written (the model can be
+    reached)."""
+
+    request: ResumeRequest
+    binding: ProviderBinding
+    decision: Decision | None = None
+    replay_completed: bool = False
+    before_claim: Callable[[], None] | None = None
+
+
+def verify(rt: Runtime, cmd: Resume) -> Go:
     """Run the resume gate against persisted evidence; raise :class:`ResumeRefusedError` on any mismatch.
 
     Reads only: nothing here can write to the store or the session.
     """
-    checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
+    checkpoint = load_checkpoint(rt.store, cmd.request.checkpoint_id)
     decided = rt.store.get_decision(checkpoint.checkpoint_id) is not None
-    return _gate(rt, checkpoint, request, runtime_binding, decided=decided)
+    return _gate(rt, checkpoint, cmd, decided=decided)
 
 
-def resume_run(
-    rt: Runtime,
-    request: ResumeRequest,
-    runtime_binding: ProviderBinding,
-    *,
-    decision: Decision,
-    replay_completed: bool = False,
-    before_claim: Callable[[], None] | None = None,
-) -> ResumeResult:
+def resume_run(rt: Runtime, cmd: Resume) -> ResumeResult:
     """Verify, claim ``decision`` (the one the approval holds) exactly once, then resume the agent with it.
 
     A re-run of the same decision whose resume died (its lease ran out) takes the claim over and finishes
     with the recorded decision. A re-run of a finished resume is ALREADY_DECIDED, or with
     ``replay_completed`` (a workflow retry) returns the recorded outcome; neither writes anything.
     """
+    request, decision = cmd.request, cmd.decision
+    assert decision is not None, "a resume carries the decision it resumes with"
+    sessions = need(rt.sessions, "session store")
     checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
     previous = rt.store.get_decision(checkpoint.checkpoint_id)
     claim = judge_claim(previous, approved=request.approved, reviewed_hash=request.reviewed_hash, now=rt.clock())
@@ -81,15 +86,15 @@ def resume_run(
         raise claim.error()
     if claim is ClaimState.COMPLETED:
         assert previous is not None
-        if replay_completed and same_ids(request, checkpoint):
+        if cmd.replay_completed and same_ids(request, checkpoint):
             return replayed(rt, checkpoint, previous)
         raise completed_refusal(previous).error()
     recovering = claim is ClaimState.TAKEOVER
-    go = _gate(rt, checkpoint, request, runtime_binding, decided=False, recovering=recovering)
-    if before_claim is not None:
-        before_claim()
+    go = _gate(rt, checkpoint, cmd, decided=False, recovering=recovering)
+    if cmd.before_claim is not None:
+        cmd.before_claim()
     ctx = run_context(rt, checkpoint.session_id, checkpoint.checkpoint_id)
-    held = hold(rt, ctx, checkpoint, decision, previous if recovering else None)
+    held = hold(rt, Hold(ctx, checkpoint, decision, previous if recovering else None))
     decision = held.decision  # a takeover resumes with the decision the first claim recorded
 
     stop_reason, final_text, usage = "end_turn", "", {}
@@ -97,10 +102,10 @@ def resume_run(
         ctx.approved_checkpoint = checkpoint
         ctx.decision = decision
         agent = build_agent(
-            runtime_binding,
+            cmd.binding,
             checkpoint.scenario,
             ctx,
-            rt.sessions.session_manager(checkpoint.session_id),
+            sessions.session_manager(checkpoint.session_id),
             rt.model_settings,
         )
         response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
@@ -110,7 +115,7 @@ def resume_run(
             # Strands: the restored session no longer waits on this interrupt. Only a takeover of a claim
             # whose holder was still running (a lease shorter than the resume) gets here: the holder
             # answered it meanwhile, so only the outcome is left to record, from the store.
-            facts = rt.sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
+            facts = sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
             if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
                 raise
         else:

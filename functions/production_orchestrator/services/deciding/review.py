@@ -6,16 +6,16 @@ nothing. Reads only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.errors import IntegrityError, ResumeRefusedError
 from ...domain.planning.proposal import ProposalContent
-from ...domain.ports import ApprovalStore, ShopStore
 from ...domain.records import Checkpoint, DecisionRecord
 from ...domain.shop.model import ShopState
 from ..evidence import current_approval, proposed_on, review, what_changed
+from ..runtime import Runtime
 
 
 @dataclass(frozen=True)
@@ -42,14 +42,26 @@ class LinkView:
         return self.approval.is_open(now)
 
 
-def open_link(
-    store: ShopStore, approvals: ApprovalStore, approval_id: str, secret: str, now: datetime
-) -> LinkView | None:
+@dataclass(frozen=True)
+class Link:
+    """What an approver's link names: the approval and the link secret (never logged)."""
+
+    approval_id: str
+    secret: str = field(repr=False)
+
+
+def open_link(rt: Runtime, link: Link) -> LinkView | None:
     """The approval behind a valid link, whatever its state, with its verified plan; None for any other link."""
-    approval = current_approval(approvals, approval_id)
+    return link_view(rt, link, rt.clock())
+
+
+def link_view(rt: Runtime, link: Link, now: datetime) -> LinkView | None:
+    """:func:`open_link` at ``now`` (a decision reads the link and authorizes at one moment)."""
+    store = rt.store
+    approval = current_approval(rt.approvals, link.approval_id)
     if approval is None:
         return None
-    approver = approval.approver_for(secret)
+    approver = approval.approver_for(link.secret)
     if approver is None:
         return None
     try:

@@ -19,14 +19,16 @@ from typing import Literal
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.errors import BackendError, DecisionAlreadyClaimedError, TaskTokenClosedError
-from ...domain.ports import ApprovalStore, WorkflowCallback
+from ...domain.ports import ApprovalStore
 from ...domain.records import parse_utc
+from ..runtime import Runtime, need
 
 WakeOutcome = Literal["woken", "already", "retry_later", "expired", "not_decided"]
 
 
-def wake(approvals: ApprovalStore, callback: WorkflowCallback, approval: ApprovalRecord, now: datetime) -> WakeOutcome:
+def wake(rt: Runtime, approval: ApprovalRecord) -> WakeOutcome:
     """Wake the workflow for a decided approval unless it was woken already (idempotent)."""
+    approvals, callback, now = rt.approvals, need(rt.callback, "workflow callback"), rt.clock()
     if approval.status not in ("decided", "rejected"):
         return "not_decided"
     if approval.woken_at:
@@ -70,10 +72,11 @@ def _confirm(approvals: ApprovalStore, approval_id: str, now: datetime) -> WakeO
     return "woken"
 
 
-def reconcile(approvals: ApprovalStore, callback: WorkflowCallback, now: datetime) -> dict[str, WakeOutcome]:
+def reconcile(rt: Runtime) -> dict[str, WakeOutcome]:
     """Wake every decided approval whose workflow was never told (run on a schedule, or by an operator)."""
+    now = rt.clock()
     return {
-        approval.approval_id: wake(approvals, callback, approval, now)
-        for approval in approvals.list_approvals()
+        approval.approval_id: wake(rt, approval)
+        for approval in rt.approvals.list_approvals()
         if approval.needs_wake() and now < parse_utc(approval.expires_at)
     }

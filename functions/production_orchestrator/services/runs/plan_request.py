@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.errors import IntakeError, PlanningError, ShopError, UnplannableError
 from ...domain.intake.customer_message import CustomerMessage
 from ...domain.intake.given import given_against_email
 from ...domain.planning.proposal import GivenFacts, ProposalContent
-from ...domain.planning.propose import build_proposal
-from ...domain.ports import ShopStore
+from ...domain.planning.propose import Requested, build_proposal
 from ...domain.records import Checkpoint
 from ...domain.scenarios import SCENARIOS
 from ...domain.scenarios import scenario as find_scenario
 from ...domain.shop.model import Order, ShopState
+from ..runtime import Runtime
 
 REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
 
@@ -53,9 +52,10 @@ class PlanRequest:
         )
 
 
-def on_current_shop(store: ShopStore, text: str, planning_day: str | None, now: datetime) -> PlanRequest:
-    """A request on the shop ``store`` holds, planned from ``planning_day`` (default: today in its time zone)."""
-    shop = store.load_state()
+def on_current_shop(rt: Runtime, text: str, planning_day: str | None = None) -> PlanRequest:
+    """A request on the shop the runtime holds, planned from ``planning_day`` (default: today in its time zone)."""
+    now = rt.clock()
+    shop = rt.store.load_state()
     if shop is None:
         raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
     return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
@@ -67,7 +67,9 @@ def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) ->
     pending = None if shop.order(order.id) is not None else order
     try:
         # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
-        build_proposal(shop, order.id, request.planning_day, text, pending=pending, solver_nodes=0, given=request.given)
+        build_proposal(
+            shop, order.id, request.planning_day, Requested(text, pending=pending, given=request.given), solver_nodes=0
+        )
     except UnplannableError:
         raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem
     except PlanningError as exc:
@@ -75,9 +77,9 @@ def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) ->
         raise IntakeError(f"the request cannot be planned: {problem}", problems=(problem,)) from None
 
 
-def shop_for(store: ShopStore, request: PlanRequest) -> ShopState:
+def shop_for(rt: Runtime, request: PlanRequest) -> ShopState:
     """The shop the request is planned on, read without writing anything."""
-    existing = store.load_state()
+    existing = rt.store.load_state()
     if not request.scenario:
         if existing is None:
             raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")

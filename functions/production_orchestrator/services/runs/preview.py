@@ -10,7 +10,7 @@ from ...domain.errors import ValidationError
 from ...domain.intake.customer_message import read_message
 from ...domain.intake.facts import read_facts, resolve_request
 from ...domain.planning.proposal import ProposalContent
-from ...domain.planning.propose import build_proposal
+from ...domain.planning.propose import Requested, build_proposal
 from ...domain.planning.solver import DEFAULT_NODES
 from ...domain.shop.model import ShopState, parse_day
 
@@ -26,4 +26,6 @@ def preview_plan(
     message = read_message(request_text)
     facts = read_facts(message, shop.products, message.sent_day or parse_day(planning_day))
     order = resolve_request(message, facts, shop, planning_day)
-    return build_proposal(shop, order.id, planning_day, message.text, pending=order, solver_nodes=solver_nodes)
+    return build_proposal(
+        shop, order.id, planning_day, Requested(message.text, pending=order), solver_nodes=solver_nodes
+    )

@@ -12,6 +12,7 @@ now buys more than the quorum threshold needs the quorum.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
@@ -20,13 +21,20 @@ from ..asking.request_approval import LinkPlan
 from ..evidence import current_approval, review, what_changed
 from ..runtime import Runtime
 from .plan_request import PlanRequest
-from .start import StartResult, start_run
+from .start import StartResult, StartRun, start_run
 
 
-def propose_again(rt: Runtime, binding: ProviderBinding, approval_id: str) -> StartResult:
+@dataclass(frozen=True)
+class ProposeAgain:
+    """Plan ``approval_id``'s request again on the current shop, with the agent on ``binding``."""
+
+    approval_id: str
+    binding: ProviderBinding
+
+
+def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:
     """Plan again on the current shop for the open, stale approval ``approval_id`` (or the one replacing it)."""
-    if rt.approvals is None:
-        raise ValidationError("no approval store is configured")
+    approval_id = cmd.approval_id
     old = current_approval(rt.approvals, approval_id)
     if old is None:
         raise ValidationError(f"approval {approval_id} does not exist")
@@ -39,9 +47,10 @@ def propose_again(rt: Runtime, binding: ProviderBinding, approval_id: str) -> St
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
     try:
-        return start_run(
-            rt, PlanRequest.again(checkpoint, proposal), binding, window, LinkPlan.successor(old), replacing=True
+        again = StartRun(
+            PlanRequest.again(checkpoint, proposal), cmd.binding, window, LinkPlan.successor(old), replacing=True
         )
+        return start_run(rt, again)
     except (DecisionAlreadyClaimedError, ApprovalExpiredError) as exc:
         raise ValidationError(
             f"approval {old.approval_id} was closed meanwhile ({exc}); nothing was written: open the link again"

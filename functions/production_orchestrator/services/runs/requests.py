@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.verification import Refusal
@@ -30,10 +29,10 @@ from ...domain.errors import (
 )
 from ...domain.intake.customer_message import CustomerMessage, read_message
 from ...domain.intake.request_key import claim_key, request_claim, request_key
-from ...domain.ports import ApprovalStore, ShopStore
 from ...domain.records import AuditEvent, Checkpoint
 from ...domain.shop.model import Order
 from ..evidence import freshness, review
+from ..runtime import Runtime
 from ..status import checkpoint_status, stored_checkpoints
 
 # A run in one of these still holds its request: nobody decided, or the approve has not finished applying.
@@ -79,23 +78,22 @@ def _key(text: str) -> str:
         return ""
 
 
-def requests_of_runs(
-    store: ShopStore, now: datetime, approvals: ApprovalStore | None = None, *, judge_staleness: bool = True
-) -> list[HeldRequest]:
+def requests_of_runs(rt: Runtime, *, judge_staleness: bool = True) -> list[HeldRequest]:
     """Every run's request, oldest first. A pending one whose plan no longer applies reads ``stale`` (the one
     staleness rule) when ``judge_staleness``."""
+    store, approvals, now = rt.store, rt.approvals, rt.clock()
     found: list[HeldRequest] = []
-    for _, checkpoint in stored_checkpoints(store):
+    for _, checkpoint in stored_checkpoints(rt):
         if isinstance(checkpoint, Refusal):
             continue
         try:
             _, proposal = review(store, checkpoint.checkpoint_id)
         except (ResumeRefusedError, IntegrityError):
             continue  # a run whose plan cannot be read holds nothing a person could approve
-        status, decided_by = checkpoint_status(store, checkpoint, now, approvals)
+        status, decided_by = checkpoint_status(rt, checkpoint, now)
         if status == "pending" and judge_staleness and freshness(store, checkpoint, proposal).stale:
             status = "stale"
-        governing = approvals.approvals_for(checkpoint.checkpoint_id) if approvals is not None else []
+        governing = approvals.approvals_for(checkpoint.checkpoint_id)
         found.append(
             HeldRequest(
                 order=proposal.target_order,
@@ -112,22 +110,16 @@ def requests_of_runs(
     return sorted(found, key=lambda r: (r.created_at, r.checkpoint_id))
 
 
-def pending_requests(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> list[HeldRequest]:
+def pending_requests(rt: Runtime) -> list[HeldRequest]:
     """The requests still held with an open run (not in the shop yet), oldest first."""
-    return [r for r in requests_of_runs(store, now, approvals) if r.is_open]
+    return [r for r in requests_of_runs(rt) if r.is_open]
 
 
-def check_not_started(
-    store: ShopStore, approvals: ApprovalStore | None, message: CustomerMessage, now: datetime, *, again: bool
-) -> None:
+def check_not_started(rt: Runtime, message: CustomerMessage, *, again: bool) -> None:
     """Refuse a second start of ``message``'s request: ``AlreadyPendingError`` while a run of it is open,
     ``RequestAlreadyDecidedError`` once decided (unless ``again``). Reads only."""
     key = request_key(message)
-    same = [
-        r
-        for r in requests_of_runs(store, now, approvals, judge_staleness=False)
-        if r.key == key and r.status != "superseded"
-    ]
+    same = [r for r in requests_of_runs(rt, judge_staleness=False) if r.key == key and r.status != "superseded"]
     waiting = [r for r in same if r.is_open]
     if waiting:
         run = waiting[-1]
@@ -147,21 +139,26 @@ def check_not_started(
         )
 
 
-def next_claim(store: ShopStore, message: CustomerMessage) -> str:
+def next_claim(rt: Runtime, message: CustomerMessage) -> str:
     """The claim a new run of ``message``'s request writes with its checkpoint (its generation: the claims so
     far). Read before the check, so a start that passed the check counted every run it could have seen."""
     key = request_key(message)
-    return request_claim(key, store.request_claim_count(claim_key(key)))
+    return request_claim(key, rt.store.request_claim_count(claim_key(key)))
 
 
-def write_run(
-    store: ShopStore,
-    checkpoint: Checkpoint,
-    recheck: Callable[[], None],
-    claim: str | None,
-    event: AuditEvent,
-    record: ApprovalRecord | None,
-) -> None:
+@dataclass(frozen=True)
+class WriteRun:
+    """A run to write: its sealed checkpoint, the audit event and approval record that go with it, the request
+    ``claim`` (None: a scenario or a successor run) and the start's own check, run again if the claim is taken."""
+
+    checkpoint: Checkpoint
+    recheck: Callable[[], None]
+    claim: str | None
+    event: AuditEvent
+    record: ApprovalRecord | None
+
+
+def write_run(rt: Runtime, cmd: WriteRun) -> None:
     """Write the run (checkpoint, approval, audit event) with its request ``claim`` in one transaction.
 
     Two starts of one request that both passed the check (both counted the same claims before either wrote)
@@ -169,8 +166,11 @@ def write_run(
     start's own check), which answers as a start after the winner would: ``AlreadyPendingError`` with the
     winner's ids (or its decision); if it passes after all, ``RequestClaimTakenError``.
     """
+    checkpoint = cmd.checkpoint
     try:
-        store.put_checkpoint(checkpoint.checkpoint_id, checkpoint.model_dump_json(), event, record, claim)
+        rt.store.put_checkpoint(
+            checkpoint.checkpoint_id, checkpoint.model_dump_json(), cmd.event, cmd.record, cmd.claim
+        )
     except RequestClaimTakenError:
-        recheck()
+        cmd.recheck()
         raise

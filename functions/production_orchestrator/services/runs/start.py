@@ -31,9 +31,9 @@ from ...domain.scenarios import scenario as find_scenario
 from ...domain.shop.model import ShopState, parse_day
 from ..asking.request_approval import LinkPlan
 from ..evidence import current_state
-from ..runtime import Runtime, run_context, usage_of
+from ..runtime import Runtime, need, run_context, usage_of
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
-from .requests import check_not_started, next_claim, write_run
+from .requests import WriteRun, check_not_started, next_claim, write_run
 
 
 @dataclass(frozen=True)
@@ -59,16 +59,21 @@ def _fresh_id(shop: ShopState, order_id: str) -> str:
     return f"{order_id}-{n}"
 
 
-def start_run(
-    rt: Runtime,
-    request: PlanRequest | str,
-    binding: ProviderBinding,
-    window: timedelta,
-    approval: LinkPlan | None = None,
-    *,
-    again: bool = False,
-    replacing: bool = False,
-) -> StartResult:
+@dataclass(frozen=True)
+class StartRun:
+    """Plan ``request`` (a customer's request, or a reference scenario by name) with the agent on ``binding``,
+    for an approval window of ``window``. ``approval``: the run's approval, written with its checkpoint (None:
+    the workflow requests it later); ``again``: plan a decided request anew; ``replacing``: "propose again"."""
+
+    request: PlanRequest | str
+    binding: ProviderBinding
+    window: timedelta
+    approval: LinkPlan | None = None
+    again: bool = False
+    replacing: bool = False
+
+
+def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     """Read the request, run the agent until it asks for approval, persist everything, return the checkpoint.
 
     ``request`` may name a reference scenario. A request that does not resolve to a known product, a
@@ -81,17 +86,19 @@ def start_run(
     unless ``again``; both before any model call, with nothing written. ``replacing`` ("propose again")
     starts the open request's successor run. Reference scenarios re-seed their own shop and are exempt.
     """
+    request, binding, approval, again = cmd.request, cmd.binding, cmd.approval, cmd.again
+    sessions = need(rt.sessions, "session store")
     if approval is not None:
         checked_policy(approval.policy)  # ValidationError: nothing seeded, no model called
     if isinstance(request, str):
         request = PlanRequest.of_scenario(request)
     parse_day(request.planning_day)
     message = read_message(request.text)
-    shop = shop_for(rt.store, request)
+    shop = shop_for(rt, request)
     claim = None
-    if not request.scenario and not replacing:
-        claim = next_claim(rt.store, message)  # counted before the check: see write_run
-        check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again)
+    if not request.scenario and not cmd.replacing:
+        claim = next_claim(rt, message)  # counted before the check: see write_run
+        check_not_started(rt, message, again=again)
     request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
@@ -107,7 +114,7 @@ def start_run(
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
     agent_id = agent_identity(binding, run_name)
-    agent = build_agent(binding, run_name, ctx, rt.sessions.session_manager(session_id), rt.model_settings)
+    agent = build_agent(binding, run_name, ctx, sessions.session_manager(session_id), rt.model_settings)
     result = agent(first_message(message.text))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
@@ -120,7 +127,7 @@ def start_run(
 
     # The checkpoint is written last, after the session and the proposal are durable: a checkpoint
     # that exists always points at evidence that exists.
-    facts = rt.sessions.read_facts(session_id, agent_id)
+    facts = sessions.read_facts(session_id, agent_id)
     if interrupt.id not in facts.pending_interrupt_ids:
         raise StartError(f"session {session_id} did not persist the pending approval")
     stored = rt.store.get_proposal(proposal_hash)
@@ -144,25 +151,27 @@ def start_run(
         target_order_id=proposal.target_order.id,
         start_pid=rt.pid,
         created_at=utc_iso(now),
-        expires_at=utc_iso(now + window),
+        expires_at=utc_iso(now + cmd.window),
     ).sealed()
     record = None if approval is None else approval.record(checkpoint, proposal, now)
     write_run(
-        rt.store,
-        checkpoint,
-        lambda: check_not_started(rt.store, rt.approvals, message, rt.clock(), again=again),
-        claim,
-        ctx.event(
-            "approval_requested",
-            proposal_hash,
-            interrupt_id=interrupt.id,
-            expires_at=checkpoint.expires_at,
-            provider=binding.describe(),
-            approval_id="" if record is None else record.approval_id,
-            supersedes="" if record is None else record.supersedes,
-            required=0 if record is None else record.required,
+        rt,
+        WriteRun(
+            checkpoint,
+            lambda: check_not_started(rt, message, again=again),
+            claim,
+            ctx.event(
+                "approval_requested",
+                proposal_hash,
+                interrupt_id=interrupt.id,
+                expires_at=checkpoint.expires_at,
+                provider=binding.describe(),
+                approval_id="" if record is None else record.approval_id,
+                supersedes="" if record is None else record.supersedes,
+                required=0 if record is None else record.required,
+            ),
+            record,
         ),
-        record,
     )
     faults.point("after_checkpoint_write")
     return StartResult(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,8 +27,8 @@ from ...domain.errors import IntegrityError, RequesterUnverifiedError, Submitter
 from ...domain.identity import is_caller_arn, normalize_identity, requester_from_caller
 from ...domain.intake.inbound_mail import AcceptedMail
 from ...domain.intake.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
-from ...domain.ports import SubmissionStore, WorkflowStarter
 from ...domain.records import utc_iso
+from ..runtime import Runtime, need
 
 
 @dataclass(frozen=True)
@@ -38,54 +39,57 @@ class Submitted:
     execution_arn: str
 
 
-def submit(
-    submissions: SubmissionStore,
-    starter: WorkflowStarter,
-    *,
-    caller_arn: str,
-    caller_id: str,
-    request: str,
-    now: datetime,
-    submitters: dict[str, str],
-    options: dict[str, str] | None = None,
-) -> Submitted:
+@dataclass(frozen=True)
+class Submit:
+    """``request`` handed in by the IAM caller ``caller_arn`` (``caller_id``); ``submitters`` maps callers to
+    people; ``options`` (such as the planning day) go into the execution input beside it."""
+
+    caller_arn: str
+    caller_id: str
+    request: str
+    submitters: Mapping[str, str]
+    options: Mapping[str, str] | None = None
+
+
+def submit(rt: Runtime, cmd: Submit) -> Submitted:
     """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller is
     refused, nothing written), then start its run under a fresh execution name (``options``, such as the
     planning day, go into the execution input beside it; never who asked)."""
-    _check_request(request)
-    if not is_caller_arn(caller_arn):
+    _check_request(cmd.request)
+    if not is_caller_arn(cmd.caller_arn):
         raise ValidationError("the caller is not named by an IAM or STS ARN")
     try:
-        requested_by = requester_from_caller(caller_arn, submitters)
+        requested_by = requester_from_caller(cmd.caller_arn, dict(cmd.submitters))
     except ValueError as exc:
         raise SubmitterUnknownError(str(exc)) from None
-    submission = _submission(
-        f"sub-{secrets.token_hex(16)}",
-        requested_by,
-        caller_arn=caller_arn,
-        caller_id=caller_id,
-        request=request,
-        now=now,
-    )
-    submissions.put_submission(submission)
-    return _start(starter, submission, options)
+    caller = (cmd.caller_arn, cmd.caller_id)
+    submission = _submission(f"sub-{secrets.token_hex(16)}", requested_by, caller, cmd.request, rt.clock())
+    need(rt.submissions, "submission store").put_submission(submission)
+    return _start(rt, submission, cmd.options)
 
 
-def submit_received(
-    submissions: SubmissionStore, starter: WorkflowStarter, accepted: AcceptedMail, *, message_id: str, now: datetime
-) -> Submitted:
+@dataclass(frozen=True)
+class SubmitReceived:
+    """The e-mail SES received as ``message_id``, checked and ``accepted``."""
+
+    accepted: AcceptedMail
+    message_id: str
+
+
+def submit_received(rt: Runtime, cmd: SubmitReceived) -> Submitted:
     """Record the e-mail SES received as ``message_id`` (checked, ``accepted``) and start its run, once: a
     retry finds the record it wrote and starts the same execution again, which is no second run."""
+    accepted, message_id = cmd.accepted, cmd.message_id
+    submissions = need(rt.submissions, "submission store")
     _check_request(accepted.request)
     submission = _submission(
         received_execution_name(message_id, accepted.request),
         accepted.requested_by,
         # The channel is who called; the SES message id names the stored message (inbound/<message id>).
-        caller_arn=accepted.requested_by,
-        caller_id=message_id,
-        request=accepted.request,
-        now=now,
-        customer=accepted.customer,
+        (accepted.requested_by, message_id),
+        accepted.request,
+        rt.clock(),
+        accepted.customer,
     )
     try:
         submissions.put_submission(submission)
@@ -94,7 +98,7 @@ def submit_received(
         if stored is None or _without_time(stored) != _without_time(submission):
             raise
         submission = stored
-    return _start(starter, submission, None)
+    return _start(rt, submission, None)
 
 
 def _check_request(request: str) -> None:
@@ -105,15 +109,10 @@ def _check_request(request: str) -> None:
 
 
 def _submission(
-    name: str,
-    requested_by: str,
-    *,
-    caller_arn: str,
-    caller_id: str,
-    request: str,
-    now: datetime,
-    customer: str | None = None,
+    name: str, requested_by: str, caller: tuple[str, str], request: str, now: datetime, customer: str | None = None
 ) -> Submission:
+    """The record; ``caller``: (ARN, id) of who called (for an e-mail: the sender, the SES message id)."""
+    caller_arn, caller_id = caller
     return Submission(
         execution_name=name,
         requested_by=requested_by,
@@ -130,17 +129,29 @@ def _without_time(submission: Submission) -> dict[str, object]:
     return submission.model_dump(exclude={"submitted_at"})
 
 
-def _start(starter: WorkflowStarter, submission: Submission, options: dict[str, str] | None) -> Submitted:
+def _start(rt: Runtime, submission: Submission, options: Mapping[str, str] | None) -> Submitted:
     # The input carries the request for the console reader; the run takes it (and who asked) from the record.
     # It is built from the record alone, so a retry starts the same name with the same input.
-    arn = starter.start(submission.execution_name, {**(options or {}), "request": submission.request})
+    arn = need(rt.starter, "workflow starter").start(
+        submission.execution_name, {**(options or {}), "request": submission.request}
+    )
     return Submitted(submission=submission, execution_arn=arn)
 
 
-def requester_of(
-    submissions: SubmissionStore, execution_name: str, *, claimed: str, separation_of_duties: bool
-) -> tuple[str, Submission | None]:
+@dataclass(frozen=True)
+class RequesterOf:
+    """Who asked for the run ``execution_name`` (the execution input ``claimed`` someone; under
+    ``separation_of_duties`` only a submission record counts)."""
+
+    execution_name: str
+    claimed: str
+    separation_of_duties: bool
+
+
+def requester_of(rt: Runtime, cmd: RequesterOf) -> tuple[str, Submission | None]:
     """Who requested the run ``execution_name`` and its submission; refuses an unverified one under SoD."""
+    execution_name, claimed, separation_of_duties = cmd.execution_name, cmd.claimed, cmd.separation_of_duties
+    submissions = need(rt.submissions, "submission store")
     submission = submissions.get_submission(execution_name) if execution_name else None
     if submission is not None:
         return submission.requested_by, submission

@@ -11,19 +11,19 @@ read the current shop -> same content (revision aside): nothing to do
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.errors import ShopChangeCode, ShopChangeRefusedError
 from ...domain.planning.proposal import load_proposal
-from ...domain.ports import ShopStore
 from ...domain.records import Checkpoint, audit_event
 from ...domain.shop.diff import ShopDiff, shop_diff
 from ...domain.shop.model import ShopState, runs
+from ..runtime import Runtime
 from .life import made_stale, pending_checkpoints
 
 
-def placed_by_plans(store: ShopStore) -> dict[str, str]:
+def placed_by_plans(rt: Runtime) -> dict[str, str]:
     """Each order an applied plan scheduled or moved, with the proposal hash of the last plan that did."""
+    store = rt.store
     placed: dict[str, str] = {}
     for event in store.audit_events():
         if event.event_type != "plan_applied" or not event.proposal_hash:
@@ -37,10 +37,10 @@ def placed_by_plans(store: ShopStore) -> dict[str, str]:
     return placed
 
 
-def plan_conflicts(store: ShopStore, before: ShopState, after: ShopState) -> list[str]:
+def plan_conflicts(rt: Runtime, before: ShopState, after: ShopState) -> list[str]:
     """Orders placed by an applied plan that ``after`` removes or reschedules, each as a sentence."""
     found = []
-    for order_id, proposal_hash in sorted(placed_by_plans(store).items()):
+    for order_id, proposal_hash in sorted(placed_by_plans(rt).items()):
         was = before.order(order_id)
         if was is None:
             continue  # completed or cancelled since, or moved out by an earlier import
@@ -79,9 +79,9 @@ class ImportPlan:
         return out
 
 
-def plan_import(store: ShopStore, state: ShopState, now: datetime) -> ImportPlan:
+def plan_import(rt: Runtime, state: ShopState) -> ImportPlan:
     """What importing ``state`` would change, which orders of applied plans and which pending plans it touches."""
-    current = store.load_state()
+    current = rt.store.load_state()
     if current is None:
         return ImportPlan(current=None, state=state, diff=None, conflicts=(), stale=())
     same = state.model_copy(update={"revision": current.revision})
@@ -92,8 +92,8 @@ def plan_import(store: ShopStore, state: ShopState, now: datetime) -> ImportPlan
         current=current,
         state=state,
         diff=shop_diff(current, state),
-        conflicts=tuple(plan_conflicts(store, current, state)),
-        stale=tuple(made_stale(store, current, state, now)),
+        conflicts=tuple(plan_conflicts(rt, current, state)),
+        stale=tuple(made_stale(rt, current, state)),
     )
 
 
@@ -108,19 +108,29 @@ class ImportResult:
     diff: ShopDiff | None = None
 
 
-def pending_on(store: ShopStore, digest: str, now: datetime) -> list[Checkpoint]:
+def pending_on(rt: Runtime, digest: str) -> list[Checkpoint]:
     """Checkpoints still waiting for a decision (unexpired, unclaimed) that were proposed on ``digest``."""
-    return [c for c in pending_checkpoints(store, now) if c.domain_digest == digest]
+    return [c for c in pending_checkpoints(rt) if c.domain_digest == digest]
 
 
-def import_shop(store: ShopStore, state: ShopState, now: datetime, *, replace: bool = False) -> ImportResult:
+@dataclass(frozen=True)
+class ImportShop:
+    """The shop ``state`` (a shop file's) in place of the stored one; ``replace``: even when it moves what
+    applied or pending plans rely on."""
+
+    state: ShopState
+    replace: bool = False
+
+
+def import_shop(rt: Runtime, cmd: ImportShop) -> ImportResult:
     """Create or change the shop to ``state``; ``IMPORT_CONFLICT`` (nothing written) when it would move an order
     an applied plan placed or make a pending plan stale, unless ``replace``."""
-    plan = plan_import(store, state, now)
+    now = rt.clock()
+    plan = plan_import(rt, cmd.state)
     if not plan.changed:
         return ImportResult(state=plan.state, created=False, changed=False, stale_checkpoints=(), diff=plan.diff)
     problems = plan.problems()
-    if problems and not replace:
+    if problems and not cmd.replace:
         listed = "\n".join(f"  {p}" for p in problems)
         raise ShopChangeRefusedError(
             ShopChangeCode.IMPORT_CONFLICT,
@@ -140,7 +150,7 @@ def import_shop(store: ShopStore, state: ShopState, now: datetime, *, replace: b
         replaced_plan_orders=list(plan.conflicts),
         diff=plan.diff.to_json() if plan.diff else {},
     )
-    store.replace_shop(plan.state, None if current is None else (current.revision, current.digest()), event)
+    rt.store.replace_shop(plan.state, None if current is None else (current.revision, current.digest()), event)
     return ImportResult(
         state=plan.state,
         created=current is None,

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.errors import IntegrityError, ResumeRefusedError, ShopChangeCode, ShopChangeRefusedError, StaleStateError
 from ...domain.planning.application import judge
 from ...domain.planning.materials import ShopShortage
 from ...domain.planning.materials import existing_shortages as shortages_on
-from ...domain.ports import ShopStore
 from ...domain.records import Checkpoint, audit_event, parse_utc
 from ...domain.shop import life
 from ...domain.shop.model import ShopState
 from ..evidence import review
+from ..runtime import Runtime
 from ..status import stored_checkpoints
 
 _ATTEMPTS = 5
@@ -35,47 +34,49 @@ class Applied:
     stale_checkpoints: tuple[str, ...]
 
 
-def pending_checkpoints(store: ShopStore, now: datetime) -> list[Checkpoint]:
+def pending_checkpoints(rt: Runtime) -> list[Checkpoint]:
     """Checkpoints still waiting for a decision (unexpired, unclaimed), oldest first."""
+    now = rt.clock()
     found = []
-    for _, checkpoint in stored_checkpoints(store):
+    for _, checkpoint in stored_checkpoints(rt):
         if not isinstance(checkpoint, Checkpoint):
             continue
-        if now < parse_utc(checkpoint.expires_at) and store.get_decision(checkpoint.checkpoint_id) is None:
+        if now < parse_utc(checkpoint.expires_at) and rt.store.get_decision(checkpoint.checkpoint_id) is None:
             found.append(checkpoint)
     return found
 
 
-def stale_on(store: ShopStore, checkpoint: Checkpoint, state: ShopState) -> bool:
+def stale_on(rt: Runtime, checkpoint: Checkpoint, state: ShopState) -> bool:
     """Whether the resume gate would refuse ``checkpoint``'s plan as stale on ``state``: the one staleness rule
     (:func:`domain.planning.application.judge`); a plan that cannot be read cannot apply either."""
     try:
-        _, proposal = review(store, checkpoint.checkpoint_id)
+        _, proposal = review(rt.store, checkpoint.checkpoint_id)
     except (ResumeRefusedError, IntegrityError):
         return True
     return judge(state, proposal).stale
 
 
-def made_stale(store: ShopStore, before: ShopState, after: ShopState, now: datetime) -> list[Checkpoint]:
+def made_stale(rt: Runtime, before: ShopState, after: ShopState) -> list[Checkpoint]:
     """Pending plans that were applicable on ``before`` and would be refused as stale on ``after``."""
-    return [c for c in pending_checkpoints(store, now) if not stale_on(store, c, before) and stale_on(store, c, after)]
+    return [c for c in pending_checkpoints(rt) if not stale_on(rt, c, before) and stale_on(rt, c, after)]
 
 
-def current_shop(store: ShopStore) -> ShopState:
+def current_shop(rt: Runtime) -> ShopState:
     """The stored shop, or ``NO_SHOP``."""
-    state = store.load_state()
+    state = rt.store.load_state()
     if state is None:
         raise ShopChangeRefusedError(ShopChangeCode.NO_SHOP, "there is no shop here yet: shop import one first")
     return state
 
 
-def change_shop(store: ShopStore, event_type: str, step: Callable[[ShopState], life.Change], now: datetime) -> Applied:
+def _change(rt: Runtime, event_type: str, step: Callable[[ShopState], life.Change]) -> Applied:
     """Judge ``step`` on the shop as read and write its result with one ``event_type`` audit event, conditioned
     on that read; a refusal raises before anything is written."""
+    now = rt.clock()
     for _ in range(_ATTEMPTS):
-        current = current_shop(store)
+        current = current_shop(rt)
         change = step(current)
-        stale = made_stale(store, current, change.state, now)
+        stale = made_stale(rt, current, change.state)
         event = audit_event(
             event_type,
             now,
@@ -86,31 +87,67 @@ def change_shop(store: ShopStore, event_type: str, step: Callable[[ShopState], l
             **change.detail,
         )
         try:
-            store.replace_shop(change.state, (current.revision, current.digest()), event)
+            rt.store.replace_shop(change.state, (current.revision, current.digest()), event)
         except StaleStateError:
             continue  # another writer moved the shop between our read and our write: judge again
         return Applied(change=change, stale_checkpoints=tuple(c.checkpoint_id for c in stale))
     raise StaleStateError("the shop kept changing while this change was attempted; nothing was written")
 
 
-def receive(store: ShopStore, material: str, quantity: int, ref: str, now: datetime) -> Applied:
+@dataclass(frozen=True)
+class Receive:
+    """A delivery of ``quantity`` of ``material`` (``ref``: the delivery note)."""
+
+    material: str
+    quantity: int
+    ref: str = ""
+
+
+def receive(rt: Runtime, cmd: Receive) -> Applied:
     """A delivery (``shop receive``)."""
-    return change_shop(store, "material_received", lambda s: life.receive(s, material, quantity, ref), now)
+    return _change(rt, "material_received", lambda s: life.receive(s, cmd.material, cmd.quantity, cmd.ref))
 
 
-def complete(store: ShopStore, order_id: str, now: datetime, day: str | None = None) -> Applied:
+@dataclass(frozen=True)
+class Complete:
+    """Order ``order_id`` is made, on ``day`` (default: today in the shop)."""
+
+    order_id: str
+    day: str | None = None
+
+
+def complete(rt: Runtime, cmd: Complete) -> Applied:
     """An order is made (``order complete``), on ``day`` (default: today in the shop)."""
-    return change_shop(store, "order_completed", lambda s: life.complete(s, order_id, day or s.today(now)), now)
+    now = rt.clock()
+    return _change(rt, "order_completed", lambda s: life.complete(s, cmd.order_id, cmd.day or s.today(now)))
 
 
-def cancel(store: ShopStore, order_id: str, reason: str, now: datetime, day: str | None = None) -> Applied:
+@dataclass(frozen=True)
+class Cancel:
+    """Order ``order_id`` is cancelled for ``reason``, on ``day`` (default: today in the shop)."""
+
+    order_id: str
+    reason: str
+    day: str | None = None
+
+
+def cancel(rt: Runtime, cmd: Cancel) -> Applied:
     """An order is cancelled (``order cancel``), on ``day`` (default: today in the shop)."""
-    return change_shop(store, "order_cancelled", lambda s: life.cancel(s, order_id, reason, day or s.today(now)), now)
+    now = rt.clock()
+    return _change(rt, "order_cancelled", lambda s: life.cancel(s, cmd.order_id, cmd.reason, cmd.day or s.today(now)))
 
 
-def progress(store: ShopStore, order_id: str, minutes: int, now: datetime) -> Applied:
+@dataclass(frozen=True)
+class Progress:
+    """``minutes`` of work done on order ``order_id``."""
+
+    order_id: str
+    minutes: int
+
+
+def progress(rt: Runtime, cmd: Progress) -> Applied:
     """Work done on an order (``order progress``)."""
-    return change_shop(store, "order_progressed", lambda s: life.progress(s, order_id, minutes), now)
+    return _change(rt, "order_progressed", lambda s: life.progress(s, cmd.order_id, cmd.minutes))
 
 
 def existing_shortages(state: ShopState, today: str) -> list[ShopShortage]:

@@ -8,12 +8,11 @@ open runs -> the request's order, its checkpoint and its status (services/runs/r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from ...domain.planning.materials import ShopShortage
-from ...domain.ports import ApprovalStore, ShopStore
 from ...domain.shop.model import ShopState
 from ..runs.requests import pending_requests
+from ..runtime import Runtime
 from .life import existing_shortages
 
 
@@ -47,7 +46,7 @@ def _risk(state: ShopState, order_id: str, lines: list[ShopShortage]) -> str:
     return "; ".join(reasons)
 
 
-def pending_rows(store: ShopStore, now: datetime, approvals: ApprovalStore | None = None) -> list[OrderRow]:
+def pending_rows(rt: Runtime) -> list[OrderRow]:
     """Each request whose plan waits for a decision, beside the shop: the same requests ``shop show`` lists
     (:func:`services.runs.requests.pending_requests`, the one reader of runs' requests)."""
     return [
@@ -61,7 +60,7 @@ def pending_rows(store: ShopStore, now: datetime, approvals: ApprovalStore | Non
             detail=f"waits for the decision on checkpoint {held.checkpoint_id}",
             checkpoint=held.checkpoint_id,
         )
-        for held in pending_requests(store, now, approvals)
+        for held in pending_requests(rt)
     ]
 
 

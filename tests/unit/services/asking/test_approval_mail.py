@@ -19,7 +19,7 @@ from production_orchestrator.domain.approval.links import LinkMint
 from production_orchestrator.domain.errors import DeliveryError
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.services.asking.approval_mail import MailReport, deliver_approval_mail, queue_requests
-from production_orchestrator.services.asking.relink import relink
+from production_orchestrator.services.asking.relink import Relink, relink
 from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
 from tests.support.memory_world import MemoryWorld
 
@@ -94,9 +94,8 @@ def test_every_send_asks_the_one_rule_after_its_claim(world: MemoryWorld, case: 
     approval_id = _started(world)
     queue_requests(world.store, world.approvals, approval_id, world.clock())
     if case == "relinked":
-        done = relink(world.store, world.approvals, world.notifier, approval_id=approval_id,
-                      approver=" Ben@Example.com", link_base_url=BASE, now=world.clock(),
-                      mint=LinkMint(world.mac_key), outbox=True)  # fmt: skip
+        done = relink(world.ports(mint=LinkMint(world.mac_key)),
+                      Relink(approval_id, " Ben@Example.com", BASE, outbox=True))  # fmt: skip
         assert done.queued and world.notifier.messages == []  # the new link waits in the outbox, in one write
     elif case == "voted":
         decision = Decision(approved=True, reviewed_hash=world.approval(approval_id).proposal_hash, approver=BEN,

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from production_orchestrator.domain.approval.links import LinkMint
 from production_orchestrator.domain.approval.reminders import ReminderSchedule
-from production_orchestrator.services.asking.remind import RemindReport, remind
+from production_orchestrator.services.asking.remind import Remind, RemindReport, remind
 from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
 from tests.support.memory_world import MemoryWorld
 
@@ -27,8 +27,7 @@ def _started(world: MemoryWorld) -> str:
 
 
 def _pass(world: MemoryWorld) -> RemindReport:
-    return remind(world.store, world.approvals, world.notifier, SCHEDULE, now=world.clock(), link_base=lambda _: BASE,
-                  mint=LinkMint(world.mac_key), outbox=True)  # fmt: skip
+    return remind(world.ports(mint=LinkMint(world.mac_key)), Remind(SCHEDULE, lambda _: BASE, outbox=True))
 
 
 def test_backups_join_once_the_e_mail_one_queued_the_other_printed_once(world: MemoryWorld) -> None:
@@ -75,8 +74,9 @@ def test_a_pass_that_died_after_claiming_a_link_leaves_it_to_the_next_once_its_l
             raise SystemExit("killed while sending")
 
     with contextlib.suppress(SystemExit):
-        remind(world.store, world.approvals, Dies(), SCHEDULE, now=world.clock(), link_base=lambda _: BASE,
-               mint=LinkMint(world.mac_key), outbox=True)  # fmt: skip
+        remind(
+            world.ports(notifier=Dies(), mint=LinkMint(world.mac_key)), Remind(SCHEDULE, lambda _: BASE, outbox=True)
+        )
     assert EVE not in world.approval(approval_id).notified
     world.clock.advance(minutes=1)
     assert _pass(world).links_sent == [] and world.notifier.messages == []  # still held by the dead pass
@@ -90,8 +90,7 @@ def test_a_pass_that_died_after_claiming_a_link_leaves_it_to_the_next_once_its_l
 def test_a_start_that_died_before_queueing_has_its_requests_queued_by_the_next_pass(world: MemoryWorld) -> None:
     approval_id = _started(world)  # the approval is written; queue_requests never ran
     assert world.approval(approval_id).notified == () and world.store.approval_mail() == []
-    report = remind(world.store, world.approvals, world.notifier, ReminderSchedule(), now=world.clock(),
-                    link_base=lambda _: BASE, mint=LinkMint(world.mac_key), outbox=True)  # fmt: skip
+    report = remind(world.ports(mint=LinkMint(world.mac_key)), Remind(ReminderSchedule(), lambda _: BASE, outbox=True))
     assert report.links_sent == [(approval_id, ANA)] and world.notifier.messages == []
     (mail,) = world.store.approval_mail()
     assert (mail.approver, mail.kind, mail.nonce) == (ANA, "request", world.approval(approval_id).link_of(ANA).nonce)

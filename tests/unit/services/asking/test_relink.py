@@ -10,7 +10,7 @@ import pytest
 from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.errors import ApprovalActionRefusedError
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.services.asking.relink import relink
+from production_orchestrator.services.asking.relink import Relink, relink
 from tests.support.memory_world import MemoryWorld, Requested
 
 BASE = "https://approvals.example.com/approve"
@@ -18,15 +18,7 @@ BASE = "https://approvals.example.com/approve"
 
 def _relink(world: MemoryWorld, made: Requested, approver: str) -> str:
     world.notifier.messages.clear()
-    done = relink(
-        world.store,
-        world.approvals,
-        world.notifier,
-        approval_id=made.approval_id,
-        approver=approver,
-        link_base_url=BASE,
-        now=world.clock(),
-    )
+    done = relink(world.ports(), Relink(approval_id=made.approval_id, approver=approver, link_base_url=BASE))
     assert done.approval_id == made.approval_id
     (message,) = world.notifier.messages
     assert message.approver == done.approver
@@ -69,8 +61,7 @@ def test_refusals_write_nothing(world: MemoryWorld, case: str) -> None:
     before = world.snapshot()
     world.notifier.messages.clear()
     with pytest.raises(ApprovalActionRefusedError) as refused:
-        relink(world.store, world.approvals, world.notifier, approval_id=approval_id, approver=approver,
-               link_base_url=BASE, now=now)  # fmt: skip
+        relink(world.ports(clock=lambda: now), Relink(approval_id=approval_id, approver=approver, link_base_url=BASE))
     expected = {"unknown": "NOT_FOUND", "not_asked": "NOT_AN_APPROVER", "closed": "APPROVAL_CLOSED"}
     assert refused.value.code == expected.get(case, "EXPIRED")
     assert world.snapshot() == before and world.notifier.messages == []

@@ -13,7 +13,7 @@ from production_orchestrator.domain.approval.approvals import ApproverLink, Vote
 from production_orchestrator.domain.approval.reminders import ReminderSchedule, parse_points
 from production_orchestrator.domain.errors import ValidationError
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.services.asking.remind import RemindReport, remind
+from production_orchestrator.services.asking.remind import Remind, RemindReport, remind
 from tests.support.memory_world import MemoryWorld, Requested
 
 ANA, BEN, CY, DAN = "ana@example.com", "ben@example.com", "cy@example.com", "dan@example.com"
@@ -28,10 +28,7 @@ def _open(world: MemoryWorld, days: int = 3, approvers: tuple[str, ...] = (ANA, 
 
 def _run(world: MemoryWorld, schedule: ReminderSchedule | None = None) -> RemindReport:
     world.notifier.messages.clear()
-    return remind(
-        world.store, world.approvals, world.notifier, schedule or ReminderSchedule(),
-        now=world.clock(), link_base=lambda _: BASE,
-    )  # fmt: skip
+    return remind(world.ports(), Remind(schedule or ReminderSchedule(), link_base=lambda _: BASE))
 
 
 def _vote(world: MemoryWorld, made: Requested, who: str, approved: bool = True) -> None:

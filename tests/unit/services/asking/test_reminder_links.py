@@ -13,7 +13,7 @@ from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.approval.reminders import ReminderSchedule
 from production_orchestrator.domain.errors import ReminderHeldError
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.services.asking.reminder_links import remind_with_links
+from production_orchestrator.services.asking.reminder_links import RemindWithLinks, remind_with_links
 from tests.support.memory_world import MemoryWorld, Requested
 
 ANA, BEN = "ana@example.com", "ben@example.com"
@@ -29,14 +29,7 @@ def _open(world: MemoryWorld) -> Requested:
 def _send(world: MemoryWorld, made: Requested) -> list[tuple[str, str]]:
     world.notifier.messages.clear()
     return remind_with_links(
-        world.store,
-        world.approvals,
-        world.notifier,
-        ReminderSchedule(),
-        world.approval(made.approval_id),
-        now=world.clock(),
-        link_base_url=BASE,
-        lease=LEASE,
+        world.ports(), RemindWithLinks(ReminderSchedule(), world.approval(made.approval_id), BASE, LEASE)
     )
 
 

@@ -12,7 +12,17 @@ import pytest
 from production_orchestrator.domain.approval.reminders import ReminderSchedule
 from production_orchestrator.domain.errors import ValidationError
 from production_orchestrator.domain.records import parse_utc, utc_iso
-from production_orchestrator.services.asking.reminder_wakes import ARM_LEAD, Woken, arm, disarm, wake, wake_names
+from production_orchestrator.services.asking.reminder_wakes import (
+    ARM_LEAD,
+    Arm,
+    Disarm,
+    Wake,
+    Woken,
+    arm,
+    disarm,
+    wake,
+    wake_names,
+)
 from tests.support.memory_world import MemoryWorld, Requested
 
 ANA, BEN, DAN = "ana@example.com", "ben@example.com", "dan@example.com"
@@ -42,17 +52,7 @@ def _open(world: MemoryWorld, days: int = 3) -> Requested:
 
 def _wake(world: MemoryWorld, wakes: FakeWakes, made: Requested, point: str, schedule: ReminderSchedule) -> Woken:
     world.notifier.messages.clear()
-    return wake(
-        world.store,
-        world.approvals,
-        world.notifier,
-        wakes,
-        schedule,
-        checkpoint_id=made.result.checkpoint_id,
-        point=point,
-        link_base_url=BASE,
-        now=world.clock(),
-    )
+    return wake(world.ports(wakes=wakes), Wake(schedule, made.result.checkpoint_id, point, BASE))
 
 
 def test_arming_names_each_point_and_the_escalation_and_never_arms_outside_the_window(world: MemoryWorld) -> None:
@@ -60,7 +60,7 @@ def test_arming_names_each_point_and_the_escalation_and_never_arms_outside_the_w
     now = world.clock()
     expires = utc_iso(now + timedelta(hours=2))
     schedule = ReminderSchedule(points=("halfway", "24h", "90m"), escalate_after=timedelta(hours=3), backups=(DAN,))
-    armed = arm(wakes, schedule, checkpoint_id="ckpt-" + "a" * 32, expires_at=expires, now=now)
+    armed = arm(world.ports(wakes=wakes), Arm(schedule, "ckpt-" + "a" * 32, expires))
     # 24h before the end of a 2-hour window never comes, nor the escalation after 3 hours.
     assert set(armed.wakes) == {"ckpt-" + "a" * 32 + "-r0", "ckpt-" + "a" * 32 + "-r2"}
     # Each at its moment plus the lead (the approval is written just after), rounded up to a whole second.
@@ -69,12 +69,10 @@ def test_arming_names_each_point_and_the_escalation_and_never_arms_outside_the_w
         assert timedelta(0) <= late < timedelta(seconds=1)
     assert all(len(name) <= 64 for name in wake_names("ckpt-" + "a" * 32, schedule))
     # The lead never pushes a wake-up past the window: a point 10 s before the end is armed inside it.
-    tight = arm(
-        FakeWakes(), ReminderSchedule(points=("10s",)), checkpoint_id="ckpt-" + "b" * 32, expires_at=expires, now=now
-    )
+    tight = arm(world.ports(wakes=FakeWakes()), Arm(ReminderSchedule(points=("10s",)), "ckpt-" + "b" * 32, expires))
     (at,) = tight.wakes.values()
     assert parse_utc(at) < parse_utc(expires)
-    assert disarm(wakes, schedule, checkpoint_id="ckpt-" + "a" * 32) == 2 and wakes.armed == {}
+    assert disarm(world.ports(wakes=wakes), Disarm(schedule, "ckpt-" + "a" * 32)) == 2 and wakes.armed == {}
 
 
 def test_an_early_wake_is_armed_again_and_the_reminder_then_carries_a_new_link(world: MemoryWorld) -> None:

@@ -14,6 +14,8 @@ from production_orchestrator.domain.approval.receipts import make_receipt
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import Decision, utc_iso
 from production_orchestrator.services.deciding.authorize import (
+    ReadDecision,
+    RecordVote,
     authorized,
     cast_vote,
     governing_approval,
@@ -47,9 +49,7 @@ def _refusal(call: Any) -> RefusalCode:
 def test_a_decided_approval_gives_the_decision_to_resume_with(world: MemoryWorld) -> None:
     started, made = _decided(world, approve=False)
     cp = started.checkpoint
-    found = recorded_decision(
-        world.store, world.approvals, cp.checkpoint_id, made.approval_id, now=world.clock(), mac_key=world.mac_key
-    )
+    found = recorded_decision(world.ports(), ReadDecision(cp.checkpoint_id, made.approval_id))
     assert (found.approver, found.reason, found.approved) == (BEN, "not now", False)
     assert found.reviewed_hash == cp.proposal_hash
 
@@ -62,7 +62,7 @@ def test_approvals_that_hold_no_usable_decision_are_refused(world: MemoryWorld) 
     now, key = world.clock(), world.mac_key
 
     def ask(checkpoint_id: str, approval_id: str, mac_key: Any = key) -> Any:
-        return recorded_decision(world.store, world.approvals, checkpoint_id, approval_id, now=now, mac_key=mac_key)
+        return recorded_decision(world.ports(receipt_key=mac_key), ReadDecision(checkpoint_id, approval_id))
 
     oid = other.checkpoint.checkpoint_id
     assert _refusal(lambda: ask(oid, made.approval_id)) is RefusalCode.CHECKPOINT_INVALID  # another's approval
@@ -79,14 +79,7 @@ def test_a_vote_altered_in_storage_fails_its_receipt(world: MemoryWorld) -> None
     altered = record.model_copy(update={"votes": (record.votes[0].model_copy(update={"decision": flipped}),)})
     world.approvals._records[made.approval_id] = altered.model_copy(update={"decision": flipped}).model_dump_json()
     code = _refusal(
-        lambda: recorded_decision(
-            world.store,
-            world.approvals,
-            started.checkpoint.checkpoint_id,
-            made.approval_id,
-            now=world.clock(),
-            mac_key=world.mac_key,
-        )
+        lambda: recorded_decision(world.ports(), ReadDecision(started.checkpoint.checkpoint_id, made.approval_id))
     )
     assert code is RefusalCode.RECEIPT_INVALID
 
@@ -96,12 +89,12 @@ def test_a_cli_ask_meets_the_policy_of_the_approval(world: MemoryWorld) -> None:
     cid, plan = started.checkpoint.checkpoint_id, started.checkpoint.proposal_hash
     now = world.clock()
     # No approval record: nobody may decide, whoever asks.
-    assert governing_approval(world.approvals, cid) is None
+    assert governing_approval(world.ports(), cid) is None
     assert _refusal(lambda: authorized(None, Ask("cli", True, plan, "anyone"), now)) is (
         RefusalCode.UNAUTHORIZED_APPROVER
     )
     world.request(started, (ANA, BEN), requester=" ANA@Example.com", separation_of_duties=True)
-    approval = governing_approval(world.approvals, cid)
+    approval = governing_approval(world.ports(), cid)
     for who, approve in (("mallory@example.com", False), (ANA, True), ("Ana@example.COM", True)):
         assert _refusal(lambda w=who, a=approve: authorized(approval, Ask("cli", a, plan, w), now)) is (
             RefusalCode.UNAUTHORIZED_APPROVER
@@ -113,7 +106,7 @@ def test_a_cli_ask_meets_the_policy_of_the_approval(world: MemoryWorld) -> None:
 def test_a_quorum_cannot_be_met_by_one_cli_approval(world: MemoryWorld) -> None:
     started = world.start(approval=None)
     world.request(started, (ANA, BEN), quorum=2, quorum_above_quantity=0)
-    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    approval = governing_approval(world.ports(), started.checkpoint.checkpoint_id)
     plan, now = started.checkpoint.proposal_hash, world.clock()
     assert _refusal(lambda: authorized(approval, Ask("cli", True, plan, ANA), now)) is RefusalCode.UNAUTHORIZED_APPROVER
     assert isinstance(authorized(approval, Ask("cli", False, plan, ANA), now), CastVote)
@@ -121,7 +114,7 @@ def test_a_quorum_cannot_be_met_by_one_cli_approval(world: MemoryWorld) -> None:
 
 def test_the_local_default_leaves_the_cli_open_to_the_operator(world: MemoryWorld) -> None:
     started = world.start()  # the operator plan: one link (shop-owner), the CLI open
-    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    approval = governing_approval(world.ports(), started.checkpoint.checkpoint_id)
     plan, now = started.checkpoint.proposal_hash, world.clock()
     assert isinstance(authorized(approval, Ask("cli", True, plan, "operator"), now), CastVote)
 
@@ -130,8 +123,8 @@ def test_an_approve_needs_an_unchanged_shop_a_reject_does_not(world: MemoryWorld
     started = world.start()
     cp = started.checkpoint
     world.store.set_inventory("THREAD-RED-40", 1500, _event(world))
-    assert stale_reasons(world.store, cp)
-    approval = governing_approval(world.approvals, cp.checkpoint_id)
+    assert stale_reasons(world.ports(), cp)
+    approval = governing_approval(world.ports(), cp.checkpoint_id)
     ask = Ask("cli", True, cp.proposal_hash, "operator", stale=True)
     assert _refusal(lambda: authorized(approval, ask, world.clock())) is RefusalCode.STALE_DOMAIN_STATE
     assert isinstance(
@@ -145,16 +138,7 @@ def test_a_cast_vote_is_receipted_audited_and_closes_the_approval(world: MemoryW
     approval = world.approval(made.approval_id)
     decision = new_decision(True, started.checkpoint.proposal_hash, " Ben@Example.com ", "", world.clock())
     assert decision.approver == BEN  # identities are stored in their one comparable form
-    recorded = cast_vote(
-        world.store,
-        world.approvals,
-        approval,
-        started.checkpoint,
-        decision,
-        now=world.clock(),
-        mac_key=world.mac_key,
-        via="cli",
-    )
+    recorded = cast_vote(world.ports(), RecordVote(approval, started.checkpoint, decision, via="cli"))
     assert recorded.status == "decided" and recorded.votes[0].receipt is not None
     event = world.store.audit_events()[-1]
     assert event.event_type == "approval_vote" and event.detail["receipt"]["mac"] == recorded.votes[0].receipt.mac

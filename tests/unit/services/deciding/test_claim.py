@@ -10,7 +10,7 @@ import pytest
 from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.services.deciding.claim import hold, replayed, same_ids
+from production_orchestrator.services.deciding.claim import Hold, hold, replayed, same_ids
 from production_orchestrator.services.runs.start import StartResult
 from production_orchestrator.services.runtime import run_context
 from tests.support.memory_world import MemoryWorld
@@ -30,13 +30,13 @@ def test_a_decision_is_claimed_once(world: MemoryWorld) -> None:
     cp = started.checkpoint
     rt = world.runtime(lease=timedelta(minutes=10))
     ctx = run_context(rt, cp.session_id, cp.checkpoint_id)
-    held = hold(rt, ctx, cp, _decision(world, started), None)
+    held = hold(rt, Hold(ctx, cp, _decision(world, started)))
     assert world.store.get_decision(cp.checkpoint_id) == held
     assert held.resume_pid == rt.pid and held.lease_expires_at == utc_iso(world.clock() + timedelta(minutes=10))
     assert world.store.audit_events()[-1].event_type == "decision_recorded"
     before = world.snapshot()
     with pytest.raises(ResumeRefusedError) as refused:
-        hold(world.runtime(), ctx, cp, _decision(world, started), None)
+        hold(world.runtime(), Hold(ctx, cp, _decision(world, started)))
     assert refused.value.code is RefusalCode.ALREADY_DECIDED
     assert world.snapshot() == before
 
@@ -46,15 +46,15 @@ def test_a_claim_is_taken_over_only_with_the_token_it_was_held_by(world: MemoryW
     cp = started.checkpoint
     rt = world.runtime()
     ctx = run_context(rt, cp.session_id, cp.checkpoint_id)
-    first = hold(rt, ctx, cp, _decision(world, started), None)
+    first = hold(rt, Hold(ctx, cp, _decision(world, started)))
     world.clock.advance(hours=1)
-    second = hold(world.runtime(), ctx, cp, _decision(world, started), first)
+    second = hold(world.runtime(), Hold(ctx, cp, _decision(world, started), first))
     assert second.attempt == first.attempt + 1 and second.claim_token != first.claim_token
     assert second.decision == first.decision
     event = world.store.audit_events()[-1]
     assert event.event_type == "decision_claim_taken_over" and event.detail["previous_pid"] == first.resume_pid
     with pytest.raises(ResumeRefusedError):
-        hold(world.runtime(), ctx, cp, _decision(world, started), first)  # the first token no longer holds it
+        hold(world.runtime(), Hold(ctx, cp, _decision(world, started), first))  # the first token no longer holds it
     assert world.store.get_decision(cp.checkpoint_id) == second
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from production_orchestrator.domain.approval.receipts import check_receipt
 from production_orchestrator.domain.errors import RefusalCode
 from production_orchestrator.domain.records import audit_event
-from production_orchestrator.services.deciding.decide import DecideResult, decide
+from production_orchestrator.services.deciding.decide import Decide, DecideResult, decide
 from production_orchestrator.services.runs.start import StartResult
 from tests.support.memory_world import TOKEN, MemoryWorld, Requested
 
@@ -30,11 +30,9 @@ def _post(
         "approve": approve,
         "reviewed_hash": started.checkpoint.proposal_hash,
         "reason": "" if approve else "wait for the delivery",
-        "now": world.clock(),
-        "mac_key": world.mac_key,
     }
     args.update(kw)
-    return decide(world.store, world.approvals, world.callback, **args)
+    return decide(world.ports(), Decide(**args))
 
 
 def test_an_approval_records_a_receipted_vote_and_wakes_the_workflow_once(world: MemoryWorld) -> None:

@@ -16,9 +16,14 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError, ValidationError
 from production_orchestrator.domain.records import AuditEvent, Decision, audit_event, utc_iso
 from production_orchestrator.services.deciding.authorize import governing_approval
-from production_orchestrator.services.deciding.claim import hold
-from production_orchestrator.services.deciding.resume import verify
-from production_orchestrator.services.deciding.resume_approval import resume_decided, resume_direct
+from production_orchestrator.services.deciding.claim import Hold, hold
+from production_orchestrator.services.deciding.resume import Resume, verify
+from production_orchestrator.services.deciding.resume_approval import (
+    ResumeDecided,
+    ResumeDirect,
+    resume_decided,
+    resume_direct,
+)
 from production_orchestrator.services.runs.start import StartResult
 from production_orchestrator.services.runtime import run_context
 from tests.support.memory_world import MemoryWorld
@@ -59,11 +64,11 @@ def test_a_replay_is_already_decided_or_read_back_and_writes_nothing(world: Memo
     assert refused.value.code is RefusalCode.ALREADY_DECIDED
     with pytest.raises(ResumeRefusedError):
         world.resume(started, False, reason="changed my mind")
-    approval = governing_approval(world.approvals, started.checkpoint.checkpoint_id)
+    approval = governing_approval(world.ports(), started.checkpoint.checkpoint_id)
     assert approval is not None
     # The workflow's retry of the step reads the recorded outcome back.
     back = resume_decided(
-        world.runtime(), world.binding, checkpoint_id=started.checkpoint.checkpoint_id, approval_id=approval.approval_id
+        world.runtime(), ResumeDecided(started.checkpoint.checkpoint_id, approval.approval_id, world.binding)
     )
     assert back.replayed and back.outcome == "applied" and back.plan_applied_count == 1
     assert world.snapshot() == before
@@ -120,14 +125,14 @@ def test_every_mismatch_is_refused_before_anything_is_written(case: str, world: 
     before = world.snapshot()
     checked: list[bool] = []
     with pytest.raises(ResumeRefusedError) as refused:
-        resume_direct(
-            world.runtime(),
+        command = ResumeDirect(
             ResumeRequest(**fields),  # type: ignore[arg-type]
             binding,  # type: ignore[arg-type]
             approver="ana",
             reason="",
             before_claim=lambda: checked.append(True),
         )
+        resume_direct(world.runtime(), command)
     assert refused.value.code is code
     assert world.snapshot() == before and checked == []
 
@@ -156,13 +161,13 @@ def test_a_dead_resumes_claim_is_finished_by_a_rerun_after_its_lease(world: Memo
     decision = Decision(
         approved=True, reviewed_hash=cp.proposal_hash, approver="ana", decided_at=utc_iso(world.clock())
     )
-    approval = governing_approval(world.approvals, cp.checkpoint_id)
+    approval = governing_approval(world.ports(), cp.checkpoint_id)
     assert approval is not None
     receipt = make_receipt(cp, decision, world.mac_key, approval_id=approval.approval_id)
     world.approvals.record_approval_vote(
         approval.approval_id, Vote(decision=decision, receipt=receipt), now=world.clock()
     )
-    hold(rt, run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision, None)  # then the process "died"
+    hold(rt, Hold(run_context(rt, cp.session_id, cp.checkpoint_id), cp, decision))  # then the process "died"
     with pytest.raises(ResumeRefusedError) as live:
         world.resume(started, True)
     assert live.value.code is RefusalCode.ALREADY_DECIDED and "in progress" in str(live.value)
@@ -177,7 +182,7 @@ def test_verify_reads_only(world: MemoryWorld) -> None:
     started = world.start()
     cp = started.checkpoint
     before = world.snapshot()
-    go = verify(world.runtime(), ResumeRequest(cp.checkpoint_id, True, cp.proposal_hash), world.binding)
+    go = verify(world.runtime(), Resume(ResumeRequest(cp.checkpoint_id, True, cp.proposal_hash), world.binding))
     assert go.checkpoint == cp and go.proposal == started.proposal
     assert world.snapshot() == before
 

@@ -9,8 +9,8 @@ import pytest
 
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.services.deciding import resume_approval
-from production_orchestrator.services.deciding.decide import decide
-from production_orchestrator.services.deciding.resume_approval import resume_decided
+from production_orchestrator.services.deciding.decide import Decide, decide
+from production_orchestrator.services.deciding.resume_approval import ResumeDecided, resume_decided
 from production_orchestrator.services.runs.start import StartResult
 from tests.support.fakes import InMemoryMacKey
 from tests.support.memory_world import MemoryWorld, Requested
@@ -21,18 +21,14 @@ ANA, BEN = "ana@example.com", "ben@example.com"
 def _page_decision(world: MemoryWorld, approve: bool) -> tuple[StartResult, Requested]:
     started = world.start(approval=None)
     made = world.request(started, (ANA, BEN))
-    result = decide(
-        world.store,
-        world.approvals,
-        world.callback,
+    command = Decide(
         approval_id=made.approval_id,
         secret=made.secrets[BEN],
         approve=approve,
         reviewed_hash=started.checkpoint.proposal_hash,
         reason="" if approve else "the price went up",
-        now=world.clock(),
-        mac_key=world.mac_key,
     )
+    result = decide(world.ports(), command)
     assert result.status == "recorded"
     return started, made
 
@@ -40,10 +36,7 @@ def _page_decision(world: MemoryWorld, approve: bool) -> tuple[StartResult, Requ
 def _resume(world: MemoryWorld, started: StartResult, made: Requested, **kw: Any) -> Any:
     return resume_decided(
         world.runtime(receipt_key=kw.pop("mac_key", world.mac_key)),
-        world.binding,
-        checkpoint_id=started.checkpoint.checkpoint_id,
-        approval_id=made.approval_id,
-        **kw,
+        ResumeDecided(started.checkpoint.checkpoint_id, made.approval_id, world.binding, **kw),
     )
 
 

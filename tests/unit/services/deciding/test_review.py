@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
-from production_orchestrator.services.deciding.review import open_link
+from production_orchestrator.services.deciding.review import Link, open_link
 from production_orchestrator.services.evidence import current_approval, what_changed
-from production_orchestrator.services.runs.repropose import propose_again
+from production_orchestrator.services.runs.repropose import ProposeAgain, propose_again
 from production_orchestrator.services.runs.start import StartResult
 from tests.support.memory_world import MemoryWorld, Requested
 
@@ -36,7 +36,7 @@ def _vote(world: MemoryWorld, started: StartResult, who: str, approved: bool = T
 def test_a_valid_link_shows_the_verified_plan_and_writes_nothing(world: MemoryWorld) -> None:
     started, made = _pending(world)
     before = world.snapshot()
-    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], world.clock())
+    view = open_link(world.ports(), Link(made.approval_id, made.secrets[BEN]))
     assert view is not None and view.approver == BEN
     assert view.checkpoint == started.checkpoint and view.proposal == started.proposal
     assert view.changes is None and view.may_approve
@@ -46,21 +46,21 @@ def test_a_valid_link_shows_the_verified_plan_and_writes_nothing(world: MemoryWo
 def test_only_a_link_that_is_not_valid_shows_nothing(world: MemoryWorld) -> None:
     started, made = _pending(world, quorum=2, quorum_above_quantity=0)
     now = world.clock()
-    assert open_link(world.store, world.approvals, made.approval_id, "x" * 43, now) is None
-    assert open_link(world.store, world.approvals, "appr-" + "0" * 32, made.secrets[ANA], now) is None
-    later = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], now + timedelta(days=2))
+    assert open_link(world.ports(), Link(made.approval_id, "x" * 43)) is None
+    assert open_link(world.ports(), Link("appr-" + "0" * 32, made.secrets[ANA])) is None
+    later = open_link(world.ports(clock=lambda: now + timedelta(days=2)), Link(made.approval_id, made.secrets[ANA]))
     assert later is not None and not later.is_open(now + timedelta(days=2)) and later.changes is None
     _vote(world, started, ANA)  # ana voted: her link shows the approval, still open for ben
-    voted = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], now)
+    voted = open_link(world.ports(), Link(made.approval_id, made.secrets[ANA]))
     assert voted is not None and voted.approval.has_voted(ANA) and voted.is_open(now)
     _vote(world, started, BEN, approved=False)
-    closed = open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], now)
+    closed = open_link(world.ports(), Link(made.approval_id, made.secrets[BEN]))
     assert closed is not None and closed.approval.status == "rejected" and not closed.is_open(now)
 
 
 def test_the_requester_may_only_reject_under_separation_of_duties(world: MemoryWorld) -> None:
     _, made = _pending(world, requester=ANA, separation_of_duties=True)
-    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock())
+    view = open_link(world.ports(), Link(made.approval_id, made.secrets[ANA]))
     assert view is not None and not view.may_approve
 
 
@@ -70,17 +70,17 @@ def test_a_changed_shop_is_described_and_may_be_proposed_again(world: MemoryWorl
     world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
     changes = what_changed(world.store, started.checkpoint)
     assert changes is not None and any("THREAD-RED-40" in line for line in changes)
-    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[ANA], world.clock())
+    view = open_link(world.ports(), Link(made.approval_id, made.secrets[ANA]))
     assert view is not None and view.changes == changes
 
 
 def test_a_superseded_approval_leads_to_its_replacement(world: MemoryWorld) -> None:
     _, made = _pending(world)
     world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
-    newer = propose_again(world.runtime(), world.binding, made.approval_id)
+    newer = propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
     assert newer.approval is not None
     found = current_approval(world.approvals, made.approval_id)
     assert found is not None and found.approval_id == newer.approval.approval_id
-    view = open_link(world.store, world.approvals, made.approval_id, made.secrets[BEN], world.clock())
+    view = open_link(world.ports(), Link(made.approval_id, made.secrets[BEN]))
     assert view is not None and view.checkpoint.checkpoint_id == newer.checkpoint.checkpoint_id
     assert current_approval(world.approvals, "appr-" + "1" * 32) is None

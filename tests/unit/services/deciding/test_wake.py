@@ -40,38 +40,38 @@ def _decided(world: MemoryWorld) -> ApprovalRecord:
 
 def test_a_decided_approval_is_woken_once(world: MemoryWorld) -> None:
     approval = _decided(world)
-    assert wake(world.approvals, world.callback, approval, world.clock()) == "woken"
+    assert wake(world.ports(callback=world.callback), approval) == "woken"
     assert world.callback.calls == [
         (TOKEN, {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id})
     ]
     woken = world.approval(approval.approval_id)
     assert woken.woken_at and not woken.needs_wake()
-    assert wake(world.approvals, world.callback, woken, world.clock()) == "already"
+    assert wake(world.ports(callback=world.callback), woken) == "already"
     assert len(world.callback.calls) == 1
 
 
 def test_a_failed_wake_is_tried_again_and_a_later_closed_token_means_it_got_through(world: MemoryWorld) -> None:
     approval = _decided(world)
     callback = Flaky(BackendError("throttled"), TaskTokenClosedError("TaskTimedOut"))
-    assert wake(world.approvals, callback, approval, world.clock()) == "retry_later"
+    assert wake(world.ports(callback=callback), approval) == "retry_later"
     stored = world.approval(approval.approval_id)
     assert stored.status == "decided" and stored.needs_wake() and stored.wake_tries == 1
     # The first call's answer was lost but it reached the workflow: the second hears the token is closed.
-    assert reconcile(world.approvals, callback, world.clock()) == {approval.approval_id: "woken"}
+    assert reconcile(world.ports(callback=callback)) == {approval.approval_id: "woken"}
     assert world.approval(approval.approval_id).status == "decided" and len(callback.calls) == 2
 
 
 def test_a_token_closed_at_the_only_try_expires_what_nothing_will_act_on(world: MemoryWorld) -> None:
     approval = _decided(world)
-    assert wake(world.approvals, Flaky(TaskTokenClosedError("TaskTimedOut")), approval, world.clock()) == "expired"
+    assert wake(world.ports(callback=Flaky(TaskTokenClosedError("TaskTimedOut"))), approval) == "expired"
     assert world.approval(approval.approval_id).status == "expired"
 
 
 def test_nothing_to_wake_for_an_open_approval_or_after_the_window(world: MemoryWorld) -> None:
     started = world.start(approval=None)
     pending = world.approval(world.request(started).approval_id)
-    assert wake(world.approvals, world.callback, pending, world.clock()) == "not_decided"
+    assert wake(world.ports(callback=world.callback), pending) == "not_decided"
     _decided(world)
     world.clock.advance(days=2)
-    assert reconcile(world.approvals, world.callback, world.clock()) == {}
+    assert reconcile(world.ports(callback=world.callback)) == {}
     assert world.callback.calls == []

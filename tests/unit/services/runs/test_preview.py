@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from production_orchestrator.domain.errors import IntakeError, ValidationError
-from production_orchestrator.domain.planning.propose import build_proposal
+from production_orchestrator.domain.planning.propose import Requested, build_proposal
 from production_orchestrator.domain.scenarios import SCENARIOS
 from production_orchestrator.services.runs.preview import preview_plan
 
@@ -16,7 +16,9 @@ def test_preview_is_the_proposal_of_the_request_waiting_beside_the_shop_and_leav
     before = RUSH.state.digest()
     proposal = preview_plan(RUSH.state, RUSH.customer_email, RUSH.planning_day)
     order = RUSH.taken_in().order(RUSH.target_order_id)
-    expected = build_proposal(RUSH.state, RUSH.target_order_id, RUSH.planning_day, proposal.request_text, pending=order)
+    expected = build_proposal(
+        RUSH.state, RUSH.target_order_id, RUSH.planning_day, Requested(proposal.request_text, pending=order)
+    )
     assert proposal.proposal_hash() == expected.proposal_hash()
     assert proposal.planned_by == "solver" and RUSH.state.digest() == before
     greedy = preview_plan(RUSH.state, RUSH.customer_email, RUSH.planning_day, solver_nodes=0)

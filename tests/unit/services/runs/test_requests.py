@@ -20,7 +20,7 @@ from production_orchestrator.services.asking.request_approval import operator_pl
 from production_orchestrator.services.runs import start as start_module
 from production_orchestrator.services.runs.plan_request import PlanRequest
 from production_orchestrator.services.runs.requests import pending_requests
-from production_orchestrator.services.runs.start import StartResult, start_run
+from production_orchestrator.services.runs.start import StartResult, StartRun, start_run
 from production_orchestrator.services.status import status
 from tests.support.memory_world import MemoryWorld
 
@@ -40,7 +40,7 @@ def world() -> MemoryWorld:
 
 def start(world: MemoryWorld, text: str, *, again: bool = False) -> StartResult:
     request = PlanRequest(text=text, planning_day=DAY)
-    return start_run(world.runtime(), request, world.binding, timedelta(days=2), operator_plan(), again=again)
+    return start_run(world.runtime(), StartRun(request, world.binding, timedelta(days=2), operator_plan(), again=again))
 
 
 def applied_events(world: MemoryWorld) -> list[dict[str, object]]:
@@ -51,7 +51,7 @@ def test_a_start_leaves_the_shop_and_lists_the_request_apart(world: MemoryWorld)
     before = world.store.load_state()
     totes = start(world, TOTES)
     assert world.store.load_state() == before  # the order is held with the run, not in the shop
-    pending = pending_requests(world.store, world.clock(), world.approvals)
+    pending = pending_requests(world.ports())
     assert [(r.order.id, r.checkpoint_id, r.customer, r.status) for r in pending] == [
         (totes.proposal.target_order.id, totes.checkpoint.checkpoint_id, "Lena Vogt", "pending")
     ]
@@ -70,7 +70,7 @@ def test_two_plans_that_do_not_conflict_both_apply(world: MemoryWorld) -> None:
     assert first_event["proposed_on_digest"] == first_event["applied_on_digest"] == SHOP.digest()
     assert second_event["proposed_on_digest"] == SHOP.digest() != second_event["applied_on_digest"]
     assert second_event["result_digest"] == state.digest()
-    assert pending_requests(world.store, world.clock(), world.approvals) == []
+    assert pending_requests(world.ports()) == []
 
 
 def test_a_reject_leaves_the_shop_digest_exactly_as_it_was(world: MemoryWorld) -> None:
@@ -142,7 +142,7 @@ def test_a_decided_request_is_refused_unless_again(world: MemoryWorld) -> None:
 def test_an_expired_request_is_closed(world: MemoryWorld) -> None:
     start(world, CAPS)
     world.clock.advance(days=3)
-    assert pending_requests(world.store, world.clock(), world.approvals) == []
+    assert pending_requests(world.ports()) == []
     with pytest.raises(RequestAlreadyDecidedError, match="expired"):
         start(world, CAPS)
 
@@ -153,9 +153,9 @@ def test_a_change_inside_the_footprint_stales_and_names_it(world: MemoryWorld) -
     with pytest.raises(ResumeRefusedError) as refused:
         world.resume(totes, True)
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE and "material INK-NAVY changed" in str(refused.value)
-    [held] = pending_requests(world.store, world.clock(), world.approvals)
+    [held] = pending_requests(world.ports())
     assert held.status == "stale"
-    [row] = status(world.store, world.clock(), world.approvals)["approvals"]
+    [row] = status(world.ports())["approvals"]
     assert (row["status"], row["stale"]) == ("stale", True)  # status names it stale (issue 22), beside the flag
     assert world.resume(totes, False, reason="stale").outcome == "rejected"  # a reject is always accepted
 

@@ -15,7 +15,7 @@ from production_orchestrator.domain.shop.model import day_range, parse_day
 from production_orchestrator.services.asking.request_approval import operator_plan
 from production_orchestrator.services.evidence import load_checkpoint
 from production_orchestrator.services.runs.plan_request import PlanRequest
-from production_orchestrator.services.runs.start import start_run
+from production_orchestrator.services.runs.start import StartRun, start_run
 from tests.support.memory_world import MemoryWorld
 
 
@@ -63,7 +63,7 @@ def test_a_request_already_planned_is_refused_before_the_agent_runs(world: Memor
     assert world.resume(started, True).outcome == "applied"
     before = world.snapshot()
     with pytest.raises(IntakeError, match="already in the shop and scheduled"):
-        start_run(world.runtime(), "rush-order", world.binding, timedelta(days=1))
+        start_run(world.runtime(), StartRun("rush-order", world.binding, timedelta(days=1)))
     assert world.snapshot() == before
 
 
@@ -79,7 +79,7 @@ def test_a_request_of_which_nothing_fits_is_refused_with_the_reason_before_anyth
     before = world.snapshot()
     request = PlanRequest(text=rush.customer_email, planning_day=rush.planning_day)
     with pytest.raises(UnplannableError) as refused:
-        start_run(world.runtime(), request, world.binding, timedelta(days=1))
+        start_run(world.runtime(), StartRun(request, world.binding, timedelta(days=1)))
     assert str(refused.value) == (
         "UNPLANNABLE: RUSH-200 cannot be made: EMB-01 has no working day from 2026-08-12 to 2026-11-09"
     )
@@ -92,6 +92,6 @@ def test_a_request_of_which_part_fits_starts_and_its_plan_lists_the_rest_at_risk
     huge = rush.customer_email.replace("Quantity: 120", "Quantity: 30000")  # 60,000 minutes; 90 days hold 43,200
     assert huge != rush.customer_email
     request = PlanRequest.of_scenario("rush-order", text=huge)
-    started = start_run(world.runtime(), request, world.binding, timedelta(days=1), operator_plan())
+    started = start_run(world.runtime(), StartRun(request, world.binding, timedelta(days=1), operator_plan()))
     [risk] = started.proposal.at_risk
     assert risk.order_id == "RUSH-200" and risk.unplaced_minutes > 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -20,20 +20,43 @@ from production_orchestrator.domain.identity import channel_identity
 from production_orchestrator.domain.intake.customer_message import read_message
 from production_orchestrator.domain.intake.inbound_mail import AcceptedMail
 from production_orchestrator.domain.intake.submissions import Submission, received_execution_name
-from production_orchestrator.services.runs.submit import requester_of, submit, submit_received
-from tests.support.fakes import InMemorySubmissionStore, RecordingStarter
+from production_orchestrator.services.runs.submit import (
+    RequesterOf,
+    Submit,
+    SubmitReceived,
+    requester_of,
+    submit,
+    submit_received,
+)
+from production_orchestrator.services.runtime import Runtime
+from tests.support.fakes import InMemoryApprovalStore, InMemoryShopStore, InMemorySubmissionStore, RecordingStarter
 from tests.support.memory_world import T0
 
 OLGA = "arn:aws:sts::123456789012:assumed-role/ShopOperator/Olga@Shop.Example"
 # The deployment maps the operator's role to the person; the session name is the caller's to choose.
 SUBMITTERS = {"arn:aws:iam::123456789012:role/ShopOperator": "olga@shop.example"}
+
+
+def _rt(submissions: InMemorySubmissionStore, starter: RecordingStarter | None = None, now: datetime = T0) -> Runtime:
+    """A runtime of the submit entry: the submission records and the workflow starter."""
+    approvals = InMemoryApprovalStore()
+    return Runtime(
+        store=InMemoryShopStore(approvals=approvals),
+        approvals=approvals,
+        clock=lambda: now,
+        pid=1,
+        submissions=submissions,
+        starter=starter or RecordingStarter(),
+    )
+
+
 REQUEST = "From: coach@northside-fc.example\n\nPlease make 120 red crest patches by Thursday."
 
 
 def test_the_caller_is_the_requester_and_the_record_comes_before_the_execution() -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     done = submit(
-        store, starter, caller_arn=OLGA, caller_id="AROA:olga", request=REQUEST, now=T0, submitters=SUBMITTERS
+        _rt(store, starter, T0), Submit(caller_arn=OLGA, caller_id="AROA:olga", request=REQUEST, submitters=SUBMITTERS)
     )
     record = done.submission
     assert record.requested_by == "olga@shop.example"
@@ -48,14 +71,8 @@ def test_options_go_into_the_execution_input_but_never_decide_who_asked() -> Non
     starter = RecordingStarter()
     options = {"as_of": "2026-08-12", "request": "a different text"}
     done = submit(
-        InMemorySubmissionStore(),
-        starter,
-        caller_arn=OLGA,
-        caller_id="",
-        request=REQUEST,
-        now=T0,
-        options=options,
-        submitters=SUBMITTERS,
+        _rt(InMemorySubmissionStore(), starter, T0),
+        Submit(caller_arn=OLGA, caller_id="", request=REQUEST, options=options, submitters=SUBMITTERS),
     )
     assert starter.started[0][1] == {"as_of": "2026-08-12", "request": REQUEST}
     assert done.submission.requested_by == "olga@shop.example"
@@ -68,7 +85,7 @@ def test_options_go_into_the_execution_input_but_never_decide_who_asked() -> Non
 def test_bad_input_stores_nothing_and_starts_nothing(caller: str, text: str) -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     with pytest.raises(ValidationError):
-        submit(store, starter, caller_arn=caller, caller_id="", request=text, now=T0, submitters=SUBMITTERS)
+        submit(_rt(store, starter, T0), Submit(caller_arn=caller, caller_id="", request=text, submitters=SUBMITTERS))
     assert starter.started == [] and store._records == {}
 
 
@@ -78,13 +95,13 @@ def test_an_unmapped_caller_is_refused_with_its_code_and_nothing_is_written() ->
     for session in ("build-42", "ana@example.com"):
         with pytest.raises(SubmitterUnknownError) as refused:
             submit(
-                store,
-                starter,
-                caller_arn=f"arn:aws:sts::123456789012:assumed-role/Deployer/{session}",
-                caller_id="",
-                request=REQUEST,
-                now=T0,
-                submitters=SUBMITTERS,
+                _rt(store, starter, T0),
+                Submit(
+                    caller_arn=f"arn:aws:sts::123456789012:assumed-role/Deployer/{session}",
+                    caller_id="",
+                    request=REQUEST,
+                    submitters=SUBMITTERS,
+                ),
             )
         assert refused.value.code == "SUBMITTER_UNKNOWN"
     assert starter.started == [] and store._records == {}
@@ -93,7 +110,7 @@ def test_an_unmapped_caller_is_refused_with_its_code_and_nothing_is_written() ->
 def test_a_name_already_recorded_starts_nothing() -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     first = submit(
-        store, starter, caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+        _rt(store, starter, T0), Submit(caller_arn=OLGA, caller_id="", request=REQUEST, submitters=SUBMITTERS)
     ).submission
     with pytest.raises(IntegrityError):
         store.put_submission(first)
@@ -103,22 +120,21 @@ def test_a_name_already_recorded_starts_nothing() -> None:
 def test_a_run_takes_its_requester_from_its_own_submission() -> None:
     store = InMemorySubmissionStore()
     record = submit(
-        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+        _rt(store, RecordingStarter(), T0),
+        Submit(caller_arn=OLGA, caller_id="", request=REQUEST, submitters=SUBMITTERS),
     ).submission
-    who, found = requester_of(store, record.execution_name, claimed="mallory@shop.example", separation_of_duties=True)
+    who, found = requester_of(_rt(store), RequesterOf(record.execution_name, "mallory@shop.example", True))
     assert (who, found) == ("olga@shop.example", record)
 
 
 @pytest.mark.parametrize("name", ["", "hand-typed-run", "sub-" + "f" * 32])
 def test_without_a_submission_separation_of_duties_refuses(name: str) -> None:
     with pytest.raises(RequesterUnverifiedError):
-        requester_of(InMemorySubmissionStore(), name, claimed="olga@shop.example", separation_of_duties=True)
+        requester_of(_rt(InMemorySubmissionStore()), RequesterOf(name, "olga@shop.example", True))
 
 
 def test_without_separation_of_duties_the_claim_is_kept_normalized() -> None:
-    who, found = requester_of(
-        InMemorySubmissionStore(), "hand-typed", claimed=" Olga@Shop.Example ", separation_of_duties=False
-    )
+    who, found = requester_of(_rt(InMemorySubmissionStore()), RequesterOf("hand-typed", " Olga@Shop.Example ", False))
     assert (who, found) == ("olga@shop.example", None)
 
 
@@ -138,22 +154,20 @@ def _accepted(request: str = REQUEST, customer: str = "coach@northside-fc.exampl
 
 def test_a_received_email_is_requested_by_the_channel_for_its_customer() -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
-    done = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+    done = submit_received(_rt(store, starter, T0), SubmitReceived(_accepted(), MESSAGE_ID))
     record = done.submission
     assert record.execution_name == received_execution_name(MESSAGE_ID, REQUEST)
     assert (record.requested_by, record.customer) == ("inbound:orders@shop.example", "coach@northside-fc.example")
     assert (record.caller_arn, record.caller_id) == ("inbound:orders@shop.example", MESSAGE_ID)
     assert starter.started == [(record.execution_name, {"request": REQUEST})]
-    who, found = requester_of(
-        store, record.execution_name, claimed="coach@northside-fc.example", separation_of_duties=True
-    )
+    who, found = requester_of(_rt(store), RequesterOf(record.execution_name, "coach@northside-fc.example", True))
     assert (who, found) == ("inbound:orders@shop.example", record)
 
 
 def test_a_retried_delivery_finds_its_record_and_its_execution() -> None:
     store, starter = InMemorySubmissionStore(), RecordingStarter()
-    first = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
-    again = submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0 + timedelta(minutes=3))
+    first = submit_received(_rt(store, starter, T0), SubmitReceived(_accepted(), MESSAGE_ID))
+    again = submit_received(_rt(store, starter, T0 + timedelta(minutes=3)), SubmitReceived(_accepted(), MESSAGE_ID))
     assert again == first  # the stored record (first submitted_at), the same execution
     assert len(store._records) == 1 and len(starter.started) == 1
 
@@ -162,11 +176,12 @@ def test_another_record_under_the_name_is_an_integrity_error_and_starts_nothing(
     store, starter = InMemorySubmissionStore(), RecordingStarter()
     name = received_execution_name(MESSAGE_ID, REQUEST)
     planted = submit(
-        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+        _rt(store, RecordingStarter(), T0),
+        Submit(caller_arn=OLGA, caller_id="", request=REQUEST, submitters=SUBMITTERS),
     ).submission
     store.put_submission(planted.model_copy(update={"execution_name": name}))
     with pytest.raises(IntegrityError):
-        submit_received(store, starter, _accepted(), message_id=MESSAGE_ID, now=T0)
+        submit_received(_rt(store, starter, T0), SubmitReceived(_accepted(), MESSAGE_ID))
     assert starter.started == []
     assert store.get_submission(name) == planted.model_copy(update={"execution_name": name})
 
@@ -174,7 +189,8 @@ def test_another_record_under_the_name_is_an_integrity_error_and_starts_nothing(
 def test_old_records_without_a_customer_stay_readable() -> None:
     store = InMemorySubmissionStore()
     record = submit(
-        store, RecordingStarter(), caller_arn=OLGA, caller_id="", request=REQUEST, now=T0, submitters=SUBMITTERS
+        _rt(store, RecordingStarter(), T0),
+        Submit(caller_arn=OLGA, caller_id="", request=REQUEST, submitters=SUBMITTERS),
     ).submission
     old = json.loads(record.model_dump_json())
     del old["customer"]

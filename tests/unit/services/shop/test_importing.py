@@ -13,23 +13,23 @@ from production_orchestrator.domain.errors import (
     StaleStateError,
 )
 from production_orchestrator.domain.scenarios import SCENARIOS
-from production_orchestrator.services.shop.importing import import_shop, pending_on, plan_import
+from production_orchestrator.services.shop.importing import ImportShop, import_shop, pending_on, plan_import
 from tests.support.memory_world import MemoryWorld
 
 RUSH = SCENARIOS["rush-order"].state
 
 
 def test_an_empty_store_gets_the_shop(world: MemoryWorld) -> None:
-    result = import_shop(world.store, RUSH, world.clock())
+    result = import_shop(world.ports(), ImportShop(RUSH))
     assert (result.created, result.changed, result.stale_checkpoints) == (True, True, ())
     assert world.store.load_state() == RUSH
     assert [e.event_type for e in world.store.audit_events()] == ["shop_imported"]
 
 
 def test_the_same_shop_again_changes_nothing(world: MemoryWorld) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     before = world.snapshot()
-    result = import_shop(world.store, RUSH.model_copy(update={"revision": 1}), world.clock())
+    result = import_shop(world.ports(), ImportShop(RUSH.model_copy(update={"revision": 1})))
     assert (result.created, result.changed) == (False, False)
     assert world.snapshot() == before
 
@@ -37,17 +37,15 @@ def test_the_same_shop_again_changes_nothing(world: MemoryWorld) -> None:
 def test_replacing_the_shop_names_the_plans_it_made_stale_and_their_resume_is_refused(world: MemoryWorld) -> None:
     started = world.start()
     proposed_on = started.checkpoint.domain_digest
-    assert [c.checkpoint_id for c in pending_on(world.store, proposed_on, world.clock())] == [
-        started.checkpoint.checkpoint_id
-    ]
+    assert [c.checkpoint_id for c in pending_on(world.ports(), proposed_on)] == [started.checkpoint.checkpoint_id]
     recount = RUSH.with_inventory("THREAD-RED-40", 5000)
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as guarded:
-        import_shop(world.store, recount, world.clock())
+        import_shop(world.ports(), ImportShop(recount))
     assert guarded.value.code is ShopChangeCode.IMPORT_CONFLICT
     assert started.checkpoint.checkpoint_id in str(guarded.value)
     assert world.snapshot() == before  # refused: nothing written
-    result = import_shop(world.store, recount, world.clock(), replace=True)
+    result = import_shop(world.ports(), ImportShop(recount, replace=True))
     assert result.stale_checkpoints == (started.checkpoint.checkpoint_id,)
     assert world.store.load_state().model_copy(update={"revision": 1}) == recount  # type: ignore[union-attr]
     with pytest.raises(ResumeRefusedError) as refused:
@@ -60,24 +58,24 @@ def test_reimporting_the_original_file_after_a_plan_applied_is_refused_then_move
 ) -> None:
     started = world.start()
     assert world.resume(started, True).revision == 2
-    plan = plan_import(world.store, RUSH, world.clock())
+    plan = plan_import(world.ports(), RUSH)
     # The applied plan placed RUSH-200 and moved STANDARD-100: the original file would undo both.
     assert plan.diff is not None and plan.diff.orders.removed == ("RUSH-200",)
     assert [p.split(" (")[0] for p in plan.conflicts] == ["order RUSH-200", "order STANDARD-100"]
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as guarded:
-        import_shop(world.store, RUSH, world.clock())
+        import_shop(world.ports(), ImportShop(RUSH))
     assert guarded.value.code is ShopChangeCode.IMPORT_CONFLICT and "would be removed" in str(guarded.value)
     assert world.snapshot() == before
-    result = import_shop(world.store, RUSH, world.clock(), replace=True)
+    result = import_shop(world.ports(), ImportShop(RUSH, replace=True))
     assert result.state.revision == 3 and world.store.load_state().revision == 3  # type: ignore[union-attr]
     assert world.store.audit_events()[-1].detail["replaced_plan_orders"] == list(plan.conflicts)
 
 
 def test_every_change_moves_the_revision_and_the_diff_names_what_changed(world: MemoryWorld) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     recount = RUSH.with_inventory("THREAD-RED-40", 5000)
-    result = import_shop(world.store, recount, world.clock())
+    result = import_shop(world.ports(), ImportShop(recount))
     assert result.state.revision == 2 and result.diff is not None
     assert result.diff.materials.changed == ("THREAD-RED-40",) and result.diff.lines() == [
         "materials changed (1): THREAD-RED-40"
@@ -85,7 +83,7 @@ def test_every_change_moves_the_revision_and_the_diff_names_what_changed(world: 
 
 
 def test_a_shop_that_moved_meanwhile_is_not_overwritten(world: MemoryWorld) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     with pytest.raises(StaleStateError):
         world.store.replace_shop(RUSH.with_inventory("THREAD-RED-40", 1), (1, "0" * 64), world.store.audit_events()[0])
     assert world.store.load_state() == RUSH

@@ -14,18 +14,21 @@ from production_orchestrator.domain.errors import (
 from production_orchestrator.domain.scenarios import SCENARIOS
 from production_orchestrator.domain.shop.model import ShopState
 from production_orchestrator.services.shop import life as shop_life
-from production_orchestrator.services.shop.importing import import_shop
+from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.memory_world import MemoryWorld
 
 RUSH = SCENARIOS["rush-order"].state
 
 
 def test_each_change_is_one_write_with_its_audit_event(world: MemoryWorld) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     steps = [
-        ("material_received", lambda: shop_life.receive(world.store, "THREAD-RED-40", 100, "note 1", world.clock())),
-        ("order_progressed", lambda: shop_life.progress(world.store, "STANDARD-100", 60, world.clock())),
-        ("order_completed", lambda: shop_life.complete(world.store, "STANDARD-100", world.clock())),
+        (
+            "material_received",
+            lambda: shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 100, "note 1")),
+        ),
+        ("order_progressed", lambda: shop_life.progress(world.ports(), shop_life.Progress("STANDARD-100", 60))),
+        ("order_completed", lambda: shop_life.complete(world.ports(), shop_life.Complete("STANDARD-100"))),
     ]
     for revision, (event_type, step) in enumerate(steps, start=2):
         applied = step()
@@ -39,15 +42,24 @@ def test_each_change_is_one_write_with_its_audit_event(world: MemoryWorld) -> No
 @pytest.mark.parametrize(
     ("step", "code"),
     [
-        (lambda w: shop_life.receive(w.store, "THREAD-PINK-40", 5, "", w.clock()), ShopChangeCode.UNKNOWN_MATERIAL),
-        (lambda w: shop_life.receive(w.store, "THREAD-RED-40", 0, "", w.clock()), ShopChangeCode.INVALID_QUANTITY),
-        (lambda w: shop_life.complete(w.store, "NOPE", w.clock()), ShopChangeCode.UNKNOWN_ORDER),
-        (lambda w: shop_life.cancel(w.store, "STANDARD-100", "", w.clock()), ShopChangeCode.INVALID_TEXT),
-        (lambda w: shop_life.progress(w.store, "STANDARD-100", 9999, w.clock()), ShopChangeCode.PROGRESS_TOO_LARGE),
+        (
+            lambda w: shop_life.receive(w.ports(), shop_life.Receive("THREAD-PINK-40", 5, "")),
+            ShopChangeCode.UNKNOWN_MATERIAL,
+        ),
+        (
+            lambda w: shop_life.receive(w.ports(), shop_life.Receive("THREAD-RED-40", 0, "")),
+            ShopChangeCode.INVALID_QUANTITY,
+        ),
+        (lambda w: shop_life.complete(w.ports(), shop_life.Complete("NOPE")), ShopChangeCode.UNKNOWN_ORDER),
+        (lambda w: shop_life.cancel(w.ports(), shop_life.Cancel("STANDARD-100", "")), ShopChangeCode.INVALID_TEXT),
+        (
+            lambda w: shop_life.progress(w.ports(), shop_life.Progress("STANDARD-100", 9999)),
+            ShopChangeCode.PROGRESS_TOO_LARGE,
+        ),
     ],
 )
 def test_a_refused_change_writes_nothing(world: MemoryWorld, step: object, code: ShopChangeCode) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as refused:
         step(world)  # type: ignore[operator]
@@ -57,24 +69,24 @@ def test_a_refused_change_writes_nothing(world: MemoryWorld, step: object, code:
 
 def test_no_shop_is_refused(world: MemoryWorld) -> None:
     with pytest.raises(ShopChangeRefusedError) as refused:
-        shop_life.receive(world.store, "THREAD-RED-40", 5, "", world.clock())
+        shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 5, ""))
     assert refused.value.code is ShopChangeCode.NO_SHOP
 
 
 def test_a_change_that_lost_a_race_is_judged_again_on_the_new_shop(world: MemoryWorld) -> None:
-    import_shop(world.store, RUSH, world.clock())
+    import_shop(world.ports(), ImportShop(RUSH))
     real = world.store.replace_shop
     raced = []
 
     def racing(state: ShopState, expected: tuple[int, str] | None, event: object) -> None:
         if not raced:  # another operator cancels STANDARD-100 between our read and our write
             raced.append(1)
-            shop_life.cancel(world.store, "STANDARD-100", "withdrawn", world.clock())
+            shop_life.cancel(world.ports(), shop_life.Cancel("STANDARD-100", "withdrawn"))
         real(state, expected, event)  # type: ignore[arg-type]
 
     world.store.replace_shop = racing  # type: ignore[method-assign]
     with pytest.raises(ShopChangeRefusedError) as refused:
-        shop_life.complete(world.store, "STANDARD-100", world.clock())
+        shop_life.complete(world.ports(), shop_life.Complete("STANDARD-100"))
     assert refused.value.code is ShopChangeCode.ORDER_CLOSED  # judged again: it was cancelled meanwhile
     closed = world.store.load_state().closed_order("STANDARD-100")  # type: ignore[union-attr]
     assert closed is not None and closed.status == "cancelled"
@@ -82,14 +94,14 @@ def test_a_change_that_lost_a_race_is_judged_again_on_the_new_shop(world: Memory
 
 def test_a_change_names_the_pending_plans_it_made_stale_and_their_resume_is_refused(world: MemoryWorld) -> None:
     started = world.start()
-    applied = shop_life.receive(world.store, "THREAD-RED-40", 600, "", world.clock())
+    applied = shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 600, ""))
     assert applied.stale_checkpoints == (started.checkpoint.checkpoint_id,)
     with pytest.raises(ResumeRefusedError) as refused:
         world.resume(started, True)
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE
     # A rejection is always accepted, and the next change stales nothing more.
     world.resume(started, False)
-    assert shop_life.receive(world.store, "THREAD-RED-40", 1, "", world.clock()).stale_checkpoints == ()
+    assert shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 1, "")).stale_checkpoints == ()
 
 
 def test_shortages_already_in_the_shop_name_the_orders_that_need_them() -> None:

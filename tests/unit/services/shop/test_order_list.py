@@ -14,7 +14,7 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
     started = world.start()
     state = world.store.load_state()
     assert state is not None
-    pending = order_list.pending_rows(world.store, world.clock(), world.approvals)
+    pending = order_list.pending_rows(world.ports())
     assert [(r.order, r.checkpoint, r.status) for r in pending] == [
         ("RUSH-200", started.checkpoint.checkpoint_id, "pending")
     ]
@@ -24,7 +24,7 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
     assert [r.order for r in rows].count("RUSH-200") == 1 and by_order["RUSH-200"].checkpoint
     assert by_order["STANDARD-100"].status == "scheduled"
     world.resume(started, False)
-    shop_life.cancel(world.store, "STANDARD-100", "customer withdrew", world.clock())
+    shop_life.cancel(world.ports(), shop_life.Cancel("STANDARD-100", "customer withdrew"))
     state = world.store.load_state()
     assert state is not None
     rows = order_list.order_rows(state, state.today(world.clock()), [])
@@ -40,6 +40,6 @@ def test_order_list_sorts_every_order_out(world: MemoryWorld) -> None:
 
 def test_a_decided_request_is_no_longer_listed_as_pending(world: MemoryWorld) -> None:
     started = world.start()
-    assert [r.order for r in order_list.pending_rows(world.store, world.clock(), world.approvals)] == ["RUSH-200"]
+    assert [r.order for r in order_list.pending_rows(world.ports())] == ["RUSH-200"]
     world.resume(started, False)
-    assert order_list.pending_rows(world.store, world.clock(), world.approvals) == []
+    assert order_list.pending_rows(world.ports()) == []
