@@ -10,8 +10,9 @@ from typing import Any
 from ..agent.context import RunContext
 from ..agent.model_settings import ModelSettings
 from ..domain.approval.claims import DEFAULT_LEASE
+from ..domain.approval.links import LinkMint
 from ..domain.planning.solver import DEFAULT_NODES
-from ..domain.ports import ApprovalStore, MacKey, SessionStore, ShopStore
+from ..domain.ports import ApprovalStore, MacKey, MessageTransport, SessionStore, ShopStore
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class Runtime:
     # and the key decision receipts are MACed (and verified) with.
     approvals: ApprovalStore | None = None
     receipt_key: MacKey | None = None
+    # The outbox's transport (SMTP or a directory of .eml files locally, SES on AWS; None: nothing is sent) and
+    # the mint that rebuilds an approval request's link from the shop's key at send (None: approval mail waits).
+    transport: MessageTransport | None = None
+    mint: LinkMint | None = None
 
 
 def usage_of(result: Any) -> dict[str, int]:
