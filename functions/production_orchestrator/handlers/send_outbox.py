@@ -4,7 +4,8 @@
     some still queued (throttled, SES down, another sender holds one) -> DeliveryIncompleteError: the state
         machine retries with backoff; when its retries run out -> MessagesNotSent (Fail) -> alarm
     one refused for good (marked failed)                          -> DeliveryFailedError -> MessagesNotSent
-    one edited in storage (not the approved plan's draft; not sent) -> DeliveryFailedError -> MessagesNotSent
+    one edited in storage (not the approved plan's draft, or its status not the audit trail's: a sent one
+        edited back to queued; not sent)                          -> DeliveryFailedError -> MessagesNotSent
 
 A message marked sent is never sent again, so a retry of this state (or of the whole invocation) sends
 only what is still queued.
@@ -26,37 +27,53 @@ from .root import Core, core
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..adapters.aws.ses_sender import SesTransport
+    from ..services.runtime import Runtime
+
+
+class _NoSessions:
+    """This function runs no agent: a runtime without agent sessions (never asked for one)."""
+
+    def session_manager(self, session_id: str) -> Any:
+        raise NotImplementedError("SendApprovedMessages runs no agent")
+
+    def read_facts(self, session_id: str, agent_id: str) -> Any:
+        raise NotImplementedError("SendApprovedMessages runs no agent")
 
 
 @dataclass(frozen=True)
 class _Root:
     core: Core
-    transport: SesTransport
+    runtime: Runtime
 
 
 @cache
 def root() -> _Root:
     """Build once per cold start; without ``PO_SENDER_EMAIL`` nothing can be sent (a configuration error)."""
+    import os
+
     from ..adapters.aws.ses_sender import SesTransport
+    from ..services.runtime import Runtime
 
     shared = core()
     settings = shared.settings.require("sender_email")
     transport = SesTransport(shared.client("sesv2"), str(settings.sender_email), settings.ses_configuration_set or "")
-    return _Root(core=shared, transport=transport)
+    runtime = Runtime(
+        store=shared.store, sessions=_NoSessions(), clock=shared.now, pid=os.getpid(), transport=transport
+    )
+    return _Root(core=shared, runtime=runtime)
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Send what is queued for the plan; raise so the workflow retries, or alarms, when any is left."""
-    from ..services.outbox.deliver import deliver
+    from ..services.outbox.deliver import Deliver, deliver
     from .events import SendOutboxEvent, SendOutboxOutput, parse_event
 
     request = parse_event(SendOutboxEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, proposal_hash=request.proposal_hash)
     r = root()
-    report = deliver(r.core.store, r.transport, clock=r.core.now, proposal_hash=request.proposal_hash)
+    report = deliver(r.runtime, Deliver(proposal_hash=request.proposal_hash))
     logger.info("messages delivered", extra=report.counts())
     # Pending first: a retry may still deliver them; a failed one waits for a person either way.
     if report.pending:

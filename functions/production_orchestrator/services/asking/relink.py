@@ -28,9 +28,9 @@ from ...domain.errors import (
     NotFoundError,
     ValidationError,
 )
-from ...domain.messages.approval_mail import ApprovalMail, is_mail_address
+from ...domain.messages.approval_mail import approval_request, is_mail_address
 from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
-from ...domain.records import AuditEvent, audit_event, utc_iso
+from ...domain.records import AuditEvent, audit_event
 from ..evidence import current_approval, review
 from .request_approval import approval_link, message_for
 
@@ -74,19 +74,7 @@ def relink(
     checkpoint, proposal = review(store, approval.checkpoint_id)
     secret, link = (mint or LinkMint()).mint(person)
     queued = outbox and bool(link.nonce) and is_mail_address(person)
-    mail = (
-        [
-            ApprovalMail(
-                approval_id=approval.approval_id,
-                approver=person,
-                kind="request",
-                nonce=link.nonce,
-                queued_at=utc_iso(now),
-            )
-        ]
-        if queued
-        else []
-    )
+    mail = [approval_request(approval.approval_id, person, link.nonce, now)] if queued else []
 
     def event(after: ApprovalRecord) -> AuditEvent:
         return audit_event(
