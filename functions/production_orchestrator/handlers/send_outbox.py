@@ -82,7 +82,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         # Edited in storage after the plan applied: never sent; a person must look (``audit verify`` names it).
         logger.error("messages differ from the approved plan", extra={"problems": [p for _, p in report.refused]})
         raise DeliveryFailedError(
-            f"{len(report.refused)} message(s) of {request.proposal_hash} differ from the approved plan or from its audit trail: not sent"
+            f"{len(report.refused)} message(s) of {request.proposal_hash} differ from the approved plan or from "
+            "its audit trail: not sent"
         )
     if report.failed:
         logger.error("messages refused for good", extra={"messages": [m.key for m in report.failed]})

@@ -2,7 +2,8 @@
 
 Both hand over the bytes the delivery rendered (messages/outbox.py, messages/approval_mail.py), which depend
 only on the message record and the sender, so a retry hands over exactly what the first attempt did (same
-Message-ID): a receiving side that drops repeated Message-IDs sees each message once, and a file that exists already is that message, delivered.
+Message-ID): a receiving side that drops repeated Message-IDs sees each message once, and a file that exists
+already is that message, delivered.
 """
 
 from __future__ import annotations
