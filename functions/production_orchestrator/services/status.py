@@ -131,7 +131,7 @@ def status(store: ShopStore, now: datetime, approvals: ApprovalStore | None = No
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
         # The applied plans' messages by delivery status (outbox list shows each one).
-        "messages": dict(sorted(Counter(m.status for m in store.outbox_messages()).items())),
+        "messages": dict(sorted(Counter(m.status for m in store.outbox_messages() if m.is_plan).items())),
     }
 
 
