@@ -25,13 +25,17 @@ from ..asking.request_approval import approval_link
 from ..evidence import current_approval, review
 from ..runtime import Runtime
 
+APPROVAL_MAIL_SENT_EVENT = "approval_mail_sent"
+APPROVAL_MAIL_FAILED_EVENT = "approval_mail_failed"
+APPROVAL_MAIL_VOID_EVENT = "approval_mail_void"
+
 
 class ApprovalRule:
     """What the delivery asks of an approval request or reminder (the per-kind hook of deliver.py)."""
 
-    sent_event = "approval_mail_sent"
-    failed_event = "approval_mail_failed"
-    void_event = "approval_mail_void"
+    sent_event = APPROVAL_MAIL_SENT_EVENT
+    failed_event = APPROVAL_MAIL_FAILED_EVENT
+    void_event = APPROVAL_MAIL_VOID_EVENT
     claim_point = "after_approval_mail_claim"
     send_point = "after_approval_mail_send"
 

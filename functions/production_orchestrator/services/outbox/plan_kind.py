@@ -17,6 +17,9 @@ from ...domain.planning.proposal import ProposalContent, load_proposal
 from ...domain.ports import MessageTransport, ShopStore
 from ...domain.records import AuditEvent, audit_event
 
+MESSAGE_SENT_EVENT = "message_sent"
+MESSAGE_FAILED_EVENT = "message_failed"
+
 
 def outbox_event(event_type: str, message: OutboxMessage, now: datetime, **detail: str) -> AuditEvent:
     """The audit event of one step of a plan message's delivery (sent, failed, requeued)."""
@@ -58,8 +61,8 @@ class ApprovedDrafts:
 class PlanRule:
     """What the delivery asks of a plan's message (the per-kind hook of services/outbox/deliver.py)."""
 
-    sent_event = "message_sent"
-    failed_event = "message_failed"
+    sent_event = MESSAGE_SENT_EVENT
+    failed_event = MESSAGE_FAILED_EVENT
     void_event = "message_void"  # never written: a plan's message is never void
     claim_point = "after_outbox_claim"
     send_point = "after_outbox_send"
