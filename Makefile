@@ -7,7 +7,7 @@ export PYTHONPATH := $(CURDIR)/functions
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: setup demo test lint typecheck unit evidence clean synth cfn-lint demo-aws evidence-aws evidence-providers evidence-live \
-	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model corpus-providers
+	browser-deps serve torture torture-ci bench screens cost evidence-outbox week-model corpus-providers docs
 
 # The package itself is installed editable, so .venv/bin/production-orchestrator and
 # `python -m production_orchestrator` work without PYTHONPATH. Everything else comes from the lock, each file
@@ -60,8 +60,8 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest -n 2 tests --ignore=tests/e2e
 
-# The synthesized state machine executed on a moto server, every Lambda call a fresh process, and the README's
-# deploy steps as written (~4 min on 2 cores): its own target to keep `make test` within 10 minutes; CI runs both.
+# The synthesized state machine executed on a moto server, every Lambda call a fresh process, and the deploy
+# guide's steps as written (docs/how-to/deploy.md) (~4 min on 2 cores): its own target to keep `make test` within 10 minutes; CI runs both.
 .PHONY: e2e
 e2e: $(STAMP)
 	$(PY) -m pytest -n 2 tests/e2e
@@ -116,7 +116,13 @@ evidence-live: $(STAMP)
 		$(if $(OLLAMA_HOST),--ollama-host $(OLLAMA_HOST))
 
 clean:
-	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf .production-orchestrator cdk.out .pytest_cache .mypy_cache .ruff_cache site
+
+# The docs site: docs/reference/ written from the code (scripts/gen_reference.py; --check says whether the
+# committed pages are current), then MkDocs (Material) into site/, strict and offline.
+docs: $(STAMP)
+	$(PY) scripts/gen_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # Monthly cost at 10 and 1,000 runs a day from the synthesized template (and evidence/bench.json): evidence/cost.json.
 cost: $(STAMP)

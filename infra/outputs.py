@@ -1,4 +1,4 @@
-"""Stack outputs under fixed names (``StateMachineArn``, ``TableName``...), so the README's commands and an
+"""Stack outputs under fixed names (``StateMachineArn``, ``TableName``...), so the deploy guide's commands and an
 operator's scripts can read them with ``--query "Stacks[0].Outputs"`` whatever construct defines them."""
 
 from __future__ import annotations

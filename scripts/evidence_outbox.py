@@ -216,7 +216,7 @@ def main() -> int:
 
 
 def _answers_hold(answers: dict[str, Any]) -> bool:
-    """Each answer did what the README says: counted here, so a regression fails the evidence run."""
+    """Each answer did what docs/concepts/exactly-once.md says: counted here, so a regression fails the evidence run."""
     return (
         answers["data_451"]["first_send"]["status_after"] == {"queued": 3}
         and answers["data_451"]["next_send"]["status_after"] == {"sent": 3}

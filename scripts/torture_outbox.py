@@ -5,7 +5,7 @@ per store (SQLite, DynamoDB on moto): start -> approve (three messages queued)
            -> each Message-ID arrives once, every message marked sent once
   crashes: SIGKILL at after_outbox_claim / after_outbox_send, then rounds until all are sent
            -> every message arrives; a repeat only after after_outbox_send, byte-identical (same
-              Message-ID), which is the at-least-once window the README states
+              Message-ID), which is the at-least-once window docs/concepts/exactly-once.md states
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class ApprovalChannel(Construct):
             # One message per approver, each holding that approver's own link: the filter makes sure an
             # approver receives only theirs. The published attribute is the normalized identity (case-folded),
             # and SNS string filters match exactly, so the filter holds the same form: `Ana@Example.com` as
-            # typed would never match. Confirm with AuthenticateOnUnsubscribe=true (see README) so a mail
+            # typed would never match. Confirm with AuthenticateOnUnsubscribe=true (docs/how-to/deploy.md) so a mail
             # scanner cannot unsubscribe the approver.
             attribute = normalize_identity(email)
             self.topic.add_subscription(

@@ -299,7 +299,7 @@ class ApprovalWorkflow(Construct):
                 self,
                 STATE_NO_SHOP,
                 error=ShopError.__name__,
-                # The handler's own message: no shop yet (import one: README, deploy step 6), or another shop.
+                # The handler's own message: no shop yet (import one: docs/how-to/deploy.md, step 6), or another shop.
                 cause_path=sfn.JsonPath.string_at("$.error.Cause"),
             ),
             errors=[ShopError.__name__],

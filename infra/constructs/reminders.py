@@ -6,7 +6,7 @@
         |                                          backups added (their links by SNS), audited, once
     DisarmReminders (reminder function) -> the schedules left are deleted
 
-Why schedules and not Wait states beside the parked task: see the README ("Reminders and escalation on AWS").
+Why schedules and not Wait states beside the parked task: docs/how-to/reminders.md.
 
 The function's role may create and delete schedules of its own group only, pass the scheduler role to
 EventBridge Scheduler only, publish to the approval topic, MAC audit links, and read and conditionally write

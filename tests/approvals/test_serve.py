@@ -45,7 +45,7 @@ def test_get_and_head_over_http_change_nothing_and_leak_nothing(started: Any) ->
 
 def test_the_server_binds_loopback_only(started: Any) -> None:
     from production_orchestrator.approval_web.local_server import make_server
-    from production_orchestrator.cli.approvals import local_endpoint
+    from production_orchestrator.cli.approval_side import local_endpoint
 
     data_dir, _ = started("--approvers", APPROVERS)
     server = make_server(local_endpoint(Path(data_dir), []), 0)
@@ -94,7 +94,7 @@ def test_hostile_requests_get_400_and_the_neutral_page_without_hanging(started: 
 
     from production_orchestrator.approval_web.local_server import make_server
     from production_orchestrator.approval_web.pages import NEUTRAL_MESSAGE
-    from production_orchestrator.cli.approvals import local_endpoint
+    from production_orchestrator.cli.approval_side import local_endpoint
 
     data_dir, run = started("--approvers", APPROVERS)
     server = make_server(local_endpoint(Path(data_dir), []), 0)

@@ -20,8 +20,8 @@ import pytest
 
 from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
-from production_orchestrator.cli.outbox import DEFAULT_SENDER
-from production_orchestrator.cli.remind import link_base_for
+from production_orchestrator.cli.commands.outbox import DEFAULT_SENDER
+from production_orchestrator.cli.reminders import link_base_for
 from production_orchestrator.cli.root import local_mac_key, local_runtime
 from production_orchestrator.domain.approval.links import LinkMint
 from production_orchestrator.domain.messages.outbox import OutboxMessage

@@ -19,7 +19,7 @@ import pytest
 
 from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
-from production_orchestrator.cli.outbox import as_json
+from production_orchestrator.cli.commands.outbox import as_json
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.records import parse_utc

@@ -1,4 +1,4 @@
-"""The README's "Deploying for real" steps, run as written against the moto server.
+"""The deploy guide's "Deploying for real" steps (docs/how-to/deploy.md), run as written against the moto server.
 
 Every shell line of every numbered step is recognized and run, in order: ``aws ...`` lines as the same
 botocore operation (the operation, each parameter and its type checked against the service model), the
@@ -33,8 +33,8 @@ from tests.support.cdk_template import synthesize
 from tests.support.moto_workflow import REGION, Deployment, LocalAws, local_aws, ses_accepted
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
-SECTION = "### Deploying for real"
+DEPLOY_GUIDE = ROOT / "docs" / "how-to" / "deploy.md"
+SECTION = "## Deploying for real"
 # What the moto deployment needs instead of Bedrock: the scripted model, and a window long enough to decide in.
 MOTO_CONTEXT = {
     "provider": "deterministic",
@@ -66,11 +66,11 @@ class Step:
     commands: list[str] = field(default_factory=list)
 
 
-def readme_steps() -> list[Step]:
+def guide_steps() -> list[Step]:
     """The numbered steps of the section and the shell lines of each (comments and blank lines dropped)."""
-    text = README.read_text(encoding="utf-8")
+    text = DEPLOY_GUIDE.read_text(encoding="utf-8")
     section = text[text.index(SECTION) + len(SECTION) :]
-    section = section[: section.index("\n### ")]
+    section = section[: section.index("\n## ")]
     steps: list[Step] = []
     for match in re.finditer(r"^(\d+)\. \*\*(.+?)\*\*(.*?)(?=^\d+\. \*\*|\Z)", section, re.S | re.M):
         body = match.group(3)
@@ -85,7 +85,7 @@ def readme_steps() -> list[Step]:
 
 
 def test_the_steps_are_numbered_and_complete() -> None:
-    steps = readme_steps()
+    steps = guide_steps()
     assert [s.number for s in steps] == list(range(1, len(steps) + 1))
     subjects = [f"{s.title} {s.text[:200]}".lower() for s in steps]
     position = 0
@@ -96,7 +96,7 @@ def test_the_steps_are_numbered_and_complete() -> None:
 
 
 class Runner:
-    """Runs README lines against one moto deployment; ``values`` fills ``<Placeholders>``."""
+    """Runs the deploy guide's lines against one moto deployment; ``values`` fills ``<Placeholders>``."""
 
     def __init__(self, aws: LocalAws, tmp: Path) -> None:
         self.aws = aws
@@ -135,7 +135,7 @@ class Runner:
             return self._operator_cli(self.fill(line))
         if words[:2] == ["production-orchestrator", "submit"]:
             return self._submit(words[2:])
-        raise AssertionError(f"the README runner does not know this line: {line}")
+        raise AssertionError(f"the deploy guide's runner does not know this line: {line}")
 
     def _make(self, targets: list[str]) -> None:
         # The test suite runs inside what `make setup` built; the targets must exist as written.
@@ -157,10 +157,10 @@ class Runner:
             assert flag == "-c", flag
             key, _, raw = value.partition("=")
             context[key] = raw
-        # The README's values as the app reads them (synthesis refuses a deployment that cannot work), with the
+        # The guide's values as the app reads them (synthesis refuses a deployment that cannot work), with the
         # scripted model in place of Bedrock.
         self.template = synthesize({**context, **MOTO_CONTEXT})
-        # The sender identity is verified by the README's own step, not by the deployment.
+        # The sender identity is verified by the guide's own step, not by the deployment.
         self.deployment = self.aws.deploy(self.template, verify_sender=False)
         outputs = self.template["Outputs"]
         self.values.update(
@@ -238,7 +238,7 @@ class Runner:
     def _submit(self, args: list[str]) -> None:
         # The installed CLI's parser accepts the line as written (--stack reads SubmitUrl from CloudFormation,
         # which moto's deployment does not run): the request goes to the deployed submit function, signed as
-        # the Identity Center user the README's submitters map names.
+        # the Identity Center user the guide's submitters map names.
         parsed = build_parser(COMMAND_MODULES).parse_args(["submit", *args])
         assert self.deployment is not None
         assert parsed.stack == "ProductionOrchestrator"
@@ -259,7 +259,7 @@ def test_the_deploy_steps_run_as_written(aws: LocalAws, tmp_path: Path) -> None:
     runner = Runner(aws, tmp_path)
     ses_mark = len(ses_accepted())
     results: dict[str, Any] = {}
-    for step in readme_steps():
+    for step in guide_steps():
         for line in step.commands:
             if line.startswith("aws stepfunctions describe-execution"):
                 # The person watches the console until the approver has decided: play the approver here.
@@ -287,10 +287,10 @@ def test_the_deploy_steps_run_as_written(aws: LocalAws, tmp_path: Path) -> None:
 
 
 def test_a_submit_before_the_shop_import_step_ends_in_no_shop_to_plan_on(aws: LocalAws, tmp_path: Path) -> None:
-    """The README's order matters: a run submitted between the deploy and the shop import step says why it
+    """The guide's order matters: a run submitted between the deploy and the shop import step says why it
     cannot plan (the state NoShopToPlanOn), and writes nothing."""
     runner = Runner(aws, tmp_path)
-    steps = readme_steps()
+    steps = guide_steps()
     deploy = next(line for s in steps for line in s.commands if line.startswith("npx cdk deploy"))
     submit = next(line for s in steps for line in s.commands if line.startswith("production-orchestrator submit"))
     for line in next(s for s in steps if "ses" in s.title.lower()).commands:
@@ -321,4 +321,4 @@ def test_a_synth_refusal_in_the_deploy_line_fails_the_runner(aws: LocalAws, tmp_
     runner = Runner(aws, tmp_path)
     with pytest.raises(ConfigurationError, match="senderEmail"):
         runner.run("npx cdk deploy -c approverEmails=ana@harbour-print.example")
-    assert json.dumps(MOTO_CONTEXT)  # the overrides never touch the README's approvers, sender or submitters
+    assert json.dumps(MOTO_CONTEXT)  # the overrides never touch the guide's approvers, sender or submitters

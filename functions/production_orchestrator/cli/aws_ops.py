@@ -34,10 +34,8 @@ from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import OrchestratorError, ValidationError
 from ..domain.ports import ApprovalStore, MacKey, ShopStore
 from ..domain.shop.file_format import write_shop
-from ..services.audit import verify_audit
 from ..services.shop.importing import import_shop
-
-EXIT_BROKEN = 5
+from .printers import print_chain_report
 
 
 def table_store(table: str) -> ShopStore:
@@ -48,7 +46,8 @@ def table_store(table: str) -> ShopStore:
 def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool = False) -> int:
     """Create or change the table's shop to the shop file at ``path`` (``-``: stdin); the same guard and
     ``--dry-run`` as ``shop import``."""
-    from .shop import dry_run_report, parse_shop_file, read_text, report_import
+    from .files import parse_shop_file, read_text
+    from .printers import dry_run_report, report_import
 
     state = parse_shop_file(read_text(path, "shop file"))
     if dry_run:
@@ -59,7 +58,7 @@ def shop_import(table: str, path: str, *, dry_run: bool = False, replace: bool =
 def shop_change(table: str, args: argparse.Namespace) -> int:
     """``shop-receive`` and ``order-*`` on the table: the same lifecycle steps as the local commands."""
     from ..services.shop import life as shop_life
-    from .orders import report_change
+    from .printers import report_change
 
     store, now = table_store(table), datetime.now(UTC)
     if args.command == "shop-receive":
@@ -76,12 +75,12 @@ def shop_change(table: str, args: argparse.Namespace) -> int:
 
 def shop_export(table: str, path: str) -> int:
     """Write the table's shop as a shop file."""
-    from .shop import emit
+    from .files import write_shop_file
 
     state = table_store(table).load_state()
     if state is None:
         raise ValidationError(f"table {table} holds no shop yet (shop-import first)")
-    emit(write_shop(state), path)
+    write_shop_file(write_shop(state), path)
     return 0
 
 
@@ -101,24 +100,6 @@ def _aws(
     audit_key = KmsMacKey(kms, audit_key_id) if audit_key_id else None
     receipt_key = KmsMacKey(kms, receipt_key_id) if receipt_key_id else None
     return DynamoShopStore(dynamodb, table), DynamoApprovalStore(dynamodb, table), audit_key, receipt_key, session
-
-
-def print_chain_report(
-    store: ShopStore, approvals: ApprovalStore, *, audit_key: MacKey | None, receipt_key: MacKey | None
-) -> int:
-    """Verify the keyed chain and the votes' receipts and print the verdict (shared with ``audit verify``)."""
-    report = verify_audit(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
-    print(f"AUDIT_EVENTS={report.events}")
-    print(f"AUDIT_KEYED={'yes' if audit_key is not None else 'no'}")
-    if report.intact:
-        print("AUDIT_CHAIN=intact")
-        return 0
-    print("AUDIT_CHAIN=broken")
-    print(f"BROKEN_AT={report.broken_at}")
-    if report.seq is not None:
-        print(f"BROKEN_SEQ={report.seq}")
-    print(f"error: {report.problem}", file=sys.stderr)
-    return EXIT_BROKEN
 
 
 def wake_decided(table: str) -> int:

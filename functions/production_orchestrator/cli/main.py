@@ -12,13 +12,31 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
-from . import approval_ops, audit, orders, outbox, plan, remind, runs, serve, shop, submit, views
+from .commands import (
+    approvals,
+    audit,
+    history,
+    order,
+    outbox,
+    plan,
+    remind,
+    repropose,
+    resume,
+    resume_approval,
+    serve,
+    shop,
+    show,
+    start,
+    status,
+    submit,
+)  # fmt: skip
 from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
 from .parser import CommandModule, build_parser
 
 # Each module adds its commands through ``register(subparsers)``; a new command group is one more entry.
 COMMAND_MODULES: tuple[CommandModule, ...] = (
-    runs, views, shop, orders, serve, audit, outbox, submit, plan, approval_ops, remind,
+    start, resume, resume_approval, repropose, show, status, history, shop, order, serve, audit, outbox, submit,
+    plan, approvals, remind,
 )  # fmt: skip
 
 # Failures of the model's transport that are the environment's, not ours: named by class so the CLI needs

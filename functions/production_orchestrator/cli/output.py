@@ -24,6 +24,8 @@ EXIT_AUDIT_BROKEN = 5
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a tool killed by SIGPIPE (128 + 13)
 
+READ_ONLY = "interrupted: nothing was changed"  # what a Ctrl-C leaves of a command that only reads
+
 EXIT_CODES = (
     (EXIT_OK, "done"),
     (EXIT_INTERNAL, "internal error: a bug; the message names it (PO_DEBUG=1 shows the traceback)"),

@@ -139,6 +139,11 @@ def actions(parser: argparse.ArgumentParser, *, metavar: str, title: str) -> Any
     )
 
 
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """``--json``: one JSON object instead of ``KEY=value`` lines."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of KEY=value lines")
+
+
 def add_provider_flags(parser: argparse.ArgumentParser) -> None:
     """Which model runs the agent. At resume these are the trusted runtime binding: they must match start's."""
     group = parser.add_argument_group("model provider (resume must use the same as start)")

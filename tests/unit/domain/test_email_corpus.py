@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.cli.shop import read_text
+from production_orchestrator.cli.files import read_text
 from production_orchestrator.domain.errors import IntakeError
 from production_orchestrator.domain.intake.customer_message import read_message
 from production_orchestrator.domain.intake.facts import read_facts, resolve_request

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from production_orchestrator.cli.shop import schema_problems
+from production_orchestrator.cli.files import schema_problems
 from production_orchestrator.contracts import is_approver_email
 from production_orchestrator.domain.identity import is_email_address
 from production_orchestrator.domain.messages.outbox import OutboxMessage, render_email

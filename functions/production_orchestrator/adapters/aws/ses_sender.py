@@ -32,7 +32,7 @@ PERMANENT_CODES = frozenset(
 
 SANDBOX_HINT = (
     " (the SES account is in the sandbox: it sends only to verified recipients; verify the recipient or request "
-    "production access, README: Deploying for real, the SES step)"
+    "production access, docs/how-to/deploy.md, the SES step)"
 )
 _IDENTITY = re.compile(r"identity/([^\s'`\"]+)")
 SENDER_HINT = " (the sender is not a verified SES identity in this region: verify senderEmail or its domain)"

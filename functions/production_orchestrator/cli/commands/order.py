@@ -16,28 +16,15 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from ..domain.errors import ValidationError
-from ..domain.shop.model import check_day
-from ..services.shop import life as shop_life
-from ..services.shop import order_list
-from . import inputs
-from .output import EXIT_OK, emit_json, say
-from .parser import actions, command, data_dir
-from .root import local_runtime, utc_now
-
-
-def report_change(applied: shop_life.Applied, **values: Any) -> int:
-    """Print a written change: its ids, the revision and digest, the plans it made stale."""
-    state = applied.change.state
-    for key, value in values.items():
-        print(f"{key.upper()}={value}")
-    print(f"STATE_REVISION={state.revision}")
-    print(f"DOMAIN_DIGEST={state.digest()}")
-    print(f"STALE_PLANS={len(applied.stale_checkpoints)}")
-    say(applied.change.summary)
-    if applied.stale_checkpoints:
-        say(f"{len(applied.stale_checkpoints)} pending plan(s) now stale: {', '.join(applied.stale_checkpoints)}")
-    return EXIT_OK
+from ...domain.errors import ValidationError
+from ...domain.shop.model import check_day
+from ...services.shop import life as shop_life
+from ...services.shop import order_list
+from .. import inputs
+from ..output import EXIT_OK, emit_json
+from ..parser import actions, command, data_dir
+from ..printers import report_change
+from ..root import local_runtime, utc_now
 
 
 def _day(args: argparse.Namespace) -> str | None:

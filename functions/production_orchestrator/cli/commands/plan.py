@@ -8,16 +8,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..domain.errors import ValidationError
-from ..domain.planning.solver import DEFAULT_NODES
-from ..domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
-from ..services.evidence import current_state
-from ..services.runs.preview import preview_plan
-from . import inputs
-from .output import EXIT_OK, emit_json
-from .parser import command, data_dir
-from .root import local_runtime, utc_now
-from .shop import parse_shop_file, read_text
+from ...domain.errors import ValidationError
+from ...domain.planning.solver import DEFAULT_NODES
+from ...domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
+from ...services.evidence import current_state
+from ...services.runs.preview import preview_plan
+from .. import inputs
+from ..files import parse_shop_file, read_text
+from ..output import EXIT_OK, emit_json
+from ..parser import command, data_dir
+from ..root import local_runtime, utc_now
 
 
 def _plan(args: argparse.Namespace) -> int:

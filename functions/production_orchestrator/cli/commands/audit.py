@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..adapters.local.mac_key import KEY_FILE, FileMacKey
-from .aws_ops import print_chain_report
-from .parser import actions, command, data_dir
-from .root import local_runtime
-from .views import add_history_flags, history_command
+from ...adapters.local.mac_key import KEY_FILE, FileMacKey
+from ..parser import actions, command, data_dir
+from ..printers import add_history_flags, history_command, print_chain_report
+from ..root import local_runtime
 
 
 def _verify(args: argparse.Namespace) -> int:

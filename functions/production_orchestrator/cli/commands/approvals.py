@@ -12,14 +12,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..domain.approval.links import LinkMint
-from ..domain.ports import ApprovalMessage
-from ..services.asking.relink import relink
-from ..services.evidence import current_approval
-from . import inputs
-from .output import EXIT_OK, PROG, emit, say
-from .parser import actions, command, data_dir
-from .root import (
+from ...domain.approval.links import LinkMint
+from ...domain.ports import ApprovalMessage
+from ...services.asking.relink import relink
+from ...services.evidence import current_approval
+from .. import inputs
+from ..output import EXIT_OK, PROG, emit, say
+from ..parser import actions, command, data_dir
+from ..root import (
     DEFAULT_LINK_BASE,
     link_bases,
     local_approvals,

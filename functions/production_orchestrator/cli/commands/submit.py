@@ -19,9 +19,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..domain.errors import ValidationError
-from ..domain.intake.submissions import MAX_REQUEST_CHARS
-from .parser import command
+from ...domain.errors import ValidationError
+from ...domain.intake.submissions import MAX_REQUEST_CHARS
+from ..parser import command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes
 _FUNCTION_URL_REGION = re.compile(r"^https://[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws/?\Z")

@@ -22,20 +22,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..adapters.local.mail_transports import EmlDirectory, SmtpSecurity, SmtpTransport
-from ..contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME
-from ..domain.durations import parse_duration
-from ..domain.errors import OutboxRefusedError
-from ..domain.messages.outbox import OutboxMessage, outbox_key
-from ..domain.ports import MessageTransport
-from ..domain.presentation import fingerprint
-from ..domain.shop.model import EMAIL_PATTERN
-from ..services.outbox.deliver import DeliveryReport, deliver
-from ..services.outbox.requeue import requeue
-from .inputs import proposal_hash
-from .output import terminal_safe
-from .parser import actions, command, data_dir
-from .root import local_mailbox, local_runtime, utc_now
+from ...adapters.local.mail_transports import EmlDirectory, SmtpSecurity, SmtpTransport
+from ...contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME
+from ...domain.durations import parse_duration
+from ...domain.errors import OutboxRefusedError
+from ...domain.messages.outbox import OutboxMessage, outbox_key
+from ...domain.ports import MessageTransport
+from ...domain.presentation import fingerprint
+from ...domain.shop.model import EMAIL_PATTERN
+from ...services.outbox.deliver import DeliveryReport, deliver
+from ...services.outbox.requeue import requeue
+from ..inputs import proposal_hash
+from ..output import terminal_safe
+from ..parser import actions, command, data_dir
+from ..root import local_mailbox, local_runtime, utc_now
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
@@ -238,10 +238,10 @@ def _send(args: argparse.Namespace) -> int:
 
 def _send_approval_mail(where: Path, rt: Any, transport: SmtpTransport | EmlDirectory, lease: Any) -> bool:
     """The approval requests and reminders, each once, their links rebuilt from the data dir's key."""
-    from ..domain.approval.links import LinkMint
-    from ..services.asking.approval_mail import deliver_approval_mail
-    from .remind import link_base_for
-    from .root import local_mac_key
+    from ...domain.approval.links import LinkMint
+    from ...services.asking.approval_mail import deliver_approval_mail
+    from ..reminders import link_base_for
+    from ..root import local_mac_key
 
     report = deliver_approval_mail(
         rt.store, local_mailbox(rt.store), rt.approvals, transport, LinkMint(local_mac_key(where)),

@@ -1,31 +1,27 @@
-"""The commands that only read: ``show`` (the plan a human reviews), ``status``, ``history``."""
+"""``show``: the plan a human reviews and its approval's status, as text, JSON or the approval page as a file."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import tempfile
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..approval_web.pages import render_for_file
-from ..domain.errors import ValidationError
-from ..domain.planning.proposal import ProposalContent
-from ..domain.ports import ApprovalStore, ShopStore
-from ..domain.presentation import render_review, shop_stamp, shop_time, shop_zone, terminal_safe
-from ..domain.records import Checkpoint
-from ..services.deciding.review import LinkView
-from ..services.evidence import proposed_on, review, what_changed
-from ..services.history import history
-from ..services.status import checkpoint_status, status
-from . import inputs
-from .output import EXIT_OK, emit_json
-from .parser import command, data_dir
-from .root import local_approvals, local_runtime, utc_now
-
-_READ_ONLY = "interrupted: nothing was changed"
+from ...approval_web.pages import render_for_file
+from ...domain.errors import ValidationError
+from ...domain.planning.proposal import ProposalContent
+from ...domain.ports import ApprovalStore, ShopStore
+from ...domain.presentation import render_review, shop_time, shop_zone, terminal_safe
+from ...domain.records import Checkpoint
+from ...services.deciding.review import LinkView
+from ...services.evidence import proposed_on, review, what_changed
+from ...services.status import checkpoint_status
+from .. import inputs
+from ..output import EXIT_OK, READ_ONLY, emit_json
+from ..parser import command, data_dir
+from ..root import local_approvals, local_runtime, utc_now
 
 
 def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
@@ -115,70 +111,8 @@ def _write(path: Path, body: str) -> None:
         raise
 
 
-def _status(args: argparse.Namespace) -> int:
-    where = data_dir(args)
-    report = status(local_runtime(where, create=False).store, utc_now(), local_approvals(where))
-    if args.json:
-        emit_json(report)
-        return EXIT_OK
-    zone = report["timezone"]
-    print(
-        terminal_safe(
-            f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}"
-        )
-    )
-    print(f"  times in the shop's time zone, {zone}")
-    for a in report["approvals"]:
-        who = f" by {a['approver']}" if a["approver"] else ""
-        expires = shop_stamp(a["expires_at"], zone) if a["expires_at"] else "?"
-        print(
-            terminal_safe(
-                f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}"
-            )
-        )
-        if a["changes"]:
-            print("      stale: the shop changed since it was proposed (approving it would be refused):")
-            print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")
-        for v in a["votes"]:
-            verdict = "approved" if v["approved"] else "rejected"
-            why = f': "{v["reason"]}"' if v["reason"] else ""
-            print(terminal_safe(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}"))
-    if not report["approvals"]:
-        print("  no approvals yet")
-    return EXIT_OK
-
-
-def history_command(args: argparse.Namespace) -> int:
-    """Print the decision history (also ``audit show``)."""
-    where = data_dir(args)
-    store = local_runtime(where, create=False).store
-    entries = history(store, local_approvals(where), args.checkpoint)
-    zone = shop_zone(store.load_state())
-    if args.json:
-        emit_json({"history": [asdict(e) for e in entries]})
-        return EXIT_OK
-    for e in entries:
-        verdict = f" {e.decision}" if e.decision else ""
-        who = f" {e.approver}" if e.approver else ""
-        why = f' "{e.reason}"' if e.reason else ""
-        note = f" ({e.note})" if e.note else ""
-        print(terminal_safe(f"{shop_stamp(e.at, zone)}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}"))
-    if not entries:
-        print("no decisions yet")
-    return EXIT_OK
-
-
-def add_history_flags(parser: argparse.ArgumentParser) -> None:
-    """``--checkpoint`` and ``--json`` of ``history`` / ``audit show``."""
-    parser.add_argument(
-        "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="only this run (default: all)"
-    )
-    parser.add_argument("--json", action="store_true", help='print {"history": [...]} instead of lines')
-    parser.set_defaults(on_interrupt=lambda _: _READ_ONLY)
-
-
 def register(subparsers: Any) -> None:
-    """``show``, ``status``, ``history``."""
+    """``show``."""
     show = command(
         subparsers,
         "show",
@@ -204,26 +138,4 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="write the approval page (summary, before/after timeline, details; no buttons) to PATH instead",
     )
-    show.set_defaults(on_interrupt=lambda _: _READ_ONLY)
-
-    stat = command(
-        subparsers,
-        "status",
-        summary="the shop's revision, plans applied and every approval",
-        description="The shop's revision and plans applied, and every run with its approval status. Reads only.",
-        examples=["status", "--data-dir /srv/shop status --json"],
-        handler=_status,
-    )
-    stat.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    stat.set_defaults(on_interrupt=lambda _: _READ_ONLY)
-
-    hist = command(
-        subparsers,
-        "history",
-        summary="who decided what, when and why",
-        description="Every approval request, vote, decision and outcome from the audit trail, oldest first, "
-        "with approver, verdict and reason. Reads only. Also available as `audit show`.",
-        examples=["history", "history --checkpoint ckpt-... --json"],
-        handler=history_command,
-    )
-    add_history_flags(hist)
+    show.set_defaults(on_interrupt=lambda _: READ_ONLY)

@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..approval_web.local_server import APPROVE_PATH, LOOPBACK, check_bind, make_server, tls_context
-from ..domain.errors import ValidationError
-from ..domain.records import parse_utc
-from ..services.evidence import current_approval
-from . import inputs
-from .approvals import local_endpoint
-from .output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
-from .parser import add_provider_flags, command, data_dir
-from .preflight import check_provider
-from .remind import add_reminder_flags, every_minute, schedule_of
-from .root import link_bases, local_approvals, utc_now
-from .runs import binding_of, provider_argv
+from ...approval_web.local_server import APPROVE_PATH, LOOPBACK, check_bind, make_server, tls_context
+from ...domain.errors import ValidationError
+from ...domain.records import parse_utc
+from ...services.evidence import current_approval
+from .. import inputs
+from ..approval_side import local_endpoint
+from ..output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
+from ..parser import add_provider_flags, command, data_dir
+from ..preflight import check_provider
+from ..reminders import add_reminder_flags, every_minute, schedule_of
+from ..root import link_bases, local_approvals, utc_now
+from ..running import binding_of, provider_argv
 
 DEFAULT_PORT = 8765
 _LOCAL_HOSTS = (LOOPBACK, "localhost")

@@ -1,4 +1,4 @@
-"""``shop`` commands (show, set-inventory, import, export) and the request flags of ``start``.
+"""``shop`` commands: show, set-inventory, receive, import, export.
 
 shop import PATH|-   JSON -> docs/shop.schema.json -> references, calendar, capacity -> the diff ->
                      guarded (orders applied plans placed, pending plans) -> one conditional write;
@@ -9,146 +9,28 @@ shop export PATH|-   the same format; importing it gives the same domain digest
 shop show [--json]   the shop at a glance, or the same document plus revision and procurement; the
                      requests waiting beside the shop apart (--json: "pending")
 shop set-inventory   an out-of-band count of a material the shop has
-start --request PATH|- [--as-of DAY]   plan a customer's e-mail on this data dir's shop
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
-import sys
-from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from ..domain.errors import ShopFileError, ValidationError
-from ..domain.ports import ShopStore
-from ..domain.presentation import describe_existing_shortages, render_shop
-from ..domain.records import audit_event
-from ..domain.scenarios import SCENARIOS
-from ..domain.shop.file_format import Problem, json_path, read_shop, write_shop
-from ..domain.shop.model import ShopState, parse_day
-from ..services.evidence import current_state
-from ..services.runs.plan_request import PlanRequest, on_current_shop
-from ..services.runs.requests import pending_requests
-from ..services.shop.importing import ImportResult, import_shop, plan_import
-from ..services.shop.life import existing_shortages, receive
-from . import inputs
-from .given import add_given_flags, given_facts
-from .output import EXIT_OK, PROG, say
-from .parser import actions, command, data_dir
-from .root import DB_NAME, local_runtime, utc_now
-
-DEFAULT_SCENARIO = "rush-order"
-MAX_FILE_BYTES = 64 * 1024 * 1024
-
-
-def read_text(path: str, what: str) -> str:
-    """The text of ``path`` (``-``: standard input), as UTF-8 (Latin-1 when it is not)."""
-    try:
-        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1) if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise ValidationError(f"cannot read the {what} {path}: {exc.strerror}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValidationError(f"the {what} {path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-@cache
-def shop_schema() -> dict[str, Any]:
-    """The JSON Schema shop files are validated against (docs/shop.schema.json ships in the package)."""
-    return dict(json.loads((resources.files(__package__) / "shop.schema.json").read_text(encoding="utf-8")))
-
-
-def schema_problems(doc: Any) -> list[Problem]:
-    """Every violation of the shop schema, by JSON path (in path order)."""
-    from jsonschema import Draft202012Validator
-
-    validator = Draft202012Validator(shop_schema())
-    found = [(json_path(*e.absolute_path), e.message) for e in validator.iter_errors(doc)]
-    return sorted(found)
-
-
-def parse_shop_file(text: str) -> ShopState:
-    """A shop file's state, or ``ShopFileError`` naming every problem (invalid JSON is one problem)."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ShopFileError([("$", f"invalid JSON: {exc}")]) from None
-    except RecursionError:
-        raise ShopFileError([("$", "invalid shop file: nested too deeply")]) from None
-    return read_shop(doc, schema_problems=schema_problems(doc))
-
-
-def emit(document: dict[str, Any], path: str) -> None:
-    """Write a shop document to ``path`` (``-``: stdout) as indented JSON."""
-    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ValidationError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def add_request_flags(start: argparse.ArgumentParser) -> None:
-    """``start``'s choice of what to plan: a reference scenario, or a customer's e-mail on this shop."""
-    start.add_argument(
-        "--scenario",
-        default=None,
-        choices=sorted(SCENARIOS),
-        help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request)",
-    )
-    start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
-    start.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)")
-    add_given_flags(start)
-
-
-def plan_request(args: argparse.Namespace, store: ShopStore) -> PlanRequest:
-    """What ``start`` plans, from its flags."""
-    if args.as_of is not None:
-        try:
-            parse_day(args.as_of)
-        except ValueError as exc:
-            raise ValidationError(f"--as-of: {exc}") from None
-    text = read_text(args.request, "request") if args.request else None
-    if args.scenario or not args.request:
-        chosen = PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
-    else:
-        chosen = on_current_shop(store, text or "", args.as_of, utc_now())
-    return dataclasses.replace(chosen, given=given_facts(args))
-
-
-def shortage_lines(state: ShopState) -> list[str]:
-    """Material the shop's scheduled orders already lack (none of any customer's plan), with who waits for it."""
-    return describe_existing_shortages(existing_shortages(state, state.today(utc_now())))
-
-
-def report_import(result: ImportResult, state: ShopState) -> int:
-    """Print what an import did: ``SHOP=``, ``STATE_REVISION=``, ``DOMAIN_DIGEST=``, ``STALE_PLANS=``."""
-    stale = len(result.stale_checkpoints)
-    print(f"SHOP={result.state.name}")
-    print(f"STATE_REVISION={result.state.revision}")
-    print(f"DOMAIN_DIGEST={result.state.digest()}")
-    print(f"STALE_PLANS={stale}")
-    if not result.changed:
-        print("the shop is already exactly this; nothing changed", file=sys.stderr)
-    else:
-        what = "created" if result.created else "changed"
-        counts = f"{len(state.machines)} machines, {len(state.products)} products, {len(state.orders)} orders"
-        tail = f"; {stale} pending plan(s) now stale: {', '.join(result.stale_checkpoints)}" if stale else ""
-        print(f"shop {result.state.name!r} {what} ({counts}){tail}", file=sys.stderr)
-        for line in result.diff.lines() if result.diff else []:
-            say(f"  {line}")
-    for line in shortage_lines(result.state):
-        say(f"warning: already short before any new request: {line}")
-    return 0
+from ...domain.errors import ValidationError
+from ...domain.presentation import render_shop
+from ...domain.records import audit_event
+from ...domain.shop.file_format import write_shop
+from ...domain.shop.model import ShopState
+from ...services.evidence import current_state
+from ...services.runs.requests import pending_requests
+from ...services.shop.importing import import_shop
+from ...services.shop.life import receive
+from .. import inputs
+from ..files import parse_shop_file, read_text, write_shop_file
+from ..output import EXIT_OK, PROG, say
+from ..parser import actions, command, data_dir
+from ..printers import dry_run_report, report_change, report_import, shortage_lines
+from ..root import DB_NAME, local_runtime, utc_now
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -163,27 +45,7 @@ def _import(args: argparse.Namespace) -> int:
     return report_import(import_shop(rt.store, state, utc_now(), replace=args.replace), state)
 
 
-def dry_run_report(store: ShopStore, state: ShopState) -> int:
-    """Print what the import would change and what it would need ``--replace`` for; write nothing."""
-    plan = plan_import(store, state, utc_now())
-    problems = plan.problems()
-    print("DRY_RUN=1")
-    print(f"CHANGED={1 if plan.changed else 0}")
-    print(f"STATE_REVISION={plan.state.revision}")
-    print(f"NEEDS_REPLACE={1 if problems else 0}")
-    say("dry run: nothing was written; the import would change:")
-    for line in plan.diff.lines() if plan.diff else ["everything: there is no shop yet"]:
-        say(f"  {line}")
-    for line in problems:
-        say(f"  needs --replace: {line}")
-    for line in shortage_lines(plan.state):
-        say(f"warning: already short before any new request: {line}")
-    return EXIT_OK
-
-
 def _receive(args: argparse.Namespace) -> int:
-    from .orders import report_change
-
     rt = local_runtime(data_dir(args), create=False)
     applied = receive(rt.store, args.material, args.quantity, args.ref, utc_now())
     detail = applied.change.detail
@@ -200,7 +62,7 @@ def _show(args: argparse.Namespace) -> int:
     # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
     pending = pending_requests(rt.store, utc_now(), rt.approvals)
     if args.json:
-        emit({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
+        write_shop_file({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
     else:
         print(render_shop(state))
         print("\nRequests waiting for a decision (not in the shop until their plan applies):")
@@ -222,7 +84,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    emit(write_shop(_current(args)), args.path)
+    write_shop_file(write_shop(_current(args)), args.path)
     return EXIT_OK
 
 

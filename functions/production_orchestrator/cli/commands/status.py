@@ -1,0 +1,59 @@
+"""``status``: the shop's revision and plans applied, and every run with its approval status. Reads only."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ...domain.presentation import shop_stamp, terminal_safe
+from ...services.status import status
+from ..output import EXIT_OK, READ_ONLY, emit_json
+from ..parser import command, data_dir
+from ..root import local_approvals, local_runtime, utc_now
+
+
+def _status(args: argparse.Namespace) -> int:
+    where = data_dir(args)
+    report = status(local_runtime(where, create=False).store, utc_now(), local_approvals(where))
+    if args.json:
+        emit_json(report)
+        return EXIT_OK
+    zone = report["timezone"]
+    print(
+        terminal_safe(
+            f"Shop {report['scenario']}: revision {report['revision']}, plans applied {report['plan_applied_count']}"
+        )
+    )
+    print(f"  times in the shop's time zone, {zone}")
+    for a in report["approvals"]:
+        who = f" by {a['approver']}" if a["approver"] else ""
+        expires = shop_stamp(a["expires_at"], zone) if a["expires_at"] else "?"
+        print(
+            terminal_safe(
+                f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}"
+            )
+        )
+        if a["changes"]:
+            print("      stale: the shop changed since it was proposed (approving it would be refused):")
+            print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")
+        for v in a["votes"]:
+            verdict = "approved" if v["approved"] else "rejected"
+            why = f': "{v["reason"]}"' if v["reason"] else ""
+            print(terminal_safe(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}"))
+    if not report["approvals"]:
+        print("  no approvals yet")
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """``status``."""
+    stat = command(
+        subparsers,
+        "status",
+        summary="the shop's revision, plans applied and every approval",
+        description="The shop's revision and plans applied, and every run with its approval status. Reads only.",
+        examples=["status", "--data-dir /srv/shop status --json"],
+        handler=_status,
+    )
+    stat.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    stat.set_defaults(on_interrupt=lambda _: READ_ONLY)
