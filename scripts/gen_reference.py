@@ -62,32 +62,6 @@ def root_parser() -> argparse.ArgumentParser:
     return build_parser(COMMAND_MODULES)
 
 
-def operator_parser() -> argparse.ArgumentParser:
-    """The operator CLI's parser (``python -m production_orchestrator.cli.aws_ops``), which its ``main`` builds
-    inline: caught as ``main`` hands it the arguments, before anything runs."""
-    from production_orchestrator.cli import aws_ops
-
-    caught: list[argparse.ArgumentParser] = []
-
-    class _Caught(Exception):
-        pass
-
-    original = argparse.ArgumentParser.parse_args
-
-    def catch(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-        caught.append(self)
-        raise _Caught
-
-    argparse.ArgumentParser.parse_args = catch  # type: ignore[method-assign]
-    try:
-        aws_ops.main([])
-    except _Caught:
-        pass
-    finally:
-        argparse.ArgumentParser.parse_args = original  # type: ignore[method-assign]
-    return caught[0]
-
-
 def template() -> dict[str, Any]:
     """The synthesized stack for :data:`REFERENCE_CONTEXT` (cached on disk like the tests' templates)."""
     from tests.support.cdk_template import synthesize
@@ -253,16 +227,6 @@ def cli_page() -> str:
         "CLI: production-orchestrator",
         "Every command and option of the console script `production-orchestrator` (also `python -m "
         "production_orchestrator`), as `--help` prints it. Hidden options are left out.",
-        cli_body(parser.prog, parser),
-    )
-
-
-def operator_page() -> str:
-    parser = operator_parser()
-    return page(
-        "CLI: the operator commands on AWS",
-        "`python -m production_orchestrator.cli.aws_ops` runs the shop's and the audit's operator commands against "
-        "the deployed table. Every command and option, as `--help` prints it.",
         cli_body(parser.prog, parser),
     )
 
@@ -887,7 +851,6 @@ def figures_page() -> str:
 
 PAGES: dict[str, Callable[[], str]] = {
     "cli.md": cli_page,
-    "operator-cli.md": operator_page,
     "exit-codes.md": exit_codes_page,
     "refusal-codes.md": refusals_page,
     "environment.md": environment_page,
@@ -902,7 +865,6 @@ TEMPLATE_PAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 TITLES = {
     "cli.md": "CLI: production-orchestrator",
-    "operator-cli.md": "CLI: the operator commands on AWS",
     "exit-codes.md": "Exit codes",
     "refusal-codes.md": "Refusal codes and errors",
     "environment.md": "Environment variables",

@@ -79,23 +79,6 @@ def test_the_cli_reference_names_every_command_and_option() -> None:
                 assert flag in section, f"cli.md: {' '.join(words)} lacks {flag}: run make docs"
 
 
-def test_the_operator_reference_names_every_operator_command() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "functions"), "COLUMNS": "400"}
-    shown = subprocess.run(
-        [sys.executable, "-m", "production_orchestrator.cli.aws_ops", "--help"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
-    choices = re.search(r"\{([a-z,-]+)\}", shown)
-    assert choices, shown
-    text = committed("operator-cli.md")
-    for name in choices.group(1).split(","):
-        assert f"## python -m production_orchestrator.cli.aws_ops {name} " in text, f"{name}: run make docs"
-
-
 def package_trees() -> list[ast.Module]:
     return [ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
 

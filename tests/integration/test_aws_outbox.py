@@ -16,7 +16,7 @@ from moto.ses.models import ses_backends
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.table_schema import OUTBOX_SK_PREFIX, SHOP_PK
-from production_orchestrator.cli import aws_ops as ops
+from production_orchestrator.cli import main
 from production_orchestrator.domain.errors import ConfigurationError, DeliveryFailedError, DeliveryIncompleteError
 from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from tests.support.aws_flow import _invoke, approved_flow
@@ -171,7 +171,7 @@ def test_a_message_edited_in_the_table_is_refused_and_named_by_audit_verify(
 ) -> None:
     _configure(aws, monkeypatch)
     run = _applied(aws)
-    assert ops.main(["audit-verify", "--table", aws.table]) == 0
+    assert main(["--table", aws.table, "audit", "verify"]) == 0
     capsys.readouterr()
     store = DynamoShopStore(aws.dynamodb, aws.table)
     target = store.outbox_messages(run["proposal_hash"])[0]
@@ -190,7 +190,7 @@ def test_a_message_edited_in_the_table_is_refused_and_named_by_audit_verify(
     assert "attacker@evil.example" not in {m.destinations[0] for m in got}
     assert aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key) == edited  # left as found
 
-    assert ops.main(["audit-verify", "--table", aws.table]) == 5
+    assert main(["--table", aws.table, "audit", "verify"]) == 5
     out, err = capsys.readouterr()
     assert "AUDIT_CHAIN=broken" in out and target.key in err and field in err
 

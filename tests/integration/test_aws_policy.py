@@ -17,7 +17,7 @@ from botocore.stub import Stubber
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.approval_web.pages import NEUTRAL_MESSAGE
-from production_orchestrator.cli import aws_ops as ops
+from production_orchestrator.cli import main
 from production_orchestrator.domain.errors import (
     RefusalCode,
     RequesterUnverifiedError,
@@ -122,11 +122,11 @@ def test_the_reconciler_wakes_a_decision_nobody_posted_again(
     flow = start(aws)
     flow.request_approval()
     assert _post_with(flow, "ServiceUnavailable")["statusCode"] == 200
-    assert ops.main(["wake-decided", "--table", aws.table]) == 0
+    assert main(["--table", aws.table, "approvals", "wake"]) == 0
     assert f"WAKE {flow.approval_id}=woken" in capsys.readouterr().out
     approval = _approvals(aws).get_approval(flow.approval_id)
     assert approval is not None and approval.woken_at
-    assert ops.main(["wake-decided", "--table", aws.table]) == 0
+    assert main(["--table", aws.table, "approvals", "wake"]) == 0
     assert "WOKEN=0" in capsys.readouterr().out  # idempotent: nothing left to wake
 
 
@@ -208,7 +208,7 @@ def test_rewriting_the_trail_and_recomputing_the_chain_is_found_in_aws(
     flow = start(aws)
     flow.request_approval()
     assert flow.post("approve")["statusCode"] == 200 and flow.resume()["outcome"] == "applied"
-    assert ops.main(["audit-verify", "--table", aws.table]) == 0
+    assert main(["--table", aws.table, "audit", "verify"]) == 0
     assert "AUDIT_CHAIN=intact" in capsys.readouterr().out
     # Rewrite who approved in every event that names them and recompute every hash and the head (no key).
     store = DynamoShopStore(aws.dynamodb, aws.table)
@@ -229,7 +229,7 @@ def test_rewriting_the_trail_and_recomputing_the_chain_is_found_in_aws(
     head_item = aws.raw_item("AUDIT", "AUDIT_HEAD")
     assert head_item is not None and previous is not None
     aws.put_raw_item({**head_item, "seq": {"N": str(previous[0])}, "hash": {"S": previous[1]}})
-    assert ops.main(["audit-verify", "--table", aws.table]) == 5
+    assert main(["--table", aws.table, "audit", "verify"]) == 5
     out = capsys.readouterr().out
     assert "AUDIT_CHAIN=broken" in out and f"BROKEN_SEQ={first}" in out
 

@@ -16,7 +16,7 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.table_schema import APPROVAL_PK_PREFIX, APPROVAL_SK, AUDIT_PK, AUDIT_SK_PREFIX
-from production_orchestrator.cli import aws_ops as ops
+from production_orchestrator.cli import main
 from production_orchestrator.domain.approval.audit_chain import verify_chain
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import AuditEvent
@@ -75,7 +75,7 @@ def _audit_items(aws: AwsWorld) -> list[dict[str, Any]]:
 
 
 def _ops(capsys: pytest.CaptureFixture[str], aws: AwsWorld) -> tuple[int, str, str]:
-    code = ops.main(["audit-verify", "--table", aws.table])
+    code = main(["--table", aws.table, "audit", "verify"])
     out, err = capsys.readouterr()
     return code, out, err
 

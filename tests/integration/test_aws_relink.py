@@ -1,4 +1,4 @@
-"""``aws_ops relink`` against the deployed shape (DynamoDB, SNS on a moto server): the approver's new link
+"""``approvals relink --table`` against the deployed shape (DynamoDB, SNS on a moto server): the approver's new link
 arrives by SNS as the first did and opens the plan, the old one gets the neutral page, the event is audited,
 and a closed approval is refused with nothing written."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from production_orchestrator.cli.aws_ops import main as aws_ops
+from production_orchestrator.cli import main
 from tests.support.aws_flow import start
 from tests.support.moto_aws import APPROVERS, LINK_BASE_URL, AwsWorld
 
 
 def _relink(aws: AwsWorld, approval_id: str, approver: str) -> int:
-    return aws_ops(
-        ["relink", "--table", aws.table, "--topic-arn", aws.topic_arn, "--link-base", LINK_BASE_URL,
+    return main(
+        ["--table", aws.table, "approvals", "relink", "--topic-arn", aws.topic_arn, "--link-base", LINK_BASE_URL,
          "--approval", approval_id, "--approver", approver]
     )  # fmt: skip
 

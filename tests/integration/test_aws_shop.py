@@ -1,6 +1,6 @@
 """Your shop on AWS: the operator imports a shop file into the table, an execution carries the e-mail.
 
-aws_ops shop-import --table -> (bad file: exit 2, every problem by path, nothing written)
+shop import --table -> (bad file: exit 2, every problem by path, nothing written)
 run_agent {"request": ...} or {"request_s3_key": "requests/..."} -> the plan of that e-mail on that shop
 -> approve through the page -> resume applies it once
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
-from production_orchestrator.cli import aws_ops
+from production_orchestrator.cli import main
 from production_orchestrator.domain.errors import IntakeError, NotFoundError, ShopError, ValidationError
 from production_orchestrator.domain.planning.proposal import load_proposal
 from tests.support.aws_flow import Flow, _invoke
@@ -48,7 +48,7 @@ def _run(aws: AwsWorld, **event: Any) -> Flow:
 def test_operator_imports_a_shop_and_an_execution_plans_an_email(
     aws: AwsWorld, clock: Clock, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
     printed = capsys.readouterr().out
     assert "SHOP=Harbour Print & Stitch" in printed and "STALE_PLANS=0" in printed
     flow = _run(aws, request=TOTES, as_of=EXAMPLE_DAY, requested_by="ops@example.com")
@@ -65,7 +65,7 @@ def test_operator_imports_a_shop_and_an_execution_plans_an_email(
 
 
 def test_an_email_larger_than_the_execution_input_is_read_from_the_request_prefix(aws: AwsWorld, clock: Clock) -> None:
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
     head, body = TOTES.split("\n\n", 1)
     head = head.replace("Content-Type: text/plain; charset=utf-8", 'Content-Type: multipart/mixed; boundary="b"')
     attachment = "QUJD" * 100_000  # a 400 KB artwork file: the text part is what is read
@@ -94,7 +94,7 @@ def test_an_email_larger_than_the_execution_input_is_read_from_the_request_prefi
 def test_a_bad_request_input_writes_nothing(
     aws: AwsWorld, clock: Clock, event: dict[str, Any], error: type[Exception]
 ) -> None:
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
     before = _items(aws)
     with pytest.raises(error):
         _run(aws, **event)
@@ -115,16 +115,16 @@ def test_a_bad_shop_file_is_refused_with_every_path_and_writes_nothing(
     doc["machines"][1]["id"] = "PRESS-A"
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(bad)]) == 2
+    assert main(["--table", aws.table, "shop", "import", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "$.orders[0] (ORD-1001).product" in err and "$.machines[1] (PRESS-A).id" in err
     assert _items(aws) == []
 
 
 def test_export_of_the_table_imports_to_the_same_digest(aws: AwsWorld, tmp_path: Path) -> None:
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
     out = tmp_path / "export.json"
-    assert aws_ops.main(["shop-export", "--table", aws.table, str(out)]) == 0
+    assert main(["--table", aws.table, "shop", "export", str(out)]) == 0
     exported = json.loads(out.read_text())
     state = _store(aws).load_state()
     assert state is not None and exported["revision"] == 1
@@ -137,7 +137,7 @@ def test_the_same_email_twice_on_dynamodb_is_already_pending_and_writes_nothing(
     """The start Lambda keeps the rule of the CLI: a request whose run is open starts no second run."""
     from production_orchestrator.domain.errors import AlreadyPendingError
 
-    assert aws_ops.main(["shop-import", "--table", aws.table, str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
     shop = _store(aws).load_state()
     flow = _run(aws, request=TOTES, as_of=EXAMPLE_DAY)
     state = _store(aws).load_state()

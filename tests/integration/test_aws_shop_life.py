@@ -1,4 +1,4 @@
-"""The shop's own life on the DynamoDB table (moto server on 127.0.0.1): the operator path (aws_ops) runs the same
+"""The shop's own life on the DynamoDB table (moto server on 127.0.0.1): the operator path (--table) runs the same
 lifecycle steps as the local CLI through the ShopStore port; each change is one transaction with its chained
 audit event, each refusal exits 2 and leaves every item as it was."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
-from production_orchestrator.cli import aws_ops
+from production_orchestrator.cli import main
 from production_orchestrator.services.audit import verify_audit
 from tests.support.aws_flow import Flow, _invoke
 from tests.support.moto_aws import AwsWorld, Clock
@@ -37,7 +37,7 @@ def _items(aws: AwsWorld) -> list[dict[str, Any]]:
 
 
 def _ops(aws: AwsWorld, *args: str) -> int:
-    return aws_ops.main([args[0], "--table", aws.table, *args[1:]])
+    return main(["--table", aws.table, *args[0].split("-", 1), *args[1:]])
 
 
 def test_receive_complete_cancel_progress_on_the_table(aws: AwsWorld, capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,3 +99,17 @@ def test_reimport_after_an_applied_plan_is_guarded_on_the_table(
     assert _ops(aws, "shop-import", "--replace", str(SHOP_FILE)) == 0
     state = _store(aws).load_state()
     assert state is not None and state.revision == 3
+
+
+def test_the_old_dashed_spelling_runs_the_same_command_on_the_table(
+    aws: AwsWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``shop-receive --table T ...`` (what cli/aws_ops.py spelled) is a hidden alias of ``shop receive``."""
+    assert _ops(aws, "shop-import", str(SHOP_FILE)) == 0
+    capsys.readouterr()
+    assert main(["shop-receive", "--table", aws.table, "CAP-BLANK", "200"]) == 0
+    captured = capsys.readouterr()
+    assert "is now `production-orchestrator shop receive`" in captured.err
+    assert "MATERIAL=CAP-BLANK" in captured.out and "STATE_REVISION=2" in captured.out
+    state = _store(aws).load_state()
+    assert state is not None and state.material("CAP-BLANK").on_hand == 350  # type: ignore[union-attr]

@@ -16,7 +16,7 @@ reminders  one pass of reminders and escalation (``remind``, and ``serve`` every
 preflight  before anything is written: credentials found, model server listening
 root       the composition root: one data dir -> SQLite stores, file sessions, receipt key
 processes  the local stand-in for the workflow: each resume runs in a fresh process
-aws_ops    operator commands against a deployed stack (audit verification, relink)
+aws        --table NAME: the same commands on a deployed stack's DynamoDB table (boto3 only when one runs)
 
 ``main.COMMAND_MODULES`` lists the command modules in the order ``--help`` shows them.
 """

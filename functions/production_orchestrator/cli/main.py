@@ -31,12 +31,15 @@ from .commands import (
     submit,
 )  # fmt: skip
 from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
-from .parser import CommandModule, build_parser
+from .parser import CommandModule, build_parser, check_runtime
 
-# Each module adds its commands through ``register(subparsers)``; a new command group is one more entry.
+# Each module adds its commands through ``register(subparsers)`` and names its GROUP; --help lists the groups in
+# the order their first command comes here.
 COMMAND_MODULES: tuple[CommandModule, ...] = (
-    start, resume, resume_approval, repropose, show, status, history, shop, order, serve, audit, outbox, submit,
-    plan, approvals, remind,
+    start, plan, show, resume, resume_approval, repropose, status, history,  # runs and decisions
+    shop, order,  # the shop
+    serve, approvals, remind, outbox,  # approvers and messages
+    audit, submit,  # operations
 )  # fmt: skip
 
 # Failures of the model's transport that are the environment's, not ours: named by class so the CLI needs
@@ -77,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = build_parser(COMMAND_MODULES).parse_args(argv)
+        check_runtime(args)
         code = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a reader that went away is reported here, not at exit
         return code

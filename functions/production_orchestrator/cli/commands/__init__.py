@@ -1,3 +1,3 @@
 """One module per top-level command, each exposing ``register(subparsers)``; none imports another (what two
-commands share lives beside this package: printers, files, running, approval_side, reminders, the parser kit).
+commands share lives beside this package: printers, files, running, approval_side, reminders, aws, the parser kit).
 """

@@ -1,9 +1,11 @@
-"""``approvals relink``: a new link for one approver of an open approval (the old one stops working).
+"""``approvals relink``: a new link for one approver of an open approval (the old one stops working);
+``approvals wake``: on a deployed stack, wake every decided approval whose workflow was never told.
 
 Locally the link goes where ``start`` sent the first: for an e-mail approver a request queued in the outbox (in
 the relink's own transaction; ``outbox send`` delivers it), else stdout (``APPROVAL_URL=``). Nothing keeps the
 secret: the approval holds its hash and nonce (the key rebuilds it at send), the audit event names the approval
-and the approver.
+and the approver. With ``--table NAME`` (and ``--topic-arn``, ``--link-base``) the relink runs on a deployed
+stack's table and the new link goes out through the approval topic (SNS), as the first did.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ...domain.approval.links import LinkMint
+from ...domain.errors import ValidationError
 from ...domain.ports import ApprovalMessage
 from ...services.asking.relink import relink
 from ...services.evidence import current_approval
 from .. import inputs
+from ..aws import add_table_flag, audit_key_id, required_table, table_of, table_stores
 from ..output import EXIT_OK, PROG, emit, say
-from ..parser import actions, command, data_dir
+from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..root import (
     DEFAULT_LINK_BASE,
     link_bases,
@@ -28,6 +32,10 @@ from ..root import (
     record_link_base,
     utc_now,
 )
+
+GROUP = GROUP_MESSAGES
+# The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops relink | wake-decided).
+ALIASES = {"relink": ("approvals", "relink"), "wake-decided": ("approvals", "wake")}
 
 
 class StdoutNotifier:
@@ -54,6 +62,8 @@ def _link_base(where: Path, approval_id: str, given: str | None) -> str:
 
 
 def _relink(args: argparse.Namespace) -> int:
+    if table_of(args) is not None:
+        return _relink_aws(args)
     where = data_dir(args)
     rt = local_runtime(where, create=False)
     assert rt.approvals is not None
@@ -82,13 +92,56 @@ def _relink(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _relink_aws(args: argparse.Namespace) -> int:
+    """``approvals relink`` against the deployed table: the new link goes out through the approval topic."""
+    from ...adapters.aws.boto_config import BOTO_CONFIG
+    from ...adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from ...adapters.aws.dynamodb_store import DynamoShopStore
+    from ...adapters.aws.sns_notifier import SnsApprovalNotifier
+
+    table = required_table(args, "approvals relink on AWS")
+    if not args.topic_arn or not args.link_base:
+        raise ValidationError("approvals relink --table needs --topic-arn ARN and --link-base URL (the stack's)")
+    _, _, audit_key, _, session = table_stores(table, audit_key_id(args), "")
+    dynamodb = session.client("dynamodb", config=BOTO_CONFIG)
+    done = relink(
+        DynamoShopStore(dynamodb, table, audit_key=audit_key),  # the keyed chain goes on with its key
+        DynamoApprovalStore(dynamodb, table),
+        SnsApprovalNotifier(session.client("sns", config=BOTO_CONFIG), args.topic_arn),
+        approval_id=args.approval,
+        approver=args.approver,
+        link_base_url=args.link_base,
+        now=utc_now(),
+    )
+    print(f"APPROVAL_ID={done.approval_id}")
+    print(f"APPROVER={done.approver}")
+    print("SENT=sns")  # the link itself only in the message
+    return EXIT_OK
+
+
+def _wake(args: argparse.Namespace) -> int:
+    """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
+    from ...adapters.aws.boto_config import SEND_TASK_CONFIG
+    from ...adapters.aws.step_functions import StepFunctionsCallback
+    from ...services.deciding.wake import reconcile
+
+    _, approvals, _, _, session = table_stores(required_table(args, "approvals wake"), "", "")
+    callback = StepFunctionsCallback(session.client("stepfunctions", config=SEND_TASK_CONFIG))
+    outcomes = reconcile(approvals, callback, utc_now())
+    for approval_id, outcome in sorted(outcomes.items()):
+        print(f"WAKE {approval_id}={outcome}")
+    print(f"WOKEN={sum(1 for o in outcomes.values() if o == 'woken')}")
+    return EXIT_OK
+
+
 def register(subparsers: Any) -> None:
     """``approvals relink``."""
     group = command(
         subparsers,
         "approvals",
-        summary="operator actions on an approval (relink)",
-        description="Operator actions on an approval that is still open.",
+        summary="operator actions on an approval (relink; on AWS also wake)",
+        description="Operator actions on an approval that is still open: a new link for one approver (relink); on "
+        "a deployed stack also the reconciler that wakes decided approvals whose workflow was never told (wake).",
         examples=["approvals relink --approval appr-... --approver ben@example.com"],
     )
     sub = actions(group, metavar="ACTION", title="actions")
@@ -103,6 +156,7 @@ def register(subparsers: Any) -> None:
         examples=[
             "approvals relink --approval appr-... --approver ben@example.com",
             f"approvals relink --approval appr-... --approver ben@example.com --json  # then {PROG} serve",
+            "--table NAME approvals relink --topic-arn ARN --link-base URL --approval appr-... --approver EMAIL",
         ],
         handler=_relink,
     )
@@ -121,3 +175,22 @@ def register(subparsers: Any) -> None:
         help="print the new link even for an e-mail address, instead of queueing it for `outbox send`",
     )
     again.add_argument("--json", action="store_true", help="print one JSON object instead of KEY=value lines")
+    add_table_flag(again, keys=("audit",))
+    again.add_argument(
+        "--topic-arn",
+        default=None,
+        metavar="ARN",
+        help="with --table: the approval topic (ApprovalTopicArn)",
+    )
+    wake = command(
+        sub,
+        "wake",
+        summary="on AWS: wake every decided approval whose workflow was never told",
+        description="The reconciler of a deployed stack: every approval that was decided but whose workflow "
+        "never heard of it (the wake-up was lost) is woken again, once; a closed task token is recorded and "
+        "skipped. Prints WAKE <approval>=<outcome> lines and WOKEN=<n>. Locally `serve` resumes each decision "
+        "itself, so this needs --table.",
+        examples=["approvals wake --table NAME"],
+        handler=_wake,
+    )
+    add_table_flag(wake, aws_only=True)

@@ -1,4 +1,9 @@
-"""``audit verify`` (the hash chain of the audit trail) and ``audit show`` (the decision history)."""
+"""``audit verify`` (the hash chain of the audit trail) and ``audit show`` (the decision history).
+
+With ``--table NAME`` ``audit verify`` checks a deployed stack's table: the keyed chain with the KMS audit key
+and every vote's receipt with the receipt key (``--audit-key`` / ``--receipt-key``, else ``PO_AUDIT_KEY_ID`` /
+``PO_RECEIPT_KEY_ID``; without a key its MACs are not checked and ``AUDIT_KEYED=no`` says so).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,20 @@ import argparse
 from typing import Any
 
 from ...adapters.local.mac_key import KEY_FILE, FileMacKey
-from ..parser import actions, command, data_dir
+from ..aws import add_table_flag, audit_key_id, receipt_key_id, table_of, table_stores
+from ..parser import GROUP_OPERATIONS, actions, command, data_dir
 from ..printers import add_history_flags, history_command, print_chain_report
 from ..root import local_runtime
 
+GROUP = GROUP_OPERATIONS
+ALIASES = {"audit-verify": ("audit", "verify")}  # python -m production_orchestrator.cli.aws_ops audit-verify
+
 
 def _verify(args: argparse.Namespace) -> int:
+    table = table_of(args)
+    if table is not None:
+        store, approvals, audit_key, receipt_key, _ = table_stores(table, audit_key_id(args), receipt_key_id(args))
+        return print_chain_report(store, approvals, audit_key=audit_key, receipt_key=receipt_key)
     directory = data_dir(args)
     rt = local_runtime(directory, create=False)
     assert rt.approvals is not None
@@ -34,16 +47,17 @@ def register(subparsers: Any) -> None:
     )
     audit.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed")
     what = actions(audit, metavar="ACTION", title="actions")
-    command(
+    verify = command(
         what,
         "verify",
         summary="check the keyed hash chain and every vote's receipt; name the first bad event",
         description="Re-hash the audit trail and check every link's MAC, the head's and every vote's receipt: "
         "prints AUDIT_CHAIN=intact, or AUDIT_CHAIN=broken with BROKEN_AT=<n>, BROKEN_SEQ=<seq> and what broke "
         "(exit 5). Reads only.",
-        examples=["audit verify", "audit verify --data-dir /srv/shop"],
+        examples=["audit verify", "audit verify --data-dir /srv/shop", "--table NAME audit verify --audit-key ID"],
         handler=_verify,
     )
+    add_table_flag(verify, keys=("audit", "receipt"))
     show = command(
         what,
         "show",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..parser import command
+from ..parser import GROUP_RUNS, command
 from ..printers import add_history_flags, history_command
+
+GROUP = GROUP_RUNS
 
 
 def register(subparsers: Any) -> None:

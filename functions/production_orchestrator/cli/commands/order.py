@@ -7,7 +7,8 @@ order cancel ID --reason TEXT        its machine-days and reserved material free
 order progress ID --minutes N        work done: N scheduled minutes go, earliest first
 
 Each change is one audited write (exit 0, ``STATE_REVISION=`` and ``STALE_PLANS=``); bad input is one
-``error: CODE: ...`` line, exit 2, and nothing written.
+``error: CODE: ...`` line, exit 2, and nothing written. With ``--table NAME`` complete, cancel and progress
+run on a deployed stack's table (cli/aws.py) instead of the data dir.
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ from ...domain.shop.model import check_day
 from ...services.shop import life as shop_life
 from ...services.shop import order_list
 from .. import inputs
+from ..aws import add_table_flag, shop_store
 from ..output import EXIT_OK, emit_json
-from ..parser import actions, command, data_dir
+from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import report_change
 from ..root import local_runtime, utc_now
+
+GROUP = GROUP_SHOP
+# The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops order-complete ...).
+ALIASES = {f"order-{action}": ("order", action) for action in ("complete", "cancel", "progress")}
 
 
 def _day(args: argparse.Namespace) -> str | None:
@@ -64,20 +70,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _complete(args: argparse.Namespace) -> int:
-    rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.complete(rt.store, args.order_id, utc_now(), _day(args))
+    applied = shop_life.complete(shop_store(args, data_dir(args)), args.order_id, utc_now(), _day(args))
     return report_change(applied, order=applied.change.detail["order_id"], status="complete")
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.cancel(rt.store, args.order_id, args.reason, utc_now(), _day(args))
+    applied = shop_life.cancel(shop_store(args, data_dir(args)), args.order_id, args.reason, utc_now(), _day(args))
     return report_change(applied, order=applied.change.detail["order_id"], status="cancelled")
 
 
 def _progress(args: argparse.Namespace) -> int:
-    rt = local_runtime(data_dir(args), create=False)
-    applied = shop_life.progress(rt.store, args.order_id, args.minutes, utc_now())
+    applied = shop_life.progress(shop_store(args, data_dir(args)), args.order_id, args.minutes, utc_now())
     detail = applied.change.detail
     return report_change(applied, order=detail["order_id"], scheduled_minutes=detail["scheduled_minutes"])
 
@@ -112,11 +115,12 @@ def register(subparsers: Any) -> None:
         summary="the order is made: it leaves the schedule",
         description="The order leaves the schedule and its machine-days free up; material it still held in "
         "reserve (its first day is today or later) was used and leaves on hand.",
-        examples=["order complete ORD-1001"],
+        examples=["order complete ORD-1001", "--table NAME order complete ORD-1001"],
         handler=_complete,
     )
     done.add_argument("order_id", metavar="ID", help="the order id")
     _as_of(done, "the day it was made")
+    add_table_flag(done)
     cancel = command(
         what,
         "cancel",
@@ -129,6 +133,7 @@ def register(subparsers: Any) -> None:
     cancel.add_argument("order_id", metavar="ID", help="the order id")
     cancel.add_argument("--reason", required=True, metavar="TEXT", help="why (kept with the order and in the audit)")
     _as_of(cancel, "the day it was cancelled")
+    add_table_flag(cancel)
     prog = command(
         what,
         "progress",
@@ -140,3 +145,4 @@ def register(subparsers: Any) -> None:
     )
     prog.add_argument("order_id", metavar="ID", help="the order id")
     prog.add_argument("--minutes", required=True, type=inputs.whole, metavar="N", help="minutes of work done")
+    add_table_flag(prog)

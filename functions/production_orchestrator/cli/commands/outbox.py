@@ -38,7 +38,7 @@ from ...services.outbox.deliver import Deliver, DeliveryReport, deliver
 from ...services.outbox.requeue import Requeue, requeue
 from ..inputs import proposal_hash
 from ..output import terminal_safe
-from ..parser import actions, command, data_dir
+from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..reminders import link_base_for
 from ..root import local_mac_key, local_runtime
 
@@ -48,6 +48,8 @@ EXIT_OK, EXIT_UNDELIVERED = 0, 6
 _MESSAGE_ID = re.compile(r"([0-9a-f]{64})#([0-9]{1,2})")
 # An approval mail's id as listed: ``<approval id>#request#<nonce>`` or ``<approval id>#reminder#<point>#<approver>``.
 _MAIL_ID = re.compile(r"appr-[0-9a-f]{32}#(request#[0-9a-f]{32}|reminder#[^#\s]{1,40}#[^#\s]{3,254})")
+
+GROUP = GROUP_MESSAGES
 
 
 def register(subparsers: Any) -> None:

@@ -16,8 +16,10 @@ from ...services.runs.preview import preview_plan
 from .. import inputs
 from ..files import parse_shop_file, read_text
 from ..output import EXIT_OK, emit_json
-from ..parser import command, data_dir
+from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_runtime, utc_now
+
+GROUP = GROUP_RUNS
 
 
 def _plan(args: argparse.Namespace) -> int:

@@ -13,9 +13,11 @@ from typing import Any
 
 from ...domain.records import parse_utc
 from ..output import EXIT_OK, emit
-from ..parser import command, data_dir
+from ..parser import GROUP_MESSAGES, command, data_dir
 from ..reminders import add_reminder_flags, run_pass, schedule_of
 from ..root import utc_now
+
+GROUP = GROUP_MESSAGES
 
 
 def _remind(args: argparse.Namespace) -> int:

@@ -10,9 +10,11 @@ from typing import Any
 from ...domain.errors import ValidationError
 from .. import approval_side, inputs
 from ..output import EXIT_OK, PROG, emit, say
-from ..parser import add_json_flag, add_provider_flags, command
+from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
 from ..running import ready
+
+GROUP = GROUP_RUNS
 
 
 def _repropose(args: argparse.Namespace) -> int:

@@ -17,9 +17,11 @@ from ...domain.approval.verification import ResumeRequest
 from ...domain.errors import ResumeRefusedError, ValidationError
 from ...domain.records import MAX_REASON_CHARS
 from .. import inputs
-from ..parser import add_json_flag, add_provider_flags, command
+from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
 from ..running import interrupted_resume, ready, refused_resume, resumed
+
+GROUP = GROUP_RUNS
 
 
 def _resume(args: argparse.Namespace) -> int:

@@ -11,9 +11,11 @@ from typing import Any
 from ...domain.errors import PlanNotAppliedError, ResumeRefusedError
 from .. import approval_side, inputs
 from ..output import EXIT_NOT_APPLIED, say
-from ..parser import add_json_flag, add_provider_flags, command
+from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
 from ..running import interrupted_resume, ready, refused_resume, resumed
+
+GROUP = GROUP_RUNS
 
 
 def _resume_approval(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from ...services.evidence import current_approval
 from .. import inputs
 from ..approval_side import local_endpoint
 from ..output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
-from ..parser import add_provider_flags, command, data_dir
+from ..parser import GROUP_MESSAGES, add_provider_flags, command, data_dir
 from ..preflight import check_provider
 from ..reminders import add_reminder_flags, every_minute, schedule_of
 from ..root import link_bases, local_approvals, utc_now
@@ -31,6 +31,8 @@ from ..running import binding_of, provider_argv
 
 DEFAULT_PORT = 8765
 _LOCAL_HOSTS = (LOOPBACK, "localhost")
+
+GROUP = GROUP_MESSAGES
 
 
 def _answers_on(base: str, port: int, where: Listening | None = None) -> bool:

@@ -9,6 +9,8 @@ shop export PATH|-   the same format; importing it gives the same domain digest
 shop show [--json]   the shop at a glance, or the same document plus revision and procurement; the
                      requests waiting beside the shop apart (--json: "pending")
 shop set-inventory   an out-of-band count of a material the shop has
+
+With ``--table NAME`` import, export and receive run on a deployed stack's table (cli/aws.py) instead.
 """
 
 from __future__ import annotations
@@ -26,15 +28,25 @@ from ...services.runs.requests import pending_requests
 from ...services.shop.importing import import_shop
 from ...services.shop.life import receive
 from .. import inputs
+from ..aws import add_table_flag, shop_store, table_of, table_store
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say
-from ..parser import actions, command, data_dir
+from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import dry_run_report, report_change, report_import, shortage_lines
 from ..root import DB_NAME, local_runtime, utc_now
+
+GROUP = GROUP_SHOP
+# The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops shop-import ...).
+ALIASES = {"shop-import": ("shop", "import"), "shop-export": ("shop", "export"), "shop-receive": ("shop", "receive")}
 
 
 def _import(args: argparse.Namespace) -> int:
     state = parse_shop_file(read_text(args.path, "shop file"))
+    table = table_of(args)
+    if table is not None:  # the table's shop: the same guard and --dry-run
+        if args.dry_run:
+            return dry_run_report(table_store(table), state)
+        return report_import(import_shop(table_store(table), state, utc_now(), replace=args.replace), state)
     if args.dry_run:
         if not (data_dir(args) / DB_NAME).is_file():
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
@@ -46,8 +58,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _receive(args: argparse.Namespace) -> int:
-    rt = local_runtime(data_dir(args), create=False)
-    applied = receive(rt.store, args.material, args.quantity, args.ref, utc_now())
+    applied = receive(shop_store(args, data_dir(args)), args.material, args.quantity, args.ref, utc_now())
     detail = applied.change.detail
     return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
@@ -84,7 +95,14 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    write_shop_file(write_shop(_current(args)), args.path)
+    table = table_of(args)
+    if table is None:
+        write_shop_file(write_shop(_current(args)), args.path)
+        return EXIT_OK
+    state = table_store(table).load_state()
+    if state is None:
+        raise ValidationError(f"table {table} holds no shop yet (shop import --table {table} first)")
+    write_shop_file(write_shop(state), args.path)
     return EXIT_OK
 
 
@@ -161,12 +179,17 @@ def register(subparsers: Any) -> None:
         "of that material close oldest first (a partial delivery reduces the line), then what was on order, so "
         "nothing counts twice. One audited write; refused with exit 2 and nothing written for an unknown "
         "material or a quantity under 1.",
-        examples=["shop receive THREAD-RED-40 600", "shop receive CAP-BLANK 200 --ref 'delivery note 4711'"],
+        examples=[
+            "shop receive THREAD-RED-40 600",
+            "shop receive CAP-BLANK 200 --ref 'delivery note 4711'",
+            "--table NAME shop receive CAP-BLANK 200",
+        ],
         handler=_receive,
     )
     rec.add_argument("material", metavar="MATERIAL", help="material id, e.g. THREAD-RED-40")
     rec.add_argument("quantity", type=inputs.whole, metavar="QTY", help="how much was delivered (1 or more)")
     rec.add_argument("--ref", default="", metavar="TEXT", help="delivery note or other reference, kept in the audit")
+    add_table_flag(rec)
     imp = command(
         what,
         "import",
@@ -177,7 +200,12 @@ def register(subparsers: Any) -> None:
         "(orders, machines, materials, products added, removed, changed) and writes nothing. An import that "
         "would remove or reschedule an order an applied plan placed, or make a pending plan stale, is refused "
         "(IMPORT_CONFLICT, exit 2, listing them) unless --replace.",
-        examples=["shop import my-shop.json", "shop import --dry-run my-shop.json", "shop import - < my-shop.json"],
+        examples=[
+            "shop import my-shop.json",
+            "shop import --dry-run my-shop.json",
+            "shop import - < my-shop.json",
+            "--table NAME shop import my-shop.json",
+        ],
         handler=_import,
     )
     imp.add_argument("path", metavar="PATH|-", help="the shop file, or - for standard input")
@@ -185,12 +213,14 @@ def register(subparsers: Any) -> None:
     imp.add_argument(
         "--replace", action="store_true", help="import even when applied or pending plans rely on what it changes"
     )
+    add_table_flag(imp)
     exp = command(
         what,
         "export",
         summary="write the shop as a shop file",
         description="Write the shop in the format shop import reads; importing it gives the same domain digest.",
-        examples=["shop export my-shop.json", "shop export -"],
+        examples=["shop export my-shop.json", "shop export -", "--table NAME shop export -"],
         handler=_export,
     )
     exp.add_argument("path", metavar="PATH|-", help="where to write, or - for standard output")
+    add_table_flag(exp)

@@ -20,8 +20,10 @@ from ...services.evidence import proposed_on, review, what_changed
 from ...services.status import checkpoint_status
 from .. import inputs
 from ..output import EXIT_OK, READ_ONLY, emit_json
-from ..parser import command, data_dir
+from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_approvals, local_runtime, utc_now
+
+GROUP = GROUP_RUNS
 
 
 def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:

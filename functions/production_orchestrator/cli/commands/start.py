@@ -24,11 +24,13 @@ from .. import approval_side, inputs
 from ..files import read_text
 from ..given import add_given_flags, given_facts
 from ..output import EXIT_OK, PROG, emit, say
-from ..parser import add_json_flag, add_provider_flags, command
+from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..root import utc_now
 from ..running import ready, with_dir
 
 DEFAULT_SCENARIO = "rush-order"
+
+GROUP = GROUP_RUNS
 
 
 def add_request_flags(start: argparse.ArgumentParser) -> None:

@@ -8,8 +8,10 @@ from typing import Any
 from ...domain.presentation import shop_stamp, terminal_safe
 from ...services.status import status
 from ..output import EXIT_OK, READ_ONLY, emit_json
-from ..parser import command, data_dir
+from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_approvals, local_runtime, utc_now
+
+GROUP = GROUP_RUNS
 
 
 def _status(args: argparse.Namespace) -> int:

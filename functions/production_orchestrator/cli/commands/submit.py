@@ -21,12 +21,14 @@ from typing import Any
 
 from ...domain.errors import ValidationError
 from ...domain.intake.submissions import MAX_REQUEST_CHARS
-from ..parser import command
+from ..parser import GROUP_OPERATIONS, command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes
 _FUNCTION_URL_REGION = re.compile(r"^https://[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws/?\Z")
 _LOCAL_URL = re.compile(r"^http://127\.0\.0\.1:\d+/?\Z")
 EXIT_OK, EXIT_USAGE = 0, 2
+
+GROUP = GROUP_OPERATIONS
 
 
 def register(subparsers: Any) -> None:
