@@ -81,12 +81,13 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (SHOP, AUDIT),
     },
-    # sends an applied plan's queued messages: reads its outbox items and the approved proposal each must match,
-    # claims and marks each (with an audit event) in conditional writes
+    # sends an applied plan's queued messages: reads its outbox items, the approved proposal each must match and
+    # the audit trail each one's status must agree with, claims and marks each (with an audit event) in
+    # conditional writes
     "send_outbox": {
         "dynamodb:GetItem": (SHOP, PROPOSALS, AUDIT),
         "dynamodb:PutItem": (SHOP, AUDIT),
-        "dynamodb:Query": (SHOP,),
+        "dynamodb:Query": (SHOP, AUDIT),
     },
     # the authenticated entry: creates the submission record of the execution it starts, once
     "submit": {

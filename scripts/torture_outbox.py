@@ -11,6 +11,7 @@ per store (SQLite, DynamoDB on moto): start -> approve (three messages queued)
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from tests.support.smtp_sink import SmtpSink, smtp_sink
 
 from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
-from production_orchestrator.services.outbox.deliver import deliver
+from production_orchestrator.services.outbox.deliver import Deliver, deliver
 from scripts.torture_world import RUSH_MESSAGES, Family, World, Worlds, do_resume, do_start, run_forked
 
 SEND_LEASE = timedelta(seconds=1)  # crashes: short, so the retry after a SIGKILL comes soon
@@ -28,7 +29,8 @@ SENDER = "torture@shop.example"
 
 def _round(world: World, sink: SmtpSink, lease: timedelta = SEND_LEASE) -> dict[str, Any]:
     transport = SmtpTransport(sink.host, sink.port, SENDER, timeout=10)
-    report = deliver(world.runtime().store, transport, clock=lambda: datetime.now(UTC), lease=lease)
+    rt = replace(world.runtime(), transport=transport, clock=lambda: datetime.now(UTC))
+    report = deliver(rt, Deliver(lease=lease))
     return report.counts()
 
 

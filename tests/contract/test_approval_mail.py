@@ -10,6 +10,7 @@ import email.policy
 import os
 import re
 import sqlite3
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,11 @@ from production_orchestrator import faults
 from production_orchestrator.adapters.local.mail_transports import SmtpTransport
 from production_orchestrator.cli.commands.outbox import DEFAULT_SENDER
 from production_orchestrator.cli.reminders import link_base_for
-from production_orchestrator.cli.root import local_mac_key, local_mailbox, local_runtime
+from production_orchestrator.cli.root import local_mac_key, local_runtime
 from production_orchestrator.domain.approval.links import LinkMint
-from production_orchestrator.domain.messages.approval_mail import ApprovalMail
+from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.records import parse_utc, utc_iso
-from production_orchestrator.services.asking.approval_mail import MailReport, deliver_approval_mail
+from production_orchestrator.services.outbox.deliver import Deliver, DeliveryReport, deliver
 from tests.approvals.test_policy import endpoint
 from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.smtp_sink import SmtpSink, smtp_sink
@@ -45,16 +46,17 @@ def _send(data_dir: Path, sink: SmtpSink, *flags: str) -> Run:
     return cli("outbox", "send", "--data-dir", str(data_dir), "--smtp", sink.address, *flags)
 
 
-def _mails(data_dir: Path) -> list[ApprovalMail]:
+def _mails(data_dir: Path) -> list[OutboxMessage]:
     with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
-        return [ApprovalMail.model_validate_json(r) for (r,) in conn.execute("SELECT raw FROM approval_mail")]
+        stored = [OutboxMessage.model_validate_json(r) for (r,) in conn.execute("SELECT raw FROM outbox ORDER BY seq")]
+    return [m for m in stored if not m.is_plan]
 
 
 def _stored(data_dir: Path) -> tuple[Any, ...]:
     with sqlite3.connect(data_dir / "shop.sqlite3") as conn:
         return tuple(
             conn.execute(f"SELECT raw FROM {table} ORDER BY seq").fetchall()
-            for table in ("approvals", "approval_mail", "audit")
+            for table in ("approvals", "outbox", "audit")
         )
 
 
@@ -85,17 +87,15 @@ def _opens_as(data_dir: Path, query: dict[str, str]) -> str:
     return found.group(1) if page.status == 200 and found else ""
 
 
-def _deliver_at(data_dir: Path, sink: SmtpSink, at: Any) -> MailReport:
+def _deliver_at(data_dir: Path, sink: SmtpSink, at: Any) -> DeliveryReport:
     """One delivery round of approval mail with the clock at ``at`` (the lease of a crashed sender can pass)."""
     rt = local_runtime(data_dir, create=False)
     assert rt.approvals is not None
     state = rt.store.load_state()
     assert state is not None
     transport = SmtpTransport(sink.host, sink.port, DEFAULT_SENDER, sender_name=state.name)  # as `outbox send`
-    return deliver_approval_mail(
-        rt.store, local_mailbox(rt.store), rt.approvals, transport, LinkMint(local_mac_key(data_dir)),
-        link_base=link_base_for(data_dir), clock=lambda: at,
-    )  # fmt: skip
+    rt = replace(rt, transport=transport, mint=LinkMint(local_mac_key(data_dir)), clock=lambda: at)
+    return deliver(rt, Deliver(link_base=link_base_for(data_dir)))
 
 
 def _no_secret_anywhere(data_dir: Path, secrets: list[str]) -> None:

@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from production_orchestrator.cli.commands.outbox import as_json
 from production_orchestrator.cli.root import local_runtime
 from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.records import parse_utc
-from production_orchestrator.services.outbox.deliver import DeliveryReport, deliver
+from production_orchestrator.services.outbox.deliver import Deliver, DeliveryReport, deliver
 from tests.support import localstore
 from tests.support.clidriver import Run, cli, finish, spawn
 from tests.support.refusal_cases import Pending
@@ -235,12 +236,12 @@ def test_outbox_needs_a_shop(tmp_path: Path) -> None:
 
 def _deliver_at(run: Pending, sink: SmtpSink, moment: datetime) -> DeliveryReport:
     """One delivery round on the run's data dir, in this process, with the clock standing at ``moment``."""
-    store = local_runtime(run.data_dir, create=False).store
-    state = store.load_state()
+    rt = local_runtime(run.data_dir, create=False)
+    state = rt.store.load_state()
     assert state is not None
     # As `outbox send` builds it: the shop's name as the From display name.
     transport = SmtpTransport(sink.host, sink.port, "planner@shop.example", timeout=10.0, sender_name=state.name)
-    return deliver(store, transport, clock=lambda: moment)
+    return deliver(replace(rt, transport=transport, clock=lambda: moment), Deliver())
 
 
 def _lease_of(run: Pending, index: int) -> datetime:
@@ -262,7 +263,7 @@ def test_a_crash_after_the_claim_sends_nothing_until_the_lease_passes(approved: 
         still_held = _deliver_at(run, sink, lease_until - timedelta(seconds=1))
         assert still_held.counts()["pending"] == 1 and len(sink.received) == 2
         passed = _deliver_at(run, sink, lease_until)
-    assert passed.counts() == {"sent": 1, "already_sent": 2, "pending": 0, "failed": 0, "refused": 0}
+    assert passed.counts() == {"sent": 1, "already_sent": 2, "pending": 0, "failed": 0, "refused": 0, "void": 0}
     assert sorted(sink.message_ids()) == sorted(m["message_id"] for m in _outbox(run))  # each exactly once
     assert next(m for m in _outbox(run) if m["index"] == 0)["attempts"] == 2  # the dead sender's attempt counts
 

@@ -193,3 +193,46 @@ def test_a_message_edited_in_the_table_is_refused_and_named_by_audit_verify(
     assert main(["--table", aws.table, "audit", "verify"]) == 5
     out, err = capsys.readouterr()
     assert "AUDIT_CHAIN=broken" in out and target.key in err and field in err
+
+
+def test_a_sent_message_edited_back_to_queued_in_the_table_is_refused_not_sent_again(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch, accepted: Any
+) -> None:
+    from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
+    from production_orchestrator.services.audit import verify_audit
+
+    _configure(aws, monkeypatch)
+    run = _applied(aws)
+    assert _send(run)["sent"] == 3
+    store = DynamoShopStore(aws.dynamodb, aws.table)
+    target = store.outbox_messages(run["proposal_hash"])[0]
+    item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+    assert item is not None
+    raw = json.loads(item["raw"]["S"])
+    raw.update(status="queued", transport_id="", sent_at="")
+    item.update(raw={"S": json.dumps(raw)}, status={"S": "queued"})
+    aws.put_raw_item(item)
+    before = aws.snapshot()
+
+    with pytest.raises(DeliveryFailedError, match="differ from the approved plan"):
+        _send(run)
+    assert len(accepted(run["proposal_hash"])) == 3  # nothing sent again
+    assert aws.snapshot() == before  # nothing written
+    report = verify_audit(store, DynamoApprovalStore(aws.dynamodb, aws.table), audit_key=None, receipt_key=None)
+    assert not report.intact and target.key in report.problem and "records it sent" in report.problem
+
+
+def test_messages_stored_by_the_release_before_approval_mail_joined_the_outbox_are_still_sent(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch, accepted: Any
+) -> None:
+    _configure(aws, monkeypatch)
+    run = _applied(aws)
+    store = DynamoShopStore(aws.dynamodb, aws.table)
+    for message in store.outbox_messages(run["proposal_hash"]):
+        item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + message.key)
+        assert item is not None and '"schema_version":2' in item["raw"]["S"]
+        item["raw"] = {"S": item["raw"]["S"].replace('"schema_version":2', '"schema_version":1')}
+        aws.put_raw_item(item)
+    assert _send(run)["sent"] == 3  # the compare-and-set matched the stored text of each
+    for message in store.outbox_messages(run["proposal_hash"]):
+        assert (message.schema_version, message.status) == (1, "sent")

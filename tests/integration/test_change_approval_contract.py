@@ -19,7 +19,7 @@ from production_orchestrator.adapters.local.sqlite_store import SqliteShopStore
 from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from production_orchestrator.domain.approval.policy import ApprovalPolicy
 from production_orchestrator.domain.errors import ApprovalExpiredError, IntegrityError
-from production_orchestrator.domain.messages.approval_mail import ApprovalMail
+from production_orchestrator.domain.messages.approval_mail import approval_request
 from production_orchestrator.domain.records import audit_event, utc_iso
 from tests.support.fakes import InMemoryApprovalStore, InMemoryShopStore
 
@@ -115,8 +115,7 @@ def test_racing_relinks_each_land_with_their_own_event(stores: tuple[Any, Any, s
 def test_approval_mail_goes_with_the_change_locally_and_is_refused_on_the_table(stores: tuple[Any, Any, str]) -> None:
     store, approvals, kind = stores
     record = _created(approvals)
-    mail = ApprovalMail(approval_id=record.approval_id, approver=PEOPLE[1], kind="request", nonce=f"{1:032x}",
-                        queued_at=utc_iso(NOW))  # fmt: skip
+    mail = approval_request(record.approval_id, PEOPLE[1], f"{1:032x}", NOW)
     if kind == "dynamodb":
         with pytest.raises(IntegrityError):
             store.change_approval(record.approval_id, _relinked(1), _event, mail=[mail])
@@ -124,4 +123,4 @@ def test_approval_mail_goes_with_the_change_locally_and_is_refused_on_the_table(
         return
     store.change_approval(record.approval_id, _relinked(1), _event, mail=[mail])
     store.change_approval(record.approval_id, _relinked(2), _event, mail=[mail])  # the same key: not twice
-    assert store.approval_mail() == [mail]
+    assert store.outbox_messages() == [mail]

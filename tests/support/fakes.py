@@ -43,8 +43,7 @@ from production_orchestrator.domain.errors import (
     TaskTokenClosedError,
 )
 from production_orchestrator.domain.intake.submissions import Submission
-from production_orchestrator.domain.messages.approval_mail import ApprovalMail
-from production_orchestrator.domain.messages.outbox import OutboxMessage
+from production_orchestrator.domain.messages.outbox import OutboxMessage, outbox_order
 from production_orchestrator.domain.ports import ApprovalMessage, MacKey
 from production_orchestrator.domain.records import (
     AGENT_ID_PATTERN,
@@ -80,7 +79,6 @@ class InMemoryShopStore:
         self._head: tuple[int, str, str] | None = None
         self._snapshots: dict[str, bytes] = {}
         self._outbox: dict[str, str] = {}  # outbox key -> the message's JSON
-        self._approval_mail: dict[str, str] = {}  # approval mail key -> its JSON
 
     # -- helpers (call with the lock held) ------------------------------------------------------------------
     def _append(self, event: AuditEvent) -> None:
@@ -263,11 +261,10 @@ class InMemoryShopStore:
             return True
 
     def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
-        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        """Every message (of one plan, or all), in ``outbox_order`` (insertion order standing for the sequence)."""
         with self._lock:
-            stored = [OutboxMessage.model_validate_json(raw) for raw in self._outbox.values()]
-        chosen = [m for m in stored if proposal_hash is None or m.proposal_hash == proposal_hash]
-        return sorted(chosen, key=lambda m: (m.queued_at, m.key))
+            stored = [(n, OutboxMessage.model_validate_json(raw)) for n, raw in enumerate(self._outbox.values())]
+        return outbox_order((n, m) for n, m in stored if proposal_hash is None or m.proposal_hash == proposal_hash)
 
     def replace_outbox_message(
         self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None
@@ -301,7 +298,7 @@ class InMemoryShopStore:
         approval_id: str,
         change: Callable[[ApprovalRecord], ApprovalRecord],
         event: Callable[[ApprovalRecord], AuditEvent | None],
-        mail: Sequence[ApprovalMail] = (),
+        mail: Sequence[OutboxMessage] = (),
     ) -> tuple[ApprovalRecord, bool]:
         """The approval's transition, its audit event and its mail: all under both locks, all or nothing."""
         if self._approvals is None:
@@ -316,26 +313,8 @@ class InMemoryShopStore:
             if found is not None:
                 self._append(found)
             for item in mail:
-                self._approval_mail.setdefault(item.key, item.model_dump_json())
+                self._outbox.setdefault(item.key, item.model_dump_json())
             return after, True
-
-    def approval_mail(self) -> list[ApprovalMail]:
-        """Every approval request and reminder queued, in queue order."""
-        with self._lock:
-            return [ApprovalMail.model_validate_json(raw) for raw in self._approval_mail.values()]
-
-    def replace_approval_mail(
-        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
-    ) -> bool:
-        """Compare-and-set on the stored mail."""
-        with self._lock:
-            raw = self._approval_mail.get(previous.key)
-            if raw is None or ApprovalMail.model_validate_json(raw) != previous:
-                return False
-            self._approval_mail[previous.key] = updated.model_dump_json()
-            if event is not None:
-                self._append(event)
-            return True
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
@@ -622,10 +601,14 @@ class ScriptedTransport:
     name: str = "fake"
     sent: list[OutboxMessage] = field(default_factory=list)
     failures: dict[str, DeliveryError] = field(default_factory=dict)  # recipient -> the error to raise
+    sender: str = "shop@example.com"
+    sender_name: str = "Shop"
+    data: list[bytes] = field(default_factory=list)  # the bytes of each message sent, in order
 
-    def send(self, message: OutboxMessage) -> str:
+    def send(self, message: OutboxMessage, data: bytes) -> str:
         failure = self.failures.get(message.to)
         if failure is not None:
             raise failure
         self.sent.append(message)
+        self.data.append(data)
         return f"fake:{len(self.sent)}"

@@ -12,7 +12,6 @@ from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
 from .approval.verification import SessionFacts
 from .intake.submissions import Submission
-from .messages.approval_mail import ApprovalMail
 from .messages.outbox import OutboxMessage
 from .records import AuditEvent, Completion, DecisionRecord
 from .shop.model import ShopState
@@ -129,7 +128,8 @@ class ShopStore(Protocol):
         ...
 
     def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
-        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        """Every message of the outbox, of every kind (or one plan's messages only), in ``outbox_order``: a plan's
+        drafted messages and, in a local shop, the approval requests and reminders."""
         ...
 
     def replace_outbox_message(
@@ -168,31 +168,17 @@ class ShopStore(Protocol):
         approval_id: str,
         change: Callable[[ApprovalRecord], ApprovalRecord],
         event: Callable[[ApprovalRecord], AuditEvent | None],
-        mail: Sequence[ApprovalMail] = (),
+        mail: Sequence[OutboxMessage] = (),
     ) -> tuple[ApprovalRecord, bool]:
         """Apply the domain transition ``change`` to the approval as read and write it, conditioned on that read,
-        together with ``event(after)`` (when not None) and the approval ``mail`` it queues: one transaction, all or
-        nothing; racing writers serialize and the loser re-reads. Nothing is written when ``change`` changes
-        nothing. Returns the record and whether this call changed it. ``mail`` is for a local shop's outbox (the
-        AWS store refuses it: there links go by SNS)."""
+        together with ``event(after)`` (when not None) and the approval ``mail`` (requests, reminders) it queues in
+        the outbox, each once by its key: one transaction, all or nothing; racing writers serialize and the loser
+        re-reads. Nothing is written when ``change`` changes nothing. Returns the record and whether this call
+        changed it. ``mail`` is for a local shop's outbox (the AWS store refuses it: there links go by SNS)."""
         ...
 
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
-        ...
-
-
-class ApprovalMailbox(Protocol):
-    """The local outbox of approval requests and reminders (rows queued by ``ShopStore.change_approval``)."""
-
-    def approval_mail(self) -> list[ApprovalMail]:
-        """Every approval request and reminder queued, in queue order."""
-        ...
-
-    def replace_approval_mail(
-        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
-    ) -> bool:
-        """Store ``updated`` (same key) with ``event`` if the stored mail is still exactly ``previous``."""
         ...
 
 
@@ -325,41 +311,30 @@ class ApprovalNotifier(Protocol):
 
 
 class MessageTransport(Protocol):
-    """Hands an outbox message to a mail system (SMTP, a directory of .eml files, Amazon SES)."""
+    """Hands a rendered outbox message to a mail system (SMTP, a directory of .eml files, Amazon SES)."""
 
     @property
     def name(self) -> str:
         """Which transport, for reports (``smtp``, ``eml``, ``ses``)."""
         ...
 
-    def send(self, message: OutboxMessage) -> str:
-        """Deliver ``message``; return the transport's id for it.
-
-        Raises ``DeliveryError`` (``permanent`` when retrying cannot help, e.g. a rejected recipient).
-        """
-        ...
-
-
-class RawMailTransport(Protocol):
-    """A transport that hands over ready-made message bytes (SMTP, a directory of ``.eml`` files)."""
-
-    @property
-    def name(self) -> str:
-        """``smtp`` or ``eml``."""
-        ...
-
     @property
     def sender(self) -> str:
-        """The From address."""
+        """The From address every message is rendered with."""
         ...
 
     @property
     def sender_name(self) -> str:
-        """The From display name (the shop's name)."""
+        """The From display name (the shop's name; empty where the transport shows none)."""
         ...
 
-    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
-        """Deliver ``data`` to ``to``; the transport's id. ``DeliveryError`` as for the plan's messages."""
+    def send(self, message: OutboxMessage, data: bytes) -> str:
+        """Deliver ``data`` (``message`` rendered: the same bytes for every attempt) to ``message.to``; return the
+        transport's id for it.
+
+        Raises ``DeliveryError`` (``permanent`` when retrying cannot help, e.g. a rejected recipient;
+        ``unreachable`` when no server saw it).
+        """
         ...
 
 

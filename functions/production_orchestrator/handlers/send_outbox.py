@@ -4,7 +4,8 @@
     some still queued (throttled, SES down, another sender holds one) -> DeliveryIncompleteError: the state
         machine retries with backoff; when its retries run out -> MessagesNotSent (Fail) -> alarm
     one refused for good (marked failed)                          -> DeliveryFailedError -> MessagesNotSent
-    one edited in storage (not the approved plan's draft; not sent) -> DeliveryFailedError -> MessagesNotSent
+    one edited in storage (not the approved plan's draft, or its status not the audit trail's: a sent one
+        edited back to queued; not sent)                          -> DeliveryFailedError -> MessagesNotSent
 
 A message marked sent is never sent again, so a retry of this state (or of the whole invocation) sends
 only what is still queued.
@@ -15,7 +16,7 @@ load with the first event, so a cold start pays for them once, when there is som
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -26,38 +27,30 @@ from .root import core, runtime
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from ..adapters.aws.ses_sender import SesTransport
     from ..services.runtime import Runtime
 
 
-@dataclass(frozen=True)
-class _Root:
-    runtime: Runtime
-    transport: SesTransport
-
-
 @cache
-def root() -> _Root:
+def root() -> Runtime:
     """Build once per cold start; without ``PO_SENDER_EMAIL`` nothing can be sent (a configuration error)."""
     from ..adapters.aws.ses_sender import SesTransport
 
     shared = core()
     settings = shared.settings.require("sender_email")
     transport = SesTransport(shared.client("sesv2"), str(settings.sender_email), settings.ses_configuration_set or "")
-    return _Root(runtime=runtime(), transport=transport)
+    return replace(runtime(), transport=transport)
 
 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Send what is queued for the plan; raise so the workflow retries, or alarms, when any is left."""
-    from ..services.outbox.deliver import deliver
+    from ..services.outbox.deliver import Deliver, deliver
     from .events import SendOutboxEvent, SendOutboxOutput, parse_event
 
     request = parse_event(SendOutboxEvent, event)
     logger.append_keys(checkpoint_id=request.checkpoint_id, proposal_hash=request.proposal_hash)
-    r = root()
-    report = deliver(r.runtime.store, r.transport, clock=r.runtime.clock, proposal_hash=request.proposal_hash)
+    report = deliver(root(), Deliver(proposal_hash=request.proposal_hash))
     logger.info("messages delivered", extra=report.counts())
     # Pending first: a retry may still deliver them; a failed one waits for a person either way.
     if report.pending:
@@ -66,7 +59,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         # Edited in storage after the plan applied: never sent; a person must look (``audit verify`` names it).
         logger.error("messages differ from the approved plan", extra={"problems": [p for _, p in report.refused]})
         raise DeliveryFailedError(
-            f"{len(report.refused)} message(s) of {request.proposal_hash} differ from the approved plan: not sent"
+            f"{len(report.refused)} message(s) of {request.proposal_hash} differ from the approved plan or from "
+            "its audit trail: not sent"
         )
     if report.failed:
         logger.error("messages refused for good", extra={"messages": [m.key for m in report.failed]})

@@ -4,7 +4,9 @@ receipt that verifies. Reads only; strands-free (the local CLI and the AWS opera
     chain: seq, prev_hash, each link's MAC, the head's MAC       -> first bad position and seq
     votes: each approval_vote event <-> its approval's vote       -> the event's seq when they disagree
            (approver, decision, receipt; the receipt MAC under the receipt key)
-    outbox: each stored message <-> its plan's draft and the digest its ``plan_applied`` event recorded
+    outbox: each stored message's status <-> the delivery steps the trail records for it (a sent message
+           edited back to queued, a failed one queued without ``outbox retry``), every kind;
+           each plan message <-> its plan's draft and the digest its ``plan_applied`` event recorded
            (a recipient, subject or body changed in storage; a message added or removed)
 """
 
@@ -16,6 +18,7 @@ from ..domain.approval.policy import identity
 from ..domain.approval.receipts import Receipt, check_receipt
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.messages.outbox import OutboxMessage, binding_problem, messages_digest
+from ..domain.messages.outbox_trail import OutboxTrail
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.ports import MacKey, ShopStore
 from ..domain.records import AuditEvent
@@ -53,13 +56,18 @@ def verify_audit(rt: Runtime) -> ChainReport:
 
 
 def _outbox_report(store: ShopStore, events: list[AuditEvent | None]) -> ChainReport | None:
-    """The first outbox message that is not what its applied plan queued, as a broken report; None when all are."""
+    """The first outbox message whose status the trail contradicts, or that is not what its applied plan queued,
+    as a broken report; None when all hold."""
+    stored = store.outbox_messages()  # read after ``events``: a step committed since is judged on a second read
+    contradicted = _trail_report(store, events, stored)
+    if contradicted is not None:
+        return contradicted
     applied: dict[str, tuple[int, AuditEvent]] = {}
     for position, event in enumerate(events, start=1):
         if event is not None and event.event_type == "plan_applied" and event.proposal_hash not in applied:
             applied[event.proposal_hash] = (position, event)
     plans: dict[str, list[OutboxMessage]] = {}
-    for message in store.outbox_messages():
+    for message in (m for m in stored if m.is_plan):
         plans.setdefault(message.proposal_hash, []).append(message)
     for proposal_hash, messages in plans.items():
         if proposal_hash not in applied:
@@ -87,6 +95,20 @@ def _outbox_report(store: ShopStore, events: list[AuditEvent | None]) -> ChainRe
                 f"{len(messages)} that differ from them (added or removed in storage)",
                 event.seq,
             )
+    return None
+
+
+def _trail_report(store: ShopStore, events: list[AuditEvent | None], stored: list[OutboxMessage]) -> ChainReport | None:
+    """The first message whose status the audit trail contradicts (a sent one edited back to queued), any kind."""
+    trail = OutboxTrail.of(events)
+    suspects = [m for m in stored if trail.problem(m) is not None]
+    if not suspects:
+        return None
+    later = OutboxTrail.of(store.raw_audit_trail()[0])
+    for message in suspects:
+        problem = later.problem(message, since=trail.length)
+        if problem is not None:
+            return ChainReport(len(events), len(events), f"outbox: {problem}")
     return None
 
 

@@ -129,7 +129,7 @@ def status(rt: Runtime) -> dict[str, Any]:
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
         # The applied plans' messages by delivery status (outbox list shows each one).
-        "messages": dict(sorted(Counter(m.status for m in store.outbox_messages()).items())),
+        "messages": dict(sorted(Counter(m.status for m in store.outbox_messages() if m.is_plan).items())),
     }
 
 

@@ -41,7 +41,7 @@ def _message() -> OutboxMessage:
 
 def _refusal(code: str, message: str) -> DeliveryError:
     with pytest.raises(DeliveryError) as raised:
-        SesTransport(_Refusing(code, message), SENDER).send(_message())
+        SesTransport(_Refusing(code, message), SENDER).send(_message(), b"raw")
     return raised.value
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import BackendError, IntegrityError, NotFoundError
-from ...domain.messages.approval_mail import ApprovalMail
+from ...domain.messages.outbox import OutboxMessage
 from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, require_id
 from .chained_table import AUDIT_EVENT, ChainedTable
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
@@ -168,7 +168,7 @@ class ApprovalChanges:
         approval_id: str,
         change: Callable[[ApprovalRecord], ApprovalRecord],
         event: Callable[[ApprovalRecord], AuditEvent | None],
-        mail: Sequence[ApprovalMail] = (),
+        mail: Sequence[OutboxMessage] = (),
     ) -> tuple[ApprovalRecord, bool]:
         """See :meth:`ShopStore.change_approval`; ``mail`` is refused (in AWS links go by SNS)."""
         if mail:

@@ -7,7 +7,7 @@ compare-and-set on the raw record it read, so of racing senders exactly one move
 from __future__ import annotations
 
 from ...domain.errors import IntegrityError
-from ...domain.messages.outbox import OutboxMessage
+from ...domain.messages.outbox import OutboxMessage, outbox_order
 from ...domain.records import AuditEvent
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, s
 from .table_schema import OUTBOX_SK_PREFIX, PARTITION_KEY, SHOP_PK
@@ -35,11 +35,11 @@ class DynamoOutbox:
         raise NotImplementedError
 
     def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
-        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
+        """Every message (of one plan, or all), in ``outbox_order``: in AWS only plans' messages (approval links
+        go by SNS), rows of version 1 read as they are stored."""
         prefix = OUTBOX_SK_PREFIX + (f"{proposal_hash}#" if proposal_hash else "")
         items, _ = self._table.query(SHOP_PK, prefix)
-        messages = (OutboxMessage.model_validate_json(i["raw"]["S"]) for i in items)
-        return sorted(messages, key=lambda m: (m.queued_at, m.key))
+        return outbox_order((n, OutboxMessage.model_validate_json(i["raw"]["S"])) for n, i in enumerate(items))
 
     def replace_outbox_message(
         self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None

@@ -1,6 +1,6 @@
 """Outbox delivery through Amazon SES v2 ``SendEmail`` (raw content) with a configuration set.
 
-The raw bytes are :func:`email_bytes` (the same as the local transports send). SES overwrites the
+The raw bytes are the ones the delivery rendered (the same as the local transports send). SES overwrites the
 Message-ID and Date headers with its own; the ``X-Production-Orchestrator-Outbox`` header survives, so a
 repeat after a crash between "SES accepted" and "marked sent" can still be told apart by the receiver.
 """
@@ -13,7 +13,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
 
 from ...domain.errors import DeliveryError
-from ...domain.messages.outbox import OutboxMessage, email_bytes
+from ...domain.messages.outbox import OutboxMessage
 
 # Retrying the same request cannot help: a rejected message, an unverified sender, a bad request, a
 # configuration set that does not exist, a suspended account. Anything else (throttling, 5xx) is retried.
@@ -57,18 +57,24 @@ class SesTransport:
     """Sends from ``sender`` (a verified identity) through ``configuration_set``."""
 
     name = "ses"
+    sender_name = ""  # the verified identity's address alone, as SES has always sent it
 
     def __init__(self, client: Any, sender: str, configuration_set: str = "") -> None:
         self._client = client
         self._sender = sender
         self._configuration_set = configuration_set
 
-    def send(self, message: OutboxMessage) -> str:
+    @property
+    def sender(self) -> str:
+        """The verified From address."""
+        return self._sender
+
+    def send(self, message: OutboxMessage, data: bytes) -> str:
         """One ``SendEmail``; SES's MessageId, or ``DeliveryError`` (permanent for the codes above)."""
         params: dict[str, Any] = {
             "FromEmailAddress": self._sender,
             "Destination": {"ToAddresses": [message.to]},
-            "Content": {"Raw": {"Data": email_bytes(message, self._sender)}},
+            "Content": {"Raw": {"Data": data}},
         }
         if self._configuration_set:
             params["ConfigurationSetName"] = self._configuration_set

@@ -1,8 +1,9 @@
 """Local transports for the outbox: an SMTP server, or a directory of ``.eml`` files.
 
-Both send the bytes of :func:`email_bytes`, which depend only on the message record and the sender, so a
-retry hands over exactly what the first attempt did (same Message-ID): a receiving side that drops
-repeated Message-IDs sees each message once, and a file that exists already is that message, delivered.
+Both hand over the bytes the delivery rendered (messages/outbox.py, messages/approval_mail.py), which depend
+only on the message record and the sender, so a retry hands over exactly what the first attempt did (same
+Message-ID): a receiving side that drops repeated Message-IDs sees each message once, and a file that exists
+already is that message, delivered.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...domain.errors import DeliveryError
-from ...domain.messages.outbox import OutboxMessage, email_bytes
+from ...domain.messages.outbox import OutboxMessage
 
 _QUEUED_AS = re.compile(r"queued as ([A-Za-z0-9._-]{1,100})", re.IGNORECASE)
 SmtpSecurity = Literal["none", "starttls", "smtps"]
@@ -140,13 +141,9 @@ class SmtpTransport:
         """The From display name."""
         return self._sender_name
 
-    def send(self, message: OutboxMessage) -> str:
+    def send(self, message: OutboxMessage, data: bytes) -> str:
         """MAIL, RCPT, DATA; the server's queue id (``queued as X``) or else the Message-ID."""
-        return self._deliver(message.to, email_bytes(message, self._sender, self._sender_name), message.message_id)
-
-    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
-        """Deliver ready-made bytes (an approval request or reminder) as :meth:`send` does."""
-        return self._deliver(to, data, message_id)
+        return self._deliver(message.to, data, message.message_id)
 
     def _deliver(self, to: str, data: bytes, message_id: str) -> str:
         smtp = self._open()
@@ -188,7 +185,8 @@ class SmtpTransport:
 
 
 class EmlDirectory:
-    """Writes each message to ``DIR/<proposal hash>-<index>.eml`` (``--to-dir DIR``); idempotent by file name."""
+    """Writes each message to ``DIR/<proposal hash>-<index>.eml`` (a plan's) or ``DIR/approval-<id>.eml`` (an
+    approval request or reminder) (``--to-dir DIR``); idempotent by file name."""
 
     name = "eml"
 
@@ -205,14 +203,10 @@ class EmlDirectory:
         """The From display name."""
         return self._sender_name
 
-    def send(self, message: OutboxMessage) -> str:
+    def send(self, message: OutboxMessage, data: bytes) -> str:
         """Create the file unless it exists; a file of that name already is this message, delivered."""
-        data = email_bytes(message, self._sender, self._sender_name)
-        return self._write(f"{message.proposal_hash}-{message.index:02d}.eml", data)
-
-    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
-        """Write ready-made bytes as ``DIR/<name>.eml`` (an approval request or reminder), once."""
-        return self._write(f"approval-{name}.eml", data)
+        stem = message.file_stem if message.is_plan else f"approval-{message.file_stem}"
+        return self._write(f"{stem}.eml", data)
 
     def _write(self, name: str, data: bytes) -> str:
         target = self._dir / name

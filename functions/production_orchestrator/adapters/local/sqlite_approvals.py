@@ -5,7 +5,7 @@ domain's transition to what it read (pending, unexpired, the votes seen), so a d
 approvers racing on one data dir serialize on the database lock exactly as the DynamoDB conditional
 updates do. The shop store writes a run's approval in the transaction that writes its checkpoint, with
 :func:`insert_approval` and :func:`supersede_in`, and (:class:`SqliteApprovalChanges`) an approval's change with its
-audit event and the approval mail it queues, in one transaction.
+audit event and the approval mail it queues in the outbox, in one transaction.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 from ... import faults
 from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import IntegrityError, NotFoundError
-from ...domain.messages.approval_mail import ApprovalMail
+from ...domain.messages.outbox import OutboxMessage
 from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
+from .sqlite_outbox import queue_in
 
 APPROVALS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS approvals (
@@ -30,11 +31,6 @@ CREATE TABLE IF NOT EXISTS approvals (
     raw TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, seq);
-CREATE TABLE IF NOT EXISTS approval_mail (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    mail_key TEXT NOT NULL UNIQUE,
-    raw TEXT NOT NULL
-);
 """
 
 
@@ -115,8 +111,8 @@ class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):
 
 
 class SqliteApprovalChanges:
-    """``change_approval``, ``approval_mail`` and ``replace_approval_mail`` of the SQLite shop store: each change one
-    ``BEGIN IMMEDIATE`` transaction, so the approval, its audit event and the mail it queues commit together."""
+    """``change_approval`` of the SQLite shop store: each change one ``BEGIN IMMEDIATE`` transaction, so the
+    approval, its audit event and the mail it queues in the outbox commit together."""
 
     _conn: sqlite3.Connection
 
@@ -131,7 +127,7 @@ class SqliteApprovalChanges:
         approval_id: str,
         change: Callable[[ApprovalRecord], ApprovalRecord],
         event: Callable[[ApprovalRecord], AuditEvent | None],
-        mail: Sequence[ApprovalMail] = (),
+        mail: Sequence[OutboxMessage] = (),
     ) -> tuple[ApprovalRecord, bool]:
         """The approval's transition, its audit event and the approval mail it queues, in one transaction (all of
         it or nothing); nothing is written when the transition changes nothing. Returns (record, changed)."""
@@ -147,33 +143,5 @@ class SqliteApprovalChanges:
             if found is not None:
                 self._insert_audit(found)
             faults.point("inside_approval_change")  # written, not committed: a crash here leaves nothing
-            for item in mail:
-                conn.execute(
-                    "INSERT OR IGNORE INTO approval_mail (mail_key, raw) VALUES (?, ?)",
-                    (item.key, item.model_dump_json()),
-                )
+            queue_in(conn, mail, once=True)  # by key: a request or reminder is never queued twice
             return after, True
-
-    def approval_mail(self) -> list[ApprovalMail]:
-        """Every approval request and reminder queued, in queue order."""
-        return [
-            ApprovalMail.model_validate_json(r[0])
-            for r in self._conn.execute("SELECT raw FROM approval_mail ORDER BY seq")
-        ]
-
-    def replace_approval_mail(
-        self, previous: ApprovalMail, updated: ApprovalMail, event: AuditEvent | None = None
-    ) -> bool:
-        """Compare-and-set: ``updated`` (with ``event``) only if the stored mail still reads as ``previous``."""
-        if updated.key != previous.key:
-            raise IntegrityError(f"approval mail {previous.key} cannot become {updated.key}")
-        with self._write() as conn:
-            row = conn.execute("SELECT raw FROM approval_mail WHERE mail_key = ?", (previous.key,)).fetchone()
-            if row is None or ApprovalMail.model_validate_json(row[0]) != previous:
-                return False
-            conn.execute(
-                "UPDATE approval_mail SET raw = ? WHERE mail_key = ?", (updated.model_dump_json(), updated.key)
-            )
-            if event is not None:
-                self._insert_audit(event)
-            return True

@@ -30,6 +30,7 @@ from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
 from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
+from .sqlite_outbox import OUTBOX_SCHEMA, SqliteOutbox, queue_in
 
 _SCHEMA = (
     """
@@ -65,18 +66,13 @@ CREATE TABLE IF NOT EXISTS request_claims (
     checkpoint_id TEXT NOT NULL,
     PRIMARY KEY (claim_key, generation)
 );
-CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    msg_key TEXT NOT NULL UNIQUE,
-    proposal_hash TEXT NOT NULL,
-    raw TEXT NOT NULL
-);
 """
+    + OUTBOX_SCHEMA
     + APPROVALS_SCHEMA
 )
 
 
-class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
+class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges):
     """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
     def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:
@@ -86,6 +82,7 @@ class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
         if "mac" not in columns:  # a data dir from before the chain was keyed
             with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
                 self._conn.execute("ALTER TABLE audit_head ADD COLUMN mac TEXT NOT NULL DEFAULT ''")
+        self._migrate_outbox()  # a data dir from before approval mail joined the outbox
 
     def _insert_audit(self, event: AuditEvent) -> None:
         # Inside the caller's BEGIN IMMEDIATE: the head read here cannot move before this commits.
@@ -301,39 +298,8 @@ class SqliteShopStore(SqliteDatabase, SqliteApprovalChanges):
             )
             self._insert_audit(event)
             faults.point("inside_apply")  # written, not committed: a crash here must leave nothing behind
-            for message in messages:
-                try:
-                    conn.execute(
-                        "INSERT INTO outbox (msg_key, proposal_hash, raw) VALUES (?, ?, ?)",
-                        (message.key, message.proposal_hash, message.model_dump_json()),
-                    )
-                except sqlite3.IntegrityError:
-                    # No application row, yet the message exists: only a hand-edited store gets here.
-                    raise IntegrityError(f"outbox message {message.key} exists for a plan that never applied") from None
+            queue_in(conn, messages, once=False)
             faults.point("inside_apply_outbox")  # messages written with the plan, nothing committed yet
-            return True
-
-    def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
-        """Queued, sent and failed messages (of one plan, or all), by queue time, proposal hash and index."""
-        if proposal_hash is None:
-            rows = self._conn.execute("SELECT raw FROM outbox").fetchall()
-        else:
-            rows = self._conn.execute("SELECT raw FROM outbox WHERE proposal_hash = ?", (proposal_hash,)).fetchall()
-        return sorted((OutboxMessage.model_validate_json(r[0]) for r in rows), key=lambda m: (m.queued_at, m.key))
-
-    def replace_outbox_message(
-        self, previous: OutboxMessage, updated: OutboxMessage, event: AuditEvent | None = None
-    ) -> bool:
-        """Compare-and-set on the stored JSON: ``updated`` only if the row still reads as ``previous``."""
-        if updated.key != previous.key:
-            raise IntegrityError(f"outbox message {previous.key} cannot become {updated.key}")
-        with self._write() as conn:
-            row = conn.execute("SELECT raw FROM outbox WHERE msg_key = ?", (previous.key,)).fetchone()
-            if row is None or OutboxMessage.model_validate_json(row[0]) != previous:
-                return False
-            conn.execute("UPDATE outbox SET raw = ? WHERE msg_key = ?", (updated.model_dump_json(), updated.key))
-            if event is not None:
-                self._insert_audit(event)
             return True
 
     def application_count(self, proposal_hash: str | None = None) -> int:

@@ -1,9 +1,11 @@
-"""``production-orchestrator outbox list|send|retry``: the approved plans' messages, and their delivery.
+"""``production-orchestrator outbox list|send|retry``: every message the shop sends, and its delivery.
 
-    outbox list [--json]                              every queued, sent and failed message
+    outbox list [--json]                              every message of every kind and its status: a plan's
+                                                      (customer, operator, supplier) and an approval's
+                                                      (request, reminder)
     outbox send (--smtp HOST:PORT | --to-dir DIR)     deliver what is queued; a second send delivers nothing new
                 [--from ADDRESS] [--starttls | --smtps] [--proposal HASH]
-    outbox retry (--id ID | --failed)                 queue failed messages again (audited)
+    outbox retry (--id ID | --failed)                 queue failed messages of any kind again (audited)
 
 Every argument, the sender and the target are checked before any message is claimed: a refusal (exit 2, a
 stable code first on the ``error:`` line) changes nothing. SMTP credentials come from ``PO_SMTP_USERNAME`` /
@@ -19,28 +21,33 @@ import json
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ...adapters.local.mail_transports import EmlDirectory, SmtpSecurity, SmtpTransport
 from ...contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME
+from ...domain.approval.links import LinkMint
 from ...domain.durations import parse_duration
 from ...domain.errors import OutboxRefusedError
-from ...domain.messages.outbox import OutboxMessage, outbox_key
+from ...domain.messages.outbox import APPROVAL_KINDS, PLAN_KINDS, OutboxMessage, outbox_key
 from ...domain.ports import MessageTransport
 from ...domain.presentation import fingerprint
 from ...domain.shop.model import EMAIL_PATTERN
-from ...services.outbox.deliver import DeliveryReport, deliver
-from ...services.outbox.requeue import requeue
+from ...services.outbox.deliver import Deliver, DeliveryReport, deliver
+from ...services.outbox.requeue import Requeue, requeue
 from ..inputs import proposal_hash
 from ..output import terminal_safe
 from ..parser import GROUP_MESSAGES, actions, command, data_dir
-from ..root import local_mailbox, local_runtime, utc_now
+from ..reminders import link_base_for
+from ..root import local_mac_key, local_runtime
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
 # A message's id as listed: ``<proposal hash>#<index>`` (any case; the index with or without its leading zero).
 _MESSAGE_ID = re.compile(r"([0-9a-f]{64})#([0-9]{1,2})")
+# An approval mail's id as listed: ``<approval id>#request#<nonce>`` or ``<approval id>#reminder#<point>#<approver>``.
+_MAIL_ID = re.compile(r"appr-[0-9a-f]{32}#(request#[0-9a-f]{32}|reminder#[^#\s]{1,40}#[^#\s]{3,254})")
 
 GROUP = GROUP_MESSAGES
 
@@ -50,10 +57,12 @@ def register(subparsers: Any) -> None:
     outbox = command(
         subparsers,
         "outbox",
-        summary="the approved plans' messages: list and send them",
+        summary="every message the shop sends (a plan's, an approval's): list and send them",
         description="Applying a plan queues its drafted messages (customer, floor lead, supplier) in the same "
         "write as the shop change, once. `outbox send` delivers the queued ones, each marked sent with the "
-        "transport's id, so a second send delivers nothing new. Exit 6 when a message could not be delivered.",
+        "transport's id, so a second send delivers nothing new. Approval requests and reminders to approvers with an "
+        "e-mail address wait in the same outbox (their links rebuilt from the data dir's key when sent). Exit 6 when "
+        "a message could not be delivered.",
         examples=[
             "outbox list",
             "outbox send --smtp 127.0.0.1:2525",
@@ -65,9 +74,10 @@ def register(subparsers: Any) -> None:
     listing = command(
         what,
         "list",
-        summary="every message an applied plan queued, and its status",
-        description="Each queued message: kind (customer, operator, supplier), to, subject, status "
-        "(queued, sent, failed) and the proposal it belongs to.",
+        summary="every message queued, of every kind, and its status",
+        description="Each queued message: status (queued, sent, failed, void), kind (a plan's: customer, operator, "
+        "supplier; an approval's: request, reminder), to, and what it is: a plan's subject and the proposal it "
+        "belongs to, or which approval a request or reminder is for.",
         examples=["outbox list", "outbox list --json"],
         handler=_list,
     )
@@ -105,8 +115,9 @@ def register(subparsers: Any) -> None:
         "retry",
         summary="queue failed messages again, for the next send",
         description="A message the server refused for good, or too often, is `failed` and never sent by itself. "
-        "`retry` queues it again with a fresh budget of attempts, recorded in the audit trail (message_requeued, "
-        "with who and the last error); the next `outbox send` delivers it. Ids are listed by `outbox list`.",
+        "`retry` queues it again (a plan's message or an approval's request or reminder) with a fresh budget of "
+        "attempts, recorded in the audit trail (message_requeued, with who and the last error); the next "
+        "`outbox send` delivers it. Ids are listed by `outbox list`.",
         examples=["outbox retry --failed", "outbox retry --id <proposal hash>#02"],
         handler=_retry,
     )
@@ -116,15 +127,23 @@ def register(subparsers: Any) -> None:
 
 
 def as_json(message: OutboxMessage) -> dict[str, Any]:
-    """One message for ``--json`` and the evidence (the body is left out: it is in the proposal)."""
+    """One message for ``--json`` and the evidence (the body is left out: a plan's is in the proposal, an
+    approval's is composed at send). ``kind`` names it: a plan's message carries its subject, proposal and index;
+    an approval's request or reminder its approval and reminder point."""
+    if message.is_plan:
+        what: dict[str, Any] = {
+            "subject": message.subject,
+            "proposal_hash": message.proposal_hash,
+            "index": message.index,
+        }
+    else:
+        what = {"approval_id": message.approval_id, "point": message.point}
     return {
         "id": message.key,
         "kind": message.kind,
         "to": message.to,
-        "subject": message.subject,
         "status": message.status,
-        "proposal_hash": message.proposal_hash,
-        "index": message.index,
+        **what,
         "message_id": message.message_id,
         "transport_id": message.transport_id,
         "attempts": message.attempts,
@@ -134,26 +153,28 @@ def as_json(message: OutboxMessage) -> dict[str, Any]:
     }
 
 
+def _what(m: OutboxMessage) -> str:
+    """A message's last column: a plan's subject and plan, or which approval a request or reminder is for (never
+    the link: the row has none)."""
+    if m.is_plan:
+        return f"{terminal_safe(m.subject)}  [{fingerprint(m.proposal_hash)} #{m.index}]"
+    return f"{m.kind}{f' ({terminal_safe(m.point)})' if m.point else ''} for approval {m.approval_id}"
+
+
 def _list(args: argparse.Namespace) -> int:
-    store = local_runtime(data_dir(args), create=False).store
-    messages = store.outbox_messages()
-    mail = local_mailbox(store).approval_mail()
+    messages = local_runtime(data_dir(args), create=False).store.outbox_messages()
     if args.json:
         print(json.dumps([as_json(m) for m in messages], indent=2, sort_keys=True))
         return EXIT_OK
-    for a in mail:  # who is asked, and how their request or reminder stands (never the link: it has none)
-        print(f"{a.status:<7} approval  {terminal_safe(a.approver):<36} {a.kind}{f' ({a.point})' if a.point else ''}"
-              f"  [{a.approval_id}]")  # fmt: skip
-    if not messages and not mail:
+    if not messages:
         print("no messages: nothing was queued (a plan queues its messages when it is approved and applied)")
     for m in messages:
         # Recipient, subject and error came from a customer's e-mail, a shop file or a server: shown, never obeyed.
-        to, subject = terminal_safe(m.to), terminal_safe(m.subject)
-        print(f"{m.status:<7} {m.kind:<9} {to:<36} {subject}  [{fingerprint(m.proposal_hash)} #{m.index}]")
+        print(f"{m.status:<7} {m.kind:<9} {terminal_safe(m.to):<36} {_what(m)}")
         if m.last_error:
             print(f"        last error: {terminal_safe(m.last_error)}")
         if m.status == "failed":
-            print(f"        queue it again: outbox retry --id {m.key}")
+            print(f"        queue it again: outbox retry --id {terminal_safe(m.key)}")
     return EXIT_OK
 
 
@@ -220,15 +241,16 @@ def _transport(args: argparse.Namespace, shop_name: str) -> MessageTransport:
 def _send(args: argparse.Namespace) -> int:
     # Everything is checked before any message is claimed: a refusal changes nothing.
     lease = parse_duration(args.lease)
-    rt = local_runtime(data_dir(args), create=False)
+    where = data_dir(args)
+    rt = local_runtime(where, create=False)
     state = rt.store.load_state()
     transport = _transport(args, state.name if state is not None else "")
-    report = deliver(rt.store, transport, clock=utc_now, proposal_hash=args.proposal, lease=lease)
-    _print_report(report)
-    mail_complete = True
-    if args.proposal is None and isinstance(transport, SmtpTransport | EmlDirectory):
-        mail_complete = _send_approval_mail(data_dir(args), rt, transport, lease)
-    if report.complete and mail_complete:
+    # One round for every kind; approval mail only in a round of all (--proposal names one plan's messages).
+    rt = replace(rt, transport=transport, mint=LinkMint(local_mac_key(where)))
+    bases = link_base_for(where) if args.proposal is None else None
+    report = deliver(rt, Deliver(proposal_hash=args.proposal, lease=lease, link_base=bases))
+    _print_report(report, approvals=args.proposal is None)
+    if report.complete:
         return EXIT_OK
     print(
         "error: not every message was delivered; pending ones are retried by the next send, failed ones are "
@@ -238,53 +260,39 @@ def _send(args: argparse.Namespace) -> int:
     return EXIT_UNDELIVERED
 
 
-def _send_approval_mail(where: Path, rt: Any, transport: SmtpTransport | EmlDirectory, lease: Any) -> bool:
-    """The approval requests and reminders, each once, their links rebuilt from the data dir's key."""
-    from ...domain.approval.links import LinkMint
-    from ...services.asking.approval_mail import deliver_approval_mail
-    from ..reminders import link_base_for
-    from ..root import local_mac_key
+def _label(m: OutboxMessage) -> str:
+    return f"[{m.kind}] to {terminal_safe(m.to)}" if m.is_plan else f"[approval {m.kind}] to {terminal_safe(m.to)}"
 
-    report = deliver_approval_mail(
-        rt.store, local_mailbox(rt.store), rt.approvals, transport, LinkMint(local_mac_key(where)),
-        link_base=link_base_for(where), clock=utc_now, lease=lease,
-    )  # fmt: skip
+
+def _print_report(report: DeliveryReport, *, approvals: bool) -> None:
     for m in report.sent:
-        print(f"sent    [approval {m.kind}] to {terminal_safe(m.approver)} ({m.transport_id})")
+        subject = f": {terminal_safe(m.subject)}" if m.is_plan else ""
+        print(f"sent    {_label(m)}{subject} ({m.transport_id})")
     for m in report.void:
-        print(f"void    [approval {m.kind}] to {terminal_safe(m.approver)}: {terminal_safe(m.last_error)}")
+        print(f"void    {_label(m)}: {terminal_safe(m.last_error)}")
     for m in report.pending:
-        reason = terminal_safe(m.last_error or "held by another sender")
-        print(f"pending [approval {m.kind}] to {terminal_safe(m.approver)}: {reason}", file=sys.stderr)
+        print(f"pending {_label(m)}: {terminal_safe(m.last_error or 'held by another sender')}", file=sys.stderr)
     for m in report.failed:
-        print(
-            f"failed  [approval {m.kind}] to {terminal_safe(m.approver)}: {terminal_safe(m.last_error)}",
-            file=sys.stderr,
-        )
-    for name, value in report.counts().items():
-        print(f"{name.upper()}={value}")
-    return report.complete
-
-
-def _print_report(report: DeliveryReport) -> None:
-    for m in report.sent:
-        print(f"sent    [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.subject)} ({m.transport_id})")
-    for m in report.pending:
-        reason = terminal_safe(m.last_error or "held by another sender")
-        print(f"pending [{m.kind}] to {terminal_safe(m.to)}: {reason}", file=sys.stderr)
-    for m in report.failed:
-        print(f"failed  [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.last_error)}", file=sys.stderr)
+        print(f"failed  {_label(m)}: {terminal_safe(m.last_error)}", file=sys.stderr)
     for _, problem in report.refused:
         print(f"refused MESSAGE_TAMPERED: {terminal_safe(problem)}", file=sys.stderr)
-    for name, value in report.counts().items():
-        print(f"{name.upper()}={value}")
+    plans = report.counts(PLAN_KINDS)
+    for name in ("sent", "already_sent", "pending", "failed", "refused"):
+        print(f"{name.upper()}={plans[name]}")
+    if approvals:
+        mail = report.counts(APPROVAL_KINDS)
+        for name in ("sent", "pending", "failed", "void", "refused"):
+            print(f"APPROVAL_MAIL_{name.upper()}={mail[name]}")
 
 
 def _message_key(text: str) -> str:
+    if _MAIL_ID.fullmatch(text.strip()):
+        return text.strip()  # an approval's request or reminder, as outbox list shows it
     match = _MESSAGE_ID.fullmatch(text.strip().lower())
     if match is None:
         raise OutboxRefusedError(
-            "MESSAGE_ID_INVALID", f"--id {text!r} is not a message id (<proposal hash>#<index>, as outbox list shows)"
+            "MESSAGE_ID_INVALID",
+            f"--id {text!r} is not a message id (<proposal hash>#<index>, or an approval's, as outbox list shows)",
         )
     return outbox_key(match.group(1), int(match.group(2)))
 
@@ -297,7 +305,7 @@ def _retry(args: argparse.Namespace) -> int:
     except (OSError, KeyError):
         by = f"uid {os.getuid()}"
     try:
-        report = requeue(rt.store, clock=utc_now, by=f"cli:{by}", keys=keys, all_failed=args.failed)
+        report = requeue(rt, Requeue(by=f"cli:{by}", keys=keys, all_failed=args.failed))
     except KeyError as exc:
         raise OutboxRefusedError(
             "MESSAGE_NOT_FOUND", f"no message {exc.args[0]} in the outbox (see outbox list)"
@@ -305,7 +313,8 @@ def _retry(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise OutboxRefusedError("MESSAGE_NOT_RETRYABLE", str(exc)) from None
     for m in report.requeued:
-        print(f"queued  [{m.kind}] to {terminal_safe(m.to)}: {terminal_safe(m.subject)}  [{m.key}]")
+        what = terminal_safe(m.subject) if m.is_plan else _what(m)
+        print(f"queued  {_label(m)}: {what}  [{terminal_safe(m.key)}]")
     for _, problem in report.refused:
         print(f"refused MESSAGE_TAMPERED: {terminal_safe(problem)}", file=sys.stderr)
     print(f"REQUEUED={len(report.requeued)}")

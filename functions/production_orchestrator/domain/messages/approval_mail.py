@@ -1,4 +1,4 @@
-"""Approval e-mail: the requests (with each approver's link) and reminders a local shop sends through its outbox.
+"""Approval e-mail: the requests (with each approver's link) and reminders, two kinds of outbox message.
 
     queued (with the approval change that asks for it, in one transaction: start, relink, escalation, reminder)
       --claim (compare-and-set: lease, attempt + 1)--> the link rebuilt (links.py) -> transport --marked--> sent
@@ -10,34 +10,37 @@ is derived again at send time from the shop's link key and checked against the h
 a request queued for a link that was replaced since (relink) is void, never sent with a stale or a new link.
 Its Message-ID is derived from its key: a retry after a crash between "the transport accepted it" and "marked
 sent" carries the same id and the same bytes (the one at-least-once window, as for the plan's messages).
+
+Before approval mail joined the outbox it was a record of its own (``ApprovalMail``, schema version 1, in a
+local data dir's ``approval_mail`` table); :func:`from_approval_mail_v1` reads one into the outbox record.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime
-from typing import Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from ..approval.approvals import ApprovalId, ApprovalRecord
+from ..approval.approvals import ApprovalRecord
 from ..planning.proposal import ProposalContent
 from ..planning.timeline import day_label
 from ..presentation import describe_buys, describe_moves, fingerprint, shop_time, time_left, timing
-from ..records import Checkpoint, Timestamp, parse_utc, utc_iso
+from ..records import Checkpoint, parse_utc, utc_iso
 from ..shop.model import EMAIL_PATTERN
+from .outbox import OUTBOX_SCHEMA_VERSION, OutboxMessage
 
-APPROVAL_MAIL_SCHEMA_VERSION: Literal[1] = 1
-ApprovalMailKind = Literal["request", "reminder"]
-ApprovalMailStatus = Literal["queued", "sent", "failed", "void"]
-MAIL_ID_DOMAIN = "approvals.production-orchestrator"
 APPROVAL_MAIL_HEADER = "X-Production-Orchestrator-Approval"
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+# The fields of the record approval mail had before it joined the outbox (its schema version 1).
+_V1_FIELDS = frozenset(
+    {"schema_version", "approval_id", "approver", "kind", "nonce", "point", "queued_at", "status", "attempts",
+     "claim_token", "lease_until", "transport_id", "sent_at", "last_error"}
+)  # fmt: skip
 
 
 def is_mail_address(approver: str) -> bool:
@@ -45,67 +48,28 @@ def is_mail_address(approver: str) -> bool:
     return bool(EMAIL_PATTERN.fullmatch(approver))
 
 
-class ApprovalMail(BaseModel):
-    """One approval request or reminder to one approver, and how its delivery stands (no secret in it)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    schema_version: Literal[1] = APPROVAL_MAIL_SCHEMA_VERSION
-    approval_id: ApprovalId
-    approver: str = Field(min_length=3, max_length=254)
-    kind: ApprovalMailKind
-    nonce: str = Field(default="", pattern=r"^([0-9a-f]{32})?$")  # the link a request is for
-    point: str = Field(default="", max_length=40)  # the reminder point
-    queued_at: Timestamp
-    status: ApprovalMailStatus = "queued"
-    attempts: int = Field(default=0, ge=0)
-    claim_token: str = Field(default="", pattern=r"^([0-9a-f]{32})?$")
-    lease_until: str = ""
-    transport_id: str = Field(default="", max_length=500)
-    sent_at: str = ""
-    last_error: str = Field(default="", max_length=500)
-
-    @property
-    def key(self) -> str:
-        """A request: one per link (approval and nonce); a reminder: one per approval, point and approver."""
-        if self.kind == "request":
-            return f"{self.approval_id}#request#{self.nonce}"
-        return f"{self.approval_id}#reminder#{self.point}#{self.approver}"
-
-    @property
-    def message_id(self) -> str:
-        """The RFC 5322 Message-ID, the same for every attempt at this mail."""
-        return f"<{hashlib.sha256(self.key.encode()).hexdigest()[:40]}@{MAIL_ID_DOMAIN}>"
-
-    def claimable(self, now: datetime) -> bool:
-        """Queued, and no live lease of another sender on it."""
-        return self.status == "queued" and (not self.lease_until or now >= parse_utc(self.lease_until))
-
-    def claimed(self, token: str, now: datetime, lease: timedelta) -> ApprovalMail:
-        """Held by ``token`` until ``now + lease``, one more attempt counted."""
-        return self.model_copy(
-            update={"claim_token": token, "lease_until": utc_iso(now + lease), "attempts": self.attempts + 1}
-        )
-
-    def _released(self, **update: object) -> ApprovalMail:
-        return self.model_copy(update={"claim_token": "", "lease_until": "", **update})
-
-    def sent(self, transport_id: str, now: datetime) -> ApprovalMail:
-        """Marked sent with the transport's id for it."""
-        return self._released(status="sent", transport_id=transport_id[:500], sent_at=utc_iso(now), last_error="")
-
-    def not_sent(self, error: str, *, permanent: bool, counted: bool = True) -> ApprovalMail:
-        """Released after a failed attempt: failed for good, or queued for the next send (``counted``: False when
-        no server saw it)."""
-        attempts = self.attempts if counted else max(self.attempts - 1, 0)
-        return self._released(status="failed" if permanent else "queued", last_error=error[:500], attempts=attempts)
-
-    def voided(self, why: str) -> ApprovalMail:
-        """Never to be sent: the approval closed, or the link it carries was replaced."""
-        return self._released(status="void", last_error=why[:500])
+def approval_request(approval_id: str, approver: str, nonce: str, now: datetime) -> OutboxMessage:
+    """The request carrying ``approver``'s link ``nonce`` (the secret is rebuilt at send)."""
+    return OutboxMessage(kind="request", approval_id=approval_id, to=approver, nonce=nonce, queued_at=utc_iso(now))
 
 
-def render_approval_email(mail: ApprovalMail, *, sender: str, sender_name: str, subject: str, body: str) -> bytes:
+def approval_reminder(approval_id: str, approver: str, point: str, now: datetime) -> OutboxMessage:
+    """The reminder to ``approver`` at reminder ``point``."""
+    return OutboxMessage(kind="reminder", approval_id=approval_id, to=approver, point=point, queued_at=utc_iso(now))
+
+
+def from_approval_mail_v1(raw: str) -> OutboxMessage:
+    """A stored approval mail of the record before the outbox held it (version 1) as the outbox record; any
+    other version or shape is refused by name (``ValueError``)."""
+    data: Any = json.loads(raw)
+    if not isinstance(data, dict) or data.get("schema_version") != 1 or not set(data) <= _V1_FIELDS:
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        raise ValueError(f"approval mail record of schema version {version!r} is not one this release reads (1)")
+    fields = {k: v for k, v in data.items() if k not in ("schema_version", "approver")}
+    return OutboxMessage(schema_version=OUTBOX_SCHEMA_VERSION, to=data.get("approver", ""), **fields)
+
+
+def render_approval_email(mail: OutboxMessage, *, sender: str, sender_name: str, subject: str, body: str) -> bytes:
     """RFC 5322 bytes: the same for every attempt (Date is when it was queued, Message-ID from its key).
 
     ``ValueError`` for a sender or recipient that is not one plain address, or a subject with a line break.
@@ -144,7 +108,7 @@ def summary_lines(checkpoint: Checkpoint, proposal: ProposalContent, zone: str) 
 
 
 def compose(
-    mail: ApprovalMail,
+    mail: OutboxMessage,
     record: ApprovalRecord,
     checkpoint: Checkpoint,
     proposal: ProposalContent,
@@ -182,7 +146,7 @@ def compose(
     return subject, body
 
 
-def why_void(record: ApprovalRecord | None, mail: ApprovalMail, now: datetime) -> str | None:
+def why_void(record: ApprovalRecord | None, mail: OutboxMessage, now: datetime) -> str | None:
     """The one rule every send of approval mail asks, after its claim: is it still wanted, for this link? Why
     not (the approval closed or expired, the approver no longer asked or voted, the link replaced), or None."""
     if record is None:
@@ -199,11 +163,9 @@ def why_void(record: ApprovalRecord | None, mail: ApprovalMail, now: datetime) -
     return None
 
 
-def request_mail(record: ApprovalRecord, approver: str, now: datetime) -> ApprovalMail | None:
+def request_mail(record: ApprovalRecord, approver: str, now: datetime) -> OutboxMessage | None:
     """The request carrying ``approver``'s current link, when it can go by e-mail (an address, a derivable link)."""
     link = record.link_of(approver)
     if link is None or not link.nonce or not is_mail_address(link.approver):
         return None
-    return ApprovalMail(
-        approval_id=record.approval_id, approver=link.approver, kind="request", nonce=link.nonce, queued_at=utc_iso(now)
-    )
+    return approval_request(record.approval_id, link.approver, link.nonce, now)

@@ -21,9 +21,9 @@ from typing import Any
 from ...domain.approval.approvals import ApprovalRecord, ApproverLink
 from ...domain.approval.links import LinkMint
 from ...domain.approval.reminders import ReminderSchedule
-from ...domain.messages.approval_mail import ApprovalMail, is_mail_address
+from ...domain.messages.approval_mail import approval_request, is_mail_address
 from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
-from ...domain.records import AuditEvent, audit_event, utc_iso
+from ...domain.records import AuditEvent, audit_event
 from ..evidence import review
 from ..runtime import Runtime, need
 from .approval_mail import queue_requests
@@ -89,8 +89,7 @@ def escalate(run: ReminderPass, record: ApprovalRecord) -> tuple[ApprovalRecord,
     fresh = {b: run.mint.mint(b) for b in run.schedule.backups if b not in record.policy.approvers}
     links = tuple(link for _, link in fresh.values())
     mail = [
-        ApprovalMail(approval_id=record.approval_id, approver=b, kind="request", nonce=link.nonce,
-                     queued_at=utc_iso(run.now))
+        approval_request(record.approval_id, b, link.nonce, run.now)
         for b, (_, link) in fresh.items()
         if run.mails(b) and link.nonce
     ]  # fmt: skip

@@ -27,8 +27,8 @@ from ...domain.errors import (
     NotFoundError,
     ValidationError,
 )
-from ...domain.messages.approval_mail import ApprovalMail, is_mail_address
-from ...domain.records import AuditEvent, audit_event, utc_iso
+from ...domain.messages.approval_mail import approval_request, is_mail_address
+from ...domain.records import AuditEvent, audit_event
 from ..evidence import current_approval, review
 from ..runtime import Runtime, need
 from .request_approval import approval_link, message_for
@@ -75,19 +75,7 @@ def relink(rt: Runtime, cmd: Relink) -> Relinked:
     checkpoint, proposal = review(store, approval.checkpoint_id)
     secret, link = (rt.mint or LinkMint()).mint(person)
     queued = cmd.outbox and bool(link.nonce) and is_mail_address(person)
-    mail = (
-        [
-            ApprovalMail(
-                approval_id=approval.approval_id,
-                approver=person,
-                kind="request",
-                nonce=link.nonce,
-                queued_at=utc_iso(now),
-            )
-        ]
-        if queued
-        else []
-    )
+    mail = [approval_request(approval.approval_id, person, link.nonce, now)] if queued else []
 
     def event(after: ApprovalRecord) -> AuditEvent:
         return audit_event(

@@ -28,10 +28,9 @@ from datetime import datetime, timedelta
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.reminders import ReminderSchedule
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError
-from ...domain.messages.approval_mail import ApprovalMail
+from ...domain.messages.approval_mail import approval_reminder
 from ...domain.ports import ApprovalMessage
 from ...domain.presentation import fingerprint, shop_time, shop_zone, time_left
-from ...domain.records import utc_iso
 from ..evidence import review
 from ..runtime import Runtime
 from .escalate import ReminderPass, RemindReport, escalate, send_missing_links
@@ -122,9 +121,7 @@ def _one(run: ReminderPass, record: ApprovalRecord) -> None:
 
 def _queue_reminder(run: ReminderPass, record: ApprovalRecord, point: str, approver: str) -> ApprovalRecord:
     """Mark, audit and queue one reminder in one transaction: exactly once without a lease."""
-    mail = ApprovalMail(
-        approval_id=record.approval_id, approver=approver, kind="reminder", point=point, queued_at=utc_iso(run.now)
-    )
+    mail = approval_reminder(record.approval_id, approver, point, run.now)
     after, changed = run.store.change_approval(
         record.approval_id,
         lambda before: before.reminder_queued(f"{point}|{approver}", approver, run.now),

@@ -17,10 +17,12 @@ from production_orchestrator import faults
 from production_orchestrator.domain.approval.approvals import Vote
 from production_orchestrator.domain.approval.links import LinkMint
 from production_orchestrator.domain.errors import DeliveryError
+from production_orchestrator.domain.messages.outbox import OutboxMessage
 from production_orchestrator.domain.records import Decision, utc_iso
-from production_orchestrator.services.asking.approval_mail import MailReport, deliver_approval_mail, queue_requests
+from production_orchestrator.services.asking.approval_mail import queue_requests
 from production_orchestrator.services.asking.relink import Relink, relink
 from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
+from production_orchestrator.services.outbox.deliver import Deliver, DeliveryReport, deliver
 from tests.support.memory_world import MemoryWorld
 
 ANA, BEN, CY = "ana@example.com", "ben@example.com", "cyril"
@@ -29,7 +31,7 @@ BASE = "http://127.0.0.1:8765/approve"
 
 @dataclass
 class Mailbag:
-    """A :class:`RawMailTransport` that keeps what it is given, or fails as told."""
+    """A :class:`MessageTransport` that keeps what it is given, or fails as told."""
 
     sent: list[tuple[str, bytes]] = field(default_factory=list)
     fail: DeliveryError | None = None
@@ -37,10 +39,10 @@ class Mailbag:
     sender: str = "shop@example.com"
     sender_name: str = "Shop"
 
-    def send_raw(self, to: str, data: bytes, name: str, message_id: str) -> str:
+    def send(self, message: OutboxMessage, data: bytes) -> str:
         if self.fail is not None:
             raise self.fail
-        self.sent.append((to, data))
+        self.sent.append((message.to, data))
         return f"bag:{len(self.sent)}"
 
     def links(self) -> dict[str, str]:
@@ -63,11 +65,9 @@ def _started(world: MemoryWorld, approvers: tuple[str, ...] = (ANA, BEN, CY)) ->
     return started.approval.approval_id
 
 
-def _deliver(world: MemoryWorld, bag: Mailbag) -> MailReport:
-    return deliver_approval_mail(
-        world.store, world.store, world.approvals, bag, LinkMint(world.mac_key), link_base=lambda _: BASE,
-        clock=world.clock,
-    )  # fmt: skip
+def _deliver(world: MemoryWorld, bag: Mailbag, mint: LinkMint | None = None) -> DeliveryReport:
+    rt = world.runtime(transport=bag, mint=mint or LinkMint(world.mac_key))
+    return deliver(rt, Deliver(link_base=lambda _: BASE))
 
 
 def test_each_request_is_queued_once_and_sent_once_with_a_link_that_opens_as_its_approver(world: MemoryWorld) -> None:
@@ -81,7 +81,7 @@ def test_each_request_is_queued_once_and_sent_once_with_a_link_that_opens_as_its
     record = world.approval(approval_id)
     for who, secret in bag.links().items():
         assert record.approver_for(secret) == who
-        stored = [m.model_dump_json() for m in world.store.approval_mail()] + [
+        stored = [m.model_dump_json() for m in world.store.outbox_messages()] + [
             e.model_dump_json() for e in world.store.audit_events()
         ]
         assert not any(secret in text for text in stored)  # rebuilt at send, kept nowhere
@@ -150,6 +150,5 @@ def test_a_link_the_key_cannot_rebuild_is_never_sent(world: MemoryWorld) -> None
     approval_id = _started(world, (ANA,))
     queue_requests(world.store, world.approvals, approval_id, world.clock())
     other = MemoryWorld().mac_key  # another key: a data dir restored without its key file
-    report = deliver_approval_mail(world.store, world.store, world.approvals, Mailbag(), LinkMint(other),
-                                   link_base=lambda _: BASE, clock=world.clock)  # fmt: skip
+    report = _deliver(world, Mailbag(), LinkMint(other))
     assert [m.approver for m in report.failed] == [ANA] and "relink" in report.failed[0].last_error

@@ -36,7 +36,7 @@ def test_backups_join_once_the_e_mail_one_queued_the_other_printed_once(world: M
     first = _pass(world)
     assert first.escalated == [(approval_id, (DAN, EVE))]
     assert sorted(first.links_sent) == [(approval_id, ANA), (approval_id, DAN), (approval_id, EVE)]
-    queued = [(m.approver, m.kind) for m in world.store.approval_mail()]
+    queued = [(m.approver, m.kind) for m in world.store.outbox_messages()]
     assert sorted(queued) == [(ANA, "request"), (DAN, "request")]  # the addresses: queued, once per link
     (printed,) = world.notifier.messages  # evelyn has no address: her link to the notifier
     record = world.approval(approval_id)
@@ -44,7 +44,7 @@ def test_backups_join_once_the_e_mail_one_queued_the_other_printed_once(world: M
     assert sorted(record.notified) == [ANA, DAN, EVE]
     world.clock.advance(minutes=5)
     again = _pass(world)
-    assert again.escalated == [] and again.links_sent == [] and len(world.store.approval_mail()) == 2
+    assert again.escalated == [] and again.links_sent == [] and len(world.store.outbox_messages()) == 2
     assert [e.event_type for e in world.store.audit_events()].count("approval_escalated") == 1
 
 
@@ -59,7 +59,7 @@ def test_racing_passes_escalate_once(world: MemoryWorld) -> None:
         t.join()
     assert sum(len(r.escalated) for r in reports) == 1
     assert [m.approver for m in world.notifier.messages] == [EVE]  # her link once, not once per pass
-    assert sorted(m.approver for m in world.store.approval_mail()) == [ANA, DAN]
+    assert sorted(m.approver for m in world.store.outbox_messages()) == [ANA, DAN]
     assert world.approval(approval_id).policy.approvers == (ANA, DAN, EVE)
 
 
@@ -89,9 +89,9 @@ def test_a_pass_that_died_after_claiming_a_link_leaves_it_to_the_next_once_its_l
 
 def test_a_start_that_died_before_queueing_has_its_requests_queued_by_the_next_pass(world: MemoryWorld) -> None:
     approval_id = _started(world)  # the approval is written; queue_requests never ran
-    assert world.approval(approval_id).notified == () and world.store.approval_mail() == []
+    assert world.approval(approval_id).notified == () and world.store.outbox_messages() == []
     report = remind(world.ports(mint=LinkMint(world.mac_key)), Remind(ReminderSchedule(), lambda _: BASE, outbox=True))
     assert report.links_sent == [(approval_id, ANA)] and world.notifier.messages == []
-    (mail,) = world.store.approval_mail()
+    (mail,) = world.store.outbox_messages()
     assert (mail.approver, mail.kind, mail.nonce) == (ANA, "request", world.approval(approval_id).link_of(ANA).nonce)
-    assert _pass(world).links_sent == [] and len(world.store.approval_mail()) == 1
+    assert _pass(world).links_sent == [] and len(world.store.outbox_messages()) == 1

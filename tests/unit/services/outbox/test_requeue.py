@@ -6,20 +6,19 @@ from __future__ import annotations
 import pytest
 
 from production_orchestrator.domain.errors import DeliveryError
-from production_orchestrator.services.outbox.deliver import deliver
-from production_orchestrator.services.outbox.requeue import requeue
+from production_orchestrator.services.outbox.requeue import Requeue, requeue
 from tests.support.fakes import ScriptedTransport
 from tests.support.memory_world import MemoryWorld
-from tests.unit.services.outbox.test_deliver import _approved, _tamper
+from tests.unit.services.outbox.test_deliver import _approved, _tamper, deliver
 
 
 def test_requeue_queues_failed_messages_again_audited(world: MemoryWorld) -> None:
     _approved(world)
     customer = world.store.outbox_messages()[0].to
     transport = ScriptedTransport(failures={customer: DeliveryError("550 no such mailbox", permanent=True)})
-    deliver(world.store, transport, clock=world.clock)
+    deliver(world, transport)
     failed = world.store.outbox_messages()[0]
-    report = requeue(world.store, clock=world.clock, by="cli:owner", keys=(failed.key,))
+    report = requeue(world.runtime(), Requeue(by="cli:owner", keys=(failed.key,)))
     assert [m.key for m in report.requeued] == [failed.key]
     again = world.store.outbox_messages()[0]
     assert (again.status, again.attempts, again.attempts_since_retry, again.last_error) == (
@@ -31,7 +30,7 @@ def test_requeue_queues_failed_messages_again_audited(world: MemoryWorld) -> Non
     events = [e for e in world.store.audit_events() if e.event_type == "message_requeued"]
     assert [(e.detail["message"], e.detail["by"]) for e in events] == [(failed.key, "cli:owner")]
     del transport.failures[customer]
-    assert deliver(world.store, transport, clock=world.clock).counts()["sent"] == 1
+    assert deliver(world, transport).counts()["sent"] == 1
 
 
 def test_requeue_refuses_a_message_that_is_not_failed_and_writes_nothing(world: MemoryWorld) -> None:
@@ -39,24 +38,20 @@ def test_requeue_refuses_a_message_that_is_not_failed_and_writes_nothing(world: 
     first = world.store.outbox_messages()[0]
     before = world.store.outbox_messages(), world.store.audit_events()
     with pytest.raises(ValueError, match="is queued, not failed"):
-        requeue(world.store, clock=world.clock, by="cli:owner", keys=(first.key,))
+        requeue(world.runtime(), Requeue(by="cli:owner", keys=(first.key,)))
     with pytest.raises(KeyError):
-        requeue(world.store, clock=world.clock, by="cli:owner", keys=("f" * 64 + "#00",))
+        requeue(world.runtime(), Requeue(by="cli:owner", keys=("f" * 64 + "#00",)))
     assert (world.store.outbox_messages(), world.store.audit_events()) == before
 
 
 def test_requeue_refuses_a_failed_message_edited_in_the_store(world: MemoryWorld) -> None:
     _approved(world)
     customer = world.store.outbox_messages()[0].to
-    deliver(
-        world.store,
-        ScriptedTransport(failures={customer: DeliveryError("550 no", permanent=True)}),
-        clock=world.clock,
-    )
+    deliver(world, ScriptedTransport(failures={customer: DeliveryError("550 no", permanent=True)}))
     edited = _tamper(world, 0, to="attacker@evil.example")
     with pytest.raises(ValueError, match="differs from the approved plan"):
-        requeue(world.store, clock=world.clock, by="cli:owner", keys=(edited.key,))
-    report = requeue(world.store, clock=world.clock, by="cli:owner", all_failed=True)
+        requeue(world.runtime(), Requeue(by="cli:owner", keys=(edited.key,)))
+    report = requeue(world.runtime(), Requeue(by="cli:owner", all_failed=True))
     assert report.requeued == [] and [m.key for m, _ in report.refused] == [edited.key]
     assert world.store.outbox_messages()[0].status == "failed"
 
