@@ -21,6 +21,7 @@ from production_orchestrator.domain.errors import ConfigurationError, DeliveryFa
 from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
 from tests.support.aws_flow import _invoke, approved_flow
 from tests.support.moto_aws import ACCOUNT, REGION, AwsWorld, Clock, LambdaContext, cold_start
+from tests.support.runtimes import runtime_of
 
 SENDER = "orders@shop.example.com"
 
@@ -218,7 +219,7 @@ def test_a_sent_message_edited_back_to_queued_in_the_table_is_refused_not_sent_a
         _send(run)
     assert len(accepted(run["proposal_hash"])) == 3  # nothing sent again
     assert aws.snapshot() == before  # nothing written
-    report = verify_audit(store, DynamoApprovalStore(aws.dynamodb, aws.table), audit_key=None, receipt_key=None)
+    report = verify_audit(runtime_of(store, DynamoApprovalStore(aws.dynamodb, aws.table)))
     assert not report.intact and target.key in report.problem and "records it sent" in report.problem
 
 

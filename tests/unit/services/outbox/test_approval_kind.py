@@ -26,7 +26,7 @@ def _edit(world: MemoryWorld, approver: str, **fields: str) -> str:
 
 
 def _verify(world: MemoryWorld) -> str:
-    report = verify_audit(world.store, world.approvals, audit_key=world.mac_key, receipt_key=world.mac_key)
+    report = verify_audit(world.ports())
     return "" if report.intact else report.problem
 
 

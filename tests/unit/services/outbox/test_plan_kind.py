@@ -13,7 +13,7 @@ from tests.unit.services.outbox.test_deliver import _approved, _tamper, deliver
 
 
 def _verify(world: MemoryWorld) -> str:
-    report = verify_audit(world.store, world.approvals, audit_key=world.mac_key, receipt_key=world.mac_key)
+    report = verify_audit(world.ports())
     return "" if report.intact else report.problem
 
 
