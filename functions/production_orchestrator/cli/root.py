@@ -9,7 +9,6 @@ from typing import Any
 
 from ..adapters.local.mac_key import KEY_FILE, FileMacKey
 from ..adapters.local.sqlite_approvals import SqliteApprovalStore
-from ..adapters.local.sqlite_store import SqliteShopStore
 from ..bootstrap import DB_NAME, check_data_dir, local, utc_now
 from ..services.runtime import Runtime
 
@@ -24,12 +23,6 @@ def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
     """The runtime of ``data_dir`` (bootstrap.local). Only ``start`` may create it; every other command needs a
     shop."""
     return local(data_dir, create=create)
-
-
-def local_mailbox(store: object) -> SqliteShopStore:
-    """The data dir's approval-mail outbox: the SQLite shop store ``local_runtime`` built."""
-    assert isinstance(store, SqliteShopStore), "the local runtime's store is the SQLite shop store"
-    return store
 
 
 def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
