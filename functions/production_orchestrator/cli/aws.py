@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import ValidationError
@@ -39,51 +39,41 @@ def add_table_flag(parser: argparse.ArgumentParser, *, keys: tuple[str, ...] = (
     default, so a value given before the command survives (``aws_only``: the command needs it, and says so when
     it runs). The command is marked as one with an AWS meaning."""
     group = parser.add_argument_group("on AWS (a deployed stack's table instead of the data dir)")
-    group.add_argument(
-        "--table",
-        default=argparse.SUPPRESS,
-        metavar="NAME",
-        help="the stack's DynamoDB table (its TableName output, PO_TABLE_NAME)"
+    _add_flags(
+        group,
+        "the stack's DynamoDB table (its TableName output, PO_TABLE_NAME)"
         + (" (required)" if aws_only else ": run this command there instead of on the data dir"),
+        keys,
     )
-    if "audit" in keys:
-        group.add_argument(
-            "--audit-key",
-            default=argparse.SUPPRESS,
-            metavar="ID",
-            help=f"the KMS key of the audit chain (default: ${ENV_AUDIT_KEY_ID})",
-        )
-    if "receipt" in keys:
-        group.add_argument(
-            "--receipt-key",
-            default=argparse.SUPPRESS,
-            metavar="ID",
-            help=f"the KMS key of the vote receipts (default: ${ENV_RECEIPT_KEY_ID})",
-        )
     parser.set_defaults(aws=True)
 
 
 def add_global_table_flags(parser: argparse.ArgumentParser) -> None:
     """``--table``, ``--audit-key``, ``--receipt-key`` before the command words."""
     group = parser.add_argument_group("on AWS (operator commands on a deployed stack)")
-    group.add_argument(
-        "--table",
-        default=argparse.SUPPRESS,
-        metavar="NAME",
-        help=f"run the command on this DynamoDB table instead of the data dir ({AWS_COMMANDS})",
+    _add_flags(
+        group,
+        f"run the command on this DynamoDB table instead of the data dir ({AWS_COMMANDS})",
+        ("audit", "receipt"),
+        key_prefix="with --table: ",
     )
-    group.add_argument(
-        "--audit-key",
-        default=argparse.SUPPRESS,
-        metavar="ID",
-        help=f"with --table: the KMS key of the audit chain (default: ${ENV_AUDIT_KEY_ID})",
-    )
-    group.add_argument(
-        "--receipt-key",
-        default=argparse.SUPPRESS,
-        metavar="ID",
-        help=f"with --table: the KMS key of the vote receipts (default: ${ENV_RECEIPT_KEY_ID})",
-    )
+
+
+def _add_flags(group: Any, table_help: str, keys: tuple[str, ...], *, key_prefix: str = "") -> None:
+    """The one definition of ``--table`` and the key flags, wherever they stand (SUPPRESS: a value given before
+    the command words survives the sub-parser)."""
+    group.add_argument("--table", default=argparse.SUPPRESS, metavar="NAME", help=table_help)
+    for key, flag, what, variable in (
+        ("audit", "--audit-key", "the audit chain", ENV_AUDIT_KEY_ID),
+        ("receipt", "--receipt-key", "the vote receipts", ENV_RECEIPT_KEY_ID),
+    ):
+        if key in keys:
+            group.add_argument(
+                flag,
+                default=argparse.SUPPRESS,
+                metavar="ID",
+                help=f"{key_prefix}the KMS key of {what} (default: ${variable})",
+            )
 
 
 def required_table(args: argparse.Namespace, what: str) -> str:
