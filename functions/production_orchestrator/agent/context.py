@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from ..domain.planning.guidance import Revision
 from ..domain.planning.proposal import GivenFacts
 from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import ShopStore
@@ -87,6 +88,7 @@ class RunContext:
     planning_day: str = ""
     solver_nodes: int = DEFAULT_NODES
     given: GivenFacts | None = None
+    revision: Revision | None = None
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
 

@@ -17,7 +17,7 @@ from ...domain.presentation import render_review, shop_time, shop_zone, terminal
 from ...domain.records import Checkpoint
 from ...services.deciding.review import LinkView
 from ...services.evidence import proposed_on, review, what_changed
-from ...services.status import checkpoint_status
+from ...services.status import checkpoint_status, plan_version
 from .. import inputs
 from ..output import EXIT_OK, READ_ONLY, emit_json
 from ..parser import GROUP_RUNS, command, data_dir
@@ -34,7 +34,7 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
         "approved": f"approved by {who}",
         "rejected": f"rejected by {who}; nothing was applied",
         "expired": f"the approval window closed at {expires}; nothing was applied",
-        "superseded": "replaced by a new plan (propose again); the approvers' links open the new one",
+        "superseded": "replaced by a new plan (propose again or a revision); the approvers' links open the new one",
     }.get(label, label)
 
 
@@ -54,6 +54,7 @@ def _show(args: argparse.Namespace) -> int:
                 "checkpoint": checkpoint.model_dump(mode="json"),
                 "proposal_hash": checkpoint.proposal_hash,
                 "proposal": proposal.model_dump(mode="json"),
+                "version": {"version": 1, **plan_version(rt, checkpoint)},
             }
         )
         return EXIT_OK
@@ -68,6 +69,16 @@ def _show(args: argparse.Namespace) -> int:
     print(terminal_safe(f"Status: {status_line}"))
     print()
     print(terminal_safe(render_review(checkpoint, proposal, zone), keep_newlines=True))
+    version = plan_version(rt, checkpoint)
+    if version.get("version_changes"):
+        print()
+        print(f"Changed since version {version['version'] - 1}:")
+        print("".join(f"  - {terminal_safe(line)}\n" for line in version["version_changes"]), end="")
+    if version.get("superseded_by"):
+        after = version["superseded_by"]
+        print()
+        replaced = f"Revised: version {after['version']} replaces this one (proposal {after['proposal_hash']})"
+        print(terminal_safe(replaced))
     return EXIT_OK
 
 

@@ -7,6 +7,7 @@ requests      requests beside the shop: the run holds its order; one start per r
 start         the agent runs its tools until the hook interrupts before apply_production_plan; session,
               proposal and the sealed checkpoint are made durable; the process exits
 repropose     a stale plan replaced by a new run's plan under the same policy and links
+revise        an approver's guidance makes the next version of the plan (supersedes the previous one)
 
-submit -> plan_request -> requests (not started yet?) -> start -> (asking) ... repropose when stale
+submit -> plan_request -> requests (not started yet?) -> start -> (asking) ... repropose when stale, revise on guidance
 """
