@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from ..domain.approval.authority import was_revised
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.errors import IntegrityError, ResumeRefusedError
 from ..domain.planning.proposal import load_proposal
@@ -56,7 +57,7 @@ def plan_version(rt: Runtime, checkpoint: Checkpoint) -> dict[str, Any]:
     except (ResumeRefusedError, IntegrityError):
         return {}
     found = rt.approvals.approvals_for(checkpoint.checkpoint_id)
-    replaced = found[-1] if found and found[-1].revised() else None
+    replaced = found[-1] if found and was_revised(found[-1]) else None
     fields: dict[str, Any] = {"version": proposal.version}
     if replaced is not None:
         fields["superseded_by"] = {

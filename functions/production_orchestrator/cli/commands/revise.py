@@ -9,10 +9,8 @@ import argparse
 import os
 from typing import Any
 
-from pydantic import ValidationError as PydanticValidationError
-
 from ...domain.errors import GuidanceRefusedError, ResumeRefusedError, ValidationError
-from ...domain.planning.guidance import MAX_NOTE_CHARS, Guidance, Overtime
+from ...domain.planning.guidance import MAX_NOTE_CHARS, Guidance, Overtime, read_guidance, read_overtime
 from ...domain.shop.model import ID_PATTERN, MAX_MINUTES_PER_DAY, parse_day
 from .. import inputs
 from ..given import add_given_flags
@@ -36,7 +34,10 @@ def _overtime(text: str) -> Overtime:
         raise argparse.ArgumentTypeError(f"{day!r} in {text!r} is not a day (YYYY-MM-DD)") from None
     if not 1 <= int(minutes) <= MAX_MINUTES_PER_DAY:
         raise argparse.ArgumentTypeError(f"{minutes} minutes: a day holds 1 to {MAX_MINUTES_PER_DAY}")
-    return Overtime(machine=machine, day=day, minutes=int(minutes))
+    try:
+        return read_overtime(machine, day, int(minutes))
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _order(text: str) -> str:
@@ -54,17 +55,14 @@ def _note(text: str) -> str:
 
 def guidance_of(args: argparse.Namespace) -> Guidance:
     """The guidance the flags give (``ValidationError`` when it is not well formed)."""
-    try:
-        return Guidance(
-            keep=tuple(dict.fromkeys(args.keep)),
-            overtime=tuple(args.overtime),
-            quantity=args.quantity,
-            due=args.due,
-            product=args.product,
-            note=args.note,
-        )
-    except PydanticValidationError as exc:
-        raise ValidationError(f"the guidance is not usable: {exc.errors()[0]['msg']}") from None
+    return read_guidance(
+        keep=tuple(dict.fromkeys(args.keep)),
+        overtime=tuple(args.overtime),
+        quantity=args.quantity,
+        due=args.due,
+        product=args.product,
+        note=args.note,
+    )
 
 
 def _revise(args: argparse.Namespace) -> int:

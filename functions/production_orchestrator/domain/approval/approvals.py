@@ -135,23 +135,12 @@ class ApprovalRecord(_Frozen):
     notified: tuple[str, ...] = ()
     supersedes: str = ""
     superseded_by: str = ""
-    # The plan's version (1: the request's first plan; 2, 3...: revisions) and, once a revision replaced this
-    # approval, the version and proposal hash that replaced it (what a refusal names).
-    version: int = Field(default=1, ge=1, le=1000)
-    successor_version: int = Field(default=0, ge=0, le=1000)
-    successor_hash: str = Field(default="", pattern=r"^([0-9a-f]{64})?$")
+    version: int = Field(default=1, ge=1, le=1000, exclude_if=lambda v: v == 1)  # the plan's; then its successor's:
+    successor_version: int = Field(default=0, ge=0, le=1000, exclude_if=lambda v: v == 0)
+    successor_hash: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", exclude_if=lambda v: not v)
     # Reminders held or sent (``<point>|<approver>``) and when the backup approvers joined (once).
     reminders: tuple[ReminderMark, ...] = ()
     escalated_at: str = ""
-
-    @model_serializer(mode="wrap")
-    def _without_version_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # An approval of a first plan that no revision replaced serializes as approvals did before revisions.
-        data: dict[str, Any] = handler(self)
-        for name, default in (("version", 1), ("successor_version", 0), ("successor_hash", "")):
-            if data.get(name) == default:
-                data.pop(name, None)
-        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -254,17 +243,12 @@ class ApprovalRecord(_Frozen):
         return self.model_copy(update={"status": "expired", "closed_at": utc_iso(now)})
 
     def superseded(self, successor: str, now: datetime, *, version: int = 0, proposal_hash: str = "") -> ApprovalRecord:
-        """The record closed by "propose again" or by a revision (the successor's ``version`` above this one's,
-        with its ``proposal_hash``): only a pending approval in its window may be replaced."""
+        """Closed by "propose again" or a revision (a higher ``version``): only an open approval is replaced."""
         self._require_open(now)
-        update: dict[str, Any] = {"status": "superseded", "superseded_by": successor, "closed_at": utc_iso(now)}
-        if version > self.version:
-            update.update(successor_version=version, successor_hash=proposal_hash)
-        return self.model_copy(update=update)
-
-    def revised(self) -> bool:
-        """True when a revision (a new version of the plan) replaced this approval."""
-        return self.status == "superseded" and self.successor_version > self.version
+        revised = {"successor_version": version, "successor_hash": proposal_hash} if version > self.version else {}
+        return self.model_copy(
+            update={"status": "superseded", "superseded_by": successor, "closed_at": utc_iso(now), **revised}
+        )
 
     def woken(self, now: datetime, *, confirmed: bool = True) -> ApprovalRecord:
         """The record once the workflow was told (``confirmed``), or as a wake-up is about to be tried."""

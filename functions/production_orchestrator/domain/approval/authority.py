@@ -81,7 +81,7 @@ def authorize(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> Verdi
         )
     if approval.status in ("decided", "rejected"):
         return _closed(approval, ask)
-    if approval.revised():
+    if was_revised(approval):
         return superseded_refusal(approval)
     if approval.status == "superseded":
         return _refuse(
@@ -98,6 +98,11 @@ def authorize(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> Verdi
             f"{approval.required} approvals)",
         )
     return _open(approval, ask)
+
+
+def was_revised(approval: ApprovalRecord) -> bool:
+    """True when a revision (a newer version of the plan) replaced ``approval``."""
+    return approval.status == "superseded" and approval.successor_version > approval.version
 
 
 def superseded_refusal(approval: ApprovalRecord) -> Refusal:
@@ -117,7 +122,7 @@ def authorize_revision(
     the policy would let approve it, while it is open); else the refusal. Pure."""
     if approval is None:
         return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, "no approval was requested for this plan: none may revise it")
-    if approval.revised():
+    if was_revised(approval):
         return superseded_refusal(approval)
     if approval.status in ("decided", "rejected", "superseded"):
         return _refuse(

@@ -21,9 +21,10 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from ..errors import GuidanceCode, GuidanceRefusedError, PlanningError
+from ..errors import GuidanceCode, GuidanceRefusedError, PlanningError, ValidationError
 from ..records import ProposalHash
-from ..shop.model import MAX_MINUTES_PER_DAY, Day, ExtraMinutes, Id, Machine, Order, ShopState, add_days
+from ..shop.model import MAX_MINUTES_PER_DAY, Day, Id, Machine, Order, ShopState, add_days
+from ..shop.overtime import ExtraMinutes
 from .greedy import HORIZON_DAYS
 
 MAX_NOTE_CHARS = 1000
@@ -72,6 +73,22 @@ class Guidance(_Frozen):
         if self.note.strip():
             lines.append(f"note: {self.note.strip()}")
         return lines
+
+
+def read_guidance(**values: object) -> Guidance:
+    """The guidance ``values`` give, or ``ValidationError`` saying what is not well formed."""
+    try:
+        return Guidance.model_validate(values)
+    except PydanticValidationError as exc:
+        raise ValidationError(f"the guidance is not usable: {exc.errors()[0]['msg']}") from None
+
+
+def read_overtime(machine: str, day: str, minutes: int) -> Overtime:
+    """One overtime, or ``ValidationError``."""
+    try:
+        return Overtime(machine=machine, day=day, minutes=minutes)
+    except PydanticValidationError as exc:
+        raise ValidationError(f"the overtime is not usable: {exc.errors()[0]['msg']}") from None
 
 
 class Revision(_Frozen):
@@ -150,10 +167,7 @@ def with_calendar(shop: ShopState, overtime: Iterable[Overtime]) -> ShopState:
     missing = sorted(set(extra) - {m.id for m in shop.machines})
     if missing:
         raise PlanningError(f"calendar: machine {missing[0]} is no longer in the shop")
-    try:
-        machines = tuple(_with_extra(m, extra.get(m.id, {})) for m in shop.machines)
-    except PydanticValidationError as exc:
-        raise PlanningError(f"calendar: {exc.errors()[0]['msg']}") from None
+    machines = tuple(_with_extra(m, extra.get(m.id, {})) for m in shop.machines)
     return shop.model_copy(update={"machines": machines})
 
 
@@ -163,8 +177,13 @@ def _with_extra(machine: Machine, days: dict[str, int]) -> Machine:
     merged = {x.day: x.minutes for x in machine.overtime}
     for day, minutes in days.items():
         merged[day] = merged.get(day, 0) + minutes
-    overtime = [ExtraMinutes(day=d, minutes=n) for d, n in sorted(merged.items())]
-    return Machine.model_validate({**machine.model_dump(), "overtime": [x.model_dump() for x in overtime]})
+        if machine.minutes_per_day + merged[day] > MAX_MINUTES_PER_DAY:
+            raise PlanningError(
+                f"calendar: {machine.id} on {day} would run {machine.minutes_per_day + merged[day]} minutes, more "
+                f"than a day has ({MAX_MINUTES_PER_DAY})"
+            )
+    overtime = tuple(ExtraMinutes(day=d, minutes=n) for d, n in sorted(merged.items()))
+    return machine.model_copy(update={"overtime": overtime})
 
 
 def planner_view(shop: ShopState, guidance: Guidance | None, target: Order) -> ShopState:

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from ..canonical import content_hash
+from .overtime import ExtraMinutes
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
@@ -94,46 +95,14 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class ExtraMinutes(_Frozen):
-    """Minutes a machine runs beyond its daily capacity on one day (overtime an approved plan added)."""
-
-    day: Day
-    minutes: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
-
-
 class Machine(_Frozen):
-    """A machine, its daily capacity and the days it works (every day but ``closed_days`` unless ``weekdays``);
-    ``overtime``: days it runs longer than ``minutes_per_day`` (recorded by the plan that asked for them)."""
+    """A machine: daily capacity, working days (all but ``closed_days`` unless ``weekdays``), ``overtime``."""
 
     id: Id
     minutes_per_day: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
     closed_days: tuple[Day, ...] = ()
     weekdays: tuple[Weekday, ...] | None = None
-    overtime: tuple[ExtraMinutes, ...] = ()
-
-    @model_serializer(mode="wrap")
-    def _without_empty_overtime(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A machine that never ran overtime serializes (and hashes) as machines did before overtime existed.
-        data: dict[str, Any] = handler(self)
-        if not data.get("overtime"):
-            data.pop("overtime", None)
-        return data
-
-    @field_validator("overtime")
-    @classmethod
-    def _overtime(cls, value: tuple[ExtraMinutes, ...]) -> tuple[ExtraMinutes, ...]:
-        return _unique_sorted(value, lambda x: x.day, "overtime day")
-
-    @model_validator(mode="after")
-    def _overtime_within_a_day(self) -> Machine:
-        for extra in self.overtime:
-            if self.minutes_per_day + extra.minutes > MAX_MINUTES_PER_DAY:
-                raise ValueError(f"{self.id} on {extra.day} would run more than a day ({MAX_MINUTES_PER_DAY} minutes)")
-        return self
-
-    def minutes_on(self, day: str) -> int:
-        """The machine's capacity on ``day`` (a working day): its daily minutes plus any overtime that day."""
-        return self.minutes_per_day + sum(x.minutes for x in self.overtime if x.day == day)
+    overtime: tuple[ExtraMinutes, ...] = Field(default=(), exclude_if=lambda value: not value)
 
     @field_validator("closed_days")
     @classmethod
@@ -150,6 +119,10 @@ class Machine(_Frozen):
         if day in self.closed_days:
             return False
         return self.weekdays is None or WEEKDAYS[parse_day(day).weekday()] in self.weekdays
+
+    def minutes_on(self, day: str) -> int:
+        """The capacity on ``day`` (a working day): the daily minutes plus any overtime that day."""
+        return self.minutes_per_day + sum(x.minutes for x in self.overtime if x.day == day)
 
 
 class Material(_Frozen):
