@@ -18,7 +18,7 @@ root       the composition root: one data dir -> SQLite stores, file sessions, r
 processes  the local stand-in for the workflow: each resume runs in a fresh process
 aws        --table NAME: the same commands on a deployed stack's DynamoDB table (boto3 only when one runs)
 
-``main.COMMAND_MODULES`` lists the command modules in the order ``--help`` shows them.
+``main.COMMAND_NAMES`` lists the command modules in the order ``--help`` shows them; a command imports only its own.
 """
 
 from .main import main
