@@ -24,7 +24,7 @@ COMMAND_NAMES: tuple[str, ...] = (
     "start", "plan", "show", "resume", "resume_approval", "repropose", "status", "history",  # runs and decisions
     "shop", "order",  # the shop
     "serve", "approvals", "remind", "outbox",  # approvers and messages
-    "audit", "submit",  # operations
+    "audit", "submit", "completion",  # operations
 )  # fmt: skip
 
 
@@ -32,6 +32,11 @@ def command_modules(names: Sequence[str] = COMMAND_NAMES) -> tuple[CommandModule
     """The command modules ``names`` names, imported (their definitions only: see cli/parser.py)."""
     # __import__, not importlib.import_module: the interpreter's own import, which -X importtime reports.
     return tuple(__import__(f"{__package__}.commands.{name}", fromlist=["register"]) for name in names)
+
+
+def root_parser() -> argparse.ArgumentParser:
+    """The parser with every command (what ``--help``, the reference pages and completion read)."""
+    return build_parser(command_modules())
 
 
 def __getattr__(name: str) -> tuple[CommandModule, ...]:
