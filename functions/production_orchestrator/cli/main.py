@@ -21,6 +21,7 @@ from .commands import (
     plan,
     remind,
     repropose,
+    request,
     resume,
     resume_approval,
     serve,
@@ -36,7 +37,7 @@ from .parser import CommandModule, build_parser, check_runtime
 # Each module adds its commands through ``register(subparsers)`` and names its GROUP; --help lists the groups in
 # the order their first command comes here.
 COMMAND_MODULES: tuple[CommandModule, ...] = (
-    start, plan, show, resume, resume_approval, repropose, status, history,  # runs and decisions
+    start, plan, show, resume, resume_approval, repropose, status, history, request,  # runs and decisions
     shop, order,  # the shop
     serve, approvals, remind, outbox,  # approvers and messages
     audit, submit,  # operations
