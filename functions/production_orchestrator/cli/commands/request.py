@@ -11,9 +11,7 @@ import argparse
 import getpass
 from typing import Any
 
-from ...domain.presentation import terminal_safe
-from ...services.runs.held import DropHeld, drop_held, held_requests
-from ..output import EXIT_OK, READ_ONLY, emit, emit_json, say
+from ..output import EXIT_OK, READ_ONLY, emit, emit_json, say, terminal_safe
 from ..parser import GROUP_RUNS, actions, add_json_flag, command, data_dir
 from ..root import local_runtime
 
@@ -21,6 +19,8 @@ GROUP = GROUP_RUNS
 
 
 def _list(args: argparse.Namespace) -> int:
+    from ...services.runs.held import held_requests
+
     held = held_requests(local_runtime(data_dir(args), create=False), open_only=not args.all)
     if args.json:
         emit_json({"held": [h.model_dump(exclude={"text", "schema_version"}) for h in held]})
@@ -39,6 +39,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _drop(args: argparse.Namespace) -> int:
+    from ...services.runs.held import DropHeld, drop_held
+
     rt = local_runtime(data_dir(args), create=False)
     dropped = drop_held(rt, DropHeld(args.held_id, args.by or getpass.getuser(), args.reason or ""))
     emit(
