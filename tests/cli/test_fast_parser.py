@@ -7,9 +7,12 @@ imports on stderr): what a user's ``--help`` imports is what is tested, not time
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from tests.support.clidriver import cli
+from tests.support.refusal_cases import Pending
 
 # What no help may import: the layers below the CLI, the SDKs, pydantic (every model), the composition root.
 FORBIDDEN = (
@@ -65,3 +68,29 @@ def test_help_imports_no_implementation(argv: tuple[str, ...]) -> None:
 def test_the_report_is_read_as_imports() -> None:
     report = "import time: self [us] | cumulative | imported package\nimport time:   10 |   20 |   pydantic.main\n"
     assert forbidden_in(imported_modules(report)) == ["pydantic.main"]
+
+
+# What a read-only command has no use for: the agent and its SDKs, the planner's solver, the e-mail reader, the
+# pages, and every other command's module.
+NOT_FOR_READING = (
+    "strands",
+    "boto3",
+    "botocore",
+    "production_orchestrator.agent.providers",
+    "production_orchestrator.domain.planning.solver",
+    "production_orchestrator.domain.intake.customer_message",
+    "production_orchestrator.approval_web.local_server",
+)
+
+
+@pytest.mark.parametrize("command", ["status", "show"])
+def test_status_and_show_import_only_what_they_read(pending: Callable[..., Pending], command: str) -> None:
+    run_dir = pending()
+    words = ("show", "--checkpoint", run_dir.checkpoint_id) if command == "show" else ("status",)
+    run = cli("--data-dir", str(run_dir.data_dir), *words, environ={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    modules = imported_modules(run.stderr)
+    assert f"production_orchestrator.cli.commands.{command}" in modules
+    others = {m for m in modules if m.startswith("production_orchestrator.cli.commands.")}
+    assert others == {f"production_orchestrator.cli.commands.{command}"}
+    assert sorted(m for m in modules if any(m == f or m.startswith(f"{f}.") for f in NOT_FOR_READING)) == []

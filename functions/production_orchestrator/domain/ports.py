@@ -5,18 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .approval.approvals import ApprovalRecord, ApproverLink, Vote
-from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
-from .approval.verification import SessionFacts
-from .intake.held import PossibleDuplicate
-from .intake.request_key import RunRequest
-from .intake.submissions import Submission
-from .messages.outbox import OutboxMessage
-from .records import AuditEvent, Completion, DecisionRecord
-from .shop.model import ShopState
+
+if TYPE_CHECKING:  # named in signatures only: a command imports the records it reads, not every port's
+    from .approval.approvals import ApprovalRecord, ApproverLink, Vote
+    from .approval.audit_chain import Head
+    from .approval.verification import SessionFacts
+    from .intake.held import PossibleDuplicate
+    from .intake.request_key import RunRequest
+    from .intake.submissions import Submission
+    from .messages.outbox import OutboxMessage
+    from .records import AuditEvent, Completion, DecisionRecord
+    from .shop.model import ShopState
 
 
 class ShopStore(Protocol):

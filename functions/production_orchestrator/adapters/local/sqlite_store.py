@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
@@ -22,8 +23,6 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
-from ...domain.intake.request_key import RunRequest
-from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
@@ -31,6 +30,10 @@ from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_ap
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import OUTBOX_SCHEMA, SqliteOutbox, queue_in
 from .sqlite_requests import REQUESTS_SCHEMA, SqliteRequests, insert_request_key
+
+if TYPE_CHECKING:  # the outbox's records load when a message is read or written
+    from ...domain.intake.request_key import RunRequest
+    from ...domain.messages.outbox import OutboxMessage
 
 _SCHEMA = (
     """

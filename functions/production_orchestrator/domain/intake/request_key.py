@@ -28,13 +28,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import sha256_hex
 from ..records import CheckpointId, require_hash
-from .customer_message import CustomerMessage
+
+if TYPE_CHECKING:  # a store reads keys without the e-mail reader
+    from .customer_message import CustomerMessage
 
 RUN_REQUEST_SCHEMA_VERSION: Literal[1] = 1
 _HASH = r"^[0-9a-f]{64}$"
