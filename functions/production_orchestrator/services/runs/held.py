@@ -11,13 +11,16 @@ is refused (``REQUEST_NOT_HELD``) with nothing written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...domain.errors import HeldRequestCode, HeldRequestError, PossibleDuplicateError
-from ...domain.intake.customer_message import CustomerMessage
 from ...domain.intake.held import PossibleDuplicate, held_id, require_held_id
 from ...domain.intake.request_key import envelope_hash, request_hash, sender_of
 from ...domain.records import audit_event, utc_iso
 from ..runtime import Runtime
+
+if TYPE_CHECKING:  # show and status read holds without the e-mail reader
+    from ...domain.intake.customer_message import CustomerMessage
 
 
 def hold(rt: Runtime, message: CustomerMessage, possible: PossibleDuplicateError) -> PossibleDuplicate:
