@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import GuidanceRefusedError, ResumeRefusedError, ValidationError
-from ...domain.planning.guidance import MAX_NOTE_CHARS, Guidance, Overtime, read_guidance, read_overtime
-from ...domain.shop.model import ID_PATTERN, MAX_MINUTES_PER_DAY, parse_day
+from ...domain.limits import MAX_NOTE_CHARS
 from .. import inputs
 from ..given import add_given_flags
 from ..output import EXIT_OK, PROG, emit, refused, say
@@ -19,14 +19,21 @@ from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
 from ..running import ready
 
+if TYPE_CHECKING:  # what the command runs loads when it runs, not when the parser is built
+    from ...domain.planning.guidance import Guidance, Overtime
+
 GROUP = GROUP_RUNS
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")  # the shop model's id rule, checked again there
 
 
 def _overtime(text: str) -> Overtime:
     """``MACHINE:DAY:MINUTES`` (e.g. ``EMB-01:2026-08-15:120``)."""
+    from ...domain.planning.guidance import read_overtime
+    from ...domain.shop.model import MAX_MINUTES_PER_DAY, parse_day
+
     machine, _, rest = text.strip().partition(":")
     day, _, minutes = rest.rpartition(":")
-    if not ID_PATTERN.fullmatch(machine) or not day or not minutes.isdigit():
+    if not _ID.fullmatch(machine) or not day or not minutes.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not MACHINE:DAY:MINUTES (e.g. EMB-01:2026-08-15:120)")
     try:
         parse_day(day)
@@ -42,7 +49,7 @@ def _overtime(text: str) -> Overtime:
 
 def _order(text: str) -> str:
     order = text.strip()
-    if not ID_PATTERN.fullmatch(order):
+    if not _ID.fullmatch(order):
         raise argparse.ArgumentTypeError(f"{text!r} is not an order id")
     return order
 
@@ -55,6 +62,8 @@ def _note(text: str) -> str:
 
 def guidance_of(args: argparse.Namespace) -> Guidance:
     """The guidance the flags give (``ValidationError`` when it is not well formed)."""
+    from ...domain.planning.guidance import read_guidance
+
     return read_guidance(
         keep=tuple(dict.fromkeys(args.keep)),
         overtime=tuple(args.overtime),

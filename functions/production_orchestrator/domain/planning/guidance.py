@@ -22,12 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import GuidanceCode, GuidanceRefusedError, PlanningError, ValidationError
+from ..limits import MAX_NOTE_CHARS
 from ..records import ProposalHash
 from ..shop.model import MAX_MINUTES_PER_DAY, Day, Id, Machine, Order, ShopState, add_days
 from ..shop.overtime import ExtraMinutes
 from .greedy import HORIZON_DAYS
-
-MAX_NOTE_CHARS = 1000
 
 
 class _Frozen(BaseModel):
