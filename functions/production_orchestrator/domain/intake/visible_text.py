@@ -27,6 +27,7 @@ _BLOCK = frozenset(
     }
 )  # fmt: skip
 _CELL = frozenset({"td", "th"})
+_MAX_TABLES = 32  # nested deeper than this, a table's rows are read as plain lines
 # Elements a parser closes when the next one of the kind opens (<p>a<p>b, <li>a<li>b).
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
 _ZERO = r"0*\.?0+(?:px|pt|em|rem|%|ex|ch|vw|vh|mm|cm|in)?"
@@ -72,6 +73,8 @@ class _Visible(HTMLParser):
         self.lines: list[str] = []
         self.line: list[str] = []
         self.depth_of_line = 0
+        # Per open <table>: its header cells (a first row of <th>) and the open row's cells (is_th, text).
+        self.tables: list[tuple[list[str], list[tuple[bool, list[str]]]]] = []
 
     def _state(self) -> tuple[bool, str, str, int]:
         hidden = any(e[1] for e in self.stack)
@@ -85,9 +88,36 @@ class _Visible(HTMLParser):
             self.lines.append("> " * self.depth_of_line + text if text else "")
         self.line = []
 
+    def _end_row(self) -> None:
+        """A table row read as its reader reads it: under a header row, each cell labelled by its header
+        ("Quantity: 150"); a two-cell row whose first cell is a word or two, that word labelling the second."""
+        if not self.tables or not self.tables[-1][1]:
+            return
+        header, cells = self.tables[-1]
+        texts = [" ".join("".join(parts).split()) for _, parts in cells]
+        self.tables[-1] = (header, [])
+        if not header and len(cells) >= 2 and all(is_th for is_th, _ in cells):
+            header.extend(texts)
+            return
+        if header and len(texts) == len(header):
+            pairs = [(h, c) for h, c in zip(header, texts, strict=True) if h and c]
+        elif len(texts) == 2 and texts[0] and texts[1] and len(texts[0]) <= 40 and not re.search(r"\d", texts[0]):
+            pairs = [(texts[0], texts[1])]
+        else:
+            return
+        self.line = []
+        for label, value in pairs:
+            self.lines.append(f"{label.rstrip(': ')}: {value}")
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SELF_CLOSING_SIBLINGS and self.stack and self.stack[-1][0] == tag:
             self.stack.pop()
+        if tag == "table" and len(self.tables) < _MAX_TABLES:
+            self.tables.append(([], []))
+        elif tag == "tr":
+            self._end_row()
+        elif tag in _CELL and self.tables and not self._state()[0]:
+            self.tables[-1][1].append((tag == "th", []))
         if tag in _BLOCK or tag == "br":
             self._break()
         elif tag in _CELL:
@@ -115,6 +145,10 @@ class _Visible(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in _CELL:
             self.line.append(" ")
+        if tag == "tr" or (tag == "table" and self.tables):
+            self._end_row()
+        if tag == "table" and self.tables:
+            self.tables.pop()
         if any(e[0] == tag for e in self.stack):
             while self.stack:
                 if self.stack.pop()[0] == tag:
@@ -129,6 +163,8 @@ class _Visible(HTMLParser):
         if not "".join(self.line).strip():
             self.depth_of_line = depth
         self.line.append(data)
+        if self.tables and self.tables[-1][1]:
+            self.tables[-1][1][-1][1].append(data)
 
 
 def visible_text(markup: str) -> str:
