@@ -30,7 +30,7 @@ from .commands import (
     status,
     submit,
 )  # fmt: skip
-from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
+from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, guard_terminal, say
 from .parser import CommandModule, build_parser, check_runtime
 
 # Each module adds its commands through ``register(subparsers)`` and names its GROUP; --help lists the groups in
@@ -78,6 +78,7 @@ def _quiet_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never a traceback for an expected failure."""
     args: argparse.Namespace | None = None
+    guard_terminal()  # every string that reaches the terminal is escaped in one place (cli/output.py)
     try:
         args = build_parser(COMMAND_MODULES).parse_args(argv)
         check_runtime(args)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TextIO
 
 from ..domain.presentation import terminal_safe as terminal_safe  # one escaping for every command
 
@@ -37,6 +37,29 @@ EXIT_CODES = (
     (EXIT_INTERRUPTED, "interrupted (Ctrl-C); one line says what state was left"),
     (EXIT_BROKEN_PIPE, "the reader of stdout went away (e.g. | head)"),
 )
+
+
+class TerminalSafeStream:
+    """A text stream whose every write goes through :func:`terminal_safe` (newlines and tabs kept): whatever a
+    command prints, a customer's or approver's text reaches the terminal shown, never obeyed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write("\t".join(terminal_safe(part, keep_newlines=True) for part in str(text).split("\t")))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def guard_terminal() -> None:
+    """Route stdout and stderr through :class:`TerminalSafeStream` (once; the CLI's entry point calls it)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, TerminalSafeStream):
+            setattr(sys, name, TerminalSafeStream(stream))
 
 
 def say(message: str) -> None:

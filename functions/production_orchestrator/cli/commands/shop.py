@@ -21,6 +21,7 @@ from typing import Any
 from ...domain.errors import ValidationError
 from ...domain.presentation import render_shop
 from ...domain.records import audit_event
+from ...domain.shop import life
 from ...domain.shop.file_format import write_shop
 from ...domain.shop.model import ShopState
 from ...services.evidence import current_state
@@ -108,7 +109,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _set_inventory(args: argparse.Namespace) -> int:
     store = local_runtime(data_dir(args), create=False).store
-    quantity = args.quantity
+    quantity = life.counted(args.quantity, "the counted quantity")
     materials = current_state(store).materials
     # Ids are case-sensitive, but a count typed in another case names the one material it can only mean.
     same = [m.id for m in materials if m.id == args.material] or [

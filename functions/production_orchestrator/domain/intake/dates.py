@@ -65,6 +65,8 @@ _DAY_AFTER = ("the day after tomorrow", "uebermorgen", "ubermorgen", "apres-dema
 def fold(text: str) -> str:
     """``text`` in lower case with accents folded (``ä`` -> ``ae``... German, the rest dropped): the form
     dates, numbers and product words are matched in, so ``Décembre``, ``décembre`` and ``decembre`` agree."""
+    if text.isascii():
+        return text.lower()
     text = text.lower().replace("ß", "ss").replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
     text = text.replace("\u2019", "'")
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))

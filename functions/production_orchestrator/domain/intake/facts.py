@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import content_hash
 from ..errors import IntakeError
+from ..planning.drafts import GENERATED_ID_PREFIX
 from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
@@ -344,7 +345,8 @@ def resolve_request(
         raise IntakeError("the request cannot be planned: " + "; ".join(problems), problems=tuple(problems))
     order = Order(
         id=order_id
-        or "REQ-" + content_hash([message.sender, message.message_id, product.code, quantity, due])[:10].upper(),
+        or GENERATED_ID_PREFIX
+        + content_hash([message.sender, message.message_id, product.code, quantity, due])[:10].upper(),
         customer=customer[:120],
         customer_email=message.sender,
         product=product.code,

@@ -30,7 +30,7 @@ ANY_DATE = re.compile(DATE_EXPRESSION)
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
     ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
-    plain = _NOT_A_QUANTITY.sub(" ", without_sizes(ANY_DATE.sub(" ", fold(text))))
+    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
@@ -62,7 +62,7 @@ _MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
 # ref 4411), a count of something else (30 people); dates are taken out before (in 10 days), and a number glued
 # to a word or an id (A4, #4411) never matches NUMBER.
 _NOT_A_QUANTITY = re.compile(
-    rf"\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|{_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
+    rf"(?<!\d)\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|(?<![\d.,]){_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
     r"euros?|dollars?|percent|prozent|pour\s?cent|por\s?ciento|procent)\b|[$\u20ac\u00a3%])|"
     r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?\s*\d+|"
     r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
@@ -71,12 +71,20 @@ _NOT_A_QUANTITY = re.compile(
     r"pos|position|posten|item|line|ligne|linea|partida|regel)\b"
     r"(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
     rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
-    # A telephone number: "+44 24 7655 0192", "06 12 34 56 78", "Tel. 02822 91 57 30" (groups of digits).
-    r"(?:\+|\b00)\d{1,3}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?!\w)|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
-    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
-    r"(?<![\w.,+])0\d{1,4}(?:[ ./-]\d{2,5}){2,5}(?!\w)"
+    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)"
 )
+# A telephone number without its label: "+44 24 7655 0192", "06 12 34 56 78" (groups, 8 digits or more).
+_PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?![\w,.]\d|\w)")
+_PHONE_DIGITS = 8
+
+
+def _not_quantities(text: str) -> str:
+    """``text`` without the numbers that cannot be how many (telephone numbers, times, money, ids...)."""
+    text = _PHONE.sub(lambda m: " " if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS else m.group(0), text)
+    return _NOT_A_QUANTITY.sub(" ", text)
+
+
 # A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
 _TOTAL_WORD = r"(?:total|insgesamt|gesamt|au\s+total|en\s+total|in\s+totaal|totaal)"
 _TOTAL = re.compile(
@@ -87,7 +95,7 @@ _TOTAL = re.compile(
 
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _NOT_A_QUANTITY.sub(" ", without_sizes(ANY_DATE.sub(" ", fold(text))))
+    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 

@@ -123,10 +123,10 @@ class Material(_Frozen):
     """A material: what is on hand, what is already ordered, and who supplies it how fast."""
 
     id: Id
-    on_hand: int = Field(ge=0)
+    on_hand: int = Field(ge=0, le=2**53 - 1)  # kept exactly by every store (domain/shop/life.py MAX_AMOUNT)
     supplier_email: Email
     lead_time_days: int = Field(ge=0, le=365)
-    on_order: int = Field(default=0, ge=0)
+    on_order: int = Field(default=0, ge=0, le=2**53 - 1)
 
 
 class MaterialPerUnit(_Frozen):
