@@ -21,7 +21,7 @@ import email.utils
 import re
 from dataclasses import dataclass
 from datetime import date
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 
 from ..errors import IntakeError, MimeTooDeepError, RequestTooLongError
 from ..shop.model import EMAIL_PATTERN, Language
@@ -132,9 +132,10 @@ MAX_MIME_BOUNDARIES = 64
 _BOUNDARY = re.compile(r"boundary\s{0,8}=", re.IGNORECASE)
 
 
-def _mime_depth(message: EmailMessage) -> int:
+def _mime_depth(message: MIMEPart) -> int:
     """How deep ``message``'s multiparts nest, walked without recursion."""
-    deepest, pending = 0, [(message, 0)]
+    deepest = 0
+    pending: list[tuple[MIMEPart, int]] = [(message, 0)]
     while pending:
         part, depth = pending.pop()
         deepest = max(deepest, depth)
