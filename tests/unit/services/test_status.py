@@ -135,9 +135,7 @@ def test_a_pending_plan_on_an_unchanged_shop_has_no_changes(world: MemoryWorld) 
     assert (row["status"], row["changes"], row["votes"]) == ("pending", (), ())
 
 
-def test_status_shows_the_latest_runs_and_reads_only_those(
-    world: MemoryWorld, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_status_shows_the_latest_runs_and_reads_only_those(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     runs = []
     for _ in range(4):
         runs.append(world.start())
