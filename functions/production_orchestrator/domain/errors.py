@@ -81,6 +81,12 @@ class InboundRefusedError(ValidationError):
         self.human_message = message
 
 
+class ClientTokenReusedError(ValidationError):
+    """A submit's client token already names a run of another request: nothing is stored or started."""
+
+    code = "CLIENT_TOKEN_REUSED"
+
+
 class SubmitterUnknownError(ValidationError):
     """An authenticated caller the deployment's submitter map does not name may not start a run. Nothing written."""
 
