@@ -38,7 +38,8 @@ def test_replacing_the_shop_names_the_plans_it_made_stale_and_their_resume_is_re
     started = world.start()
     proposed_on = started.checkpoint.domain_digest
     assert [c.checkpoint_id for c in pending_on(world.ports(), proposed_on)] == [started.checkpoint.checkpoint_id]
-    recount = RUSH.with_inventory("THREAD-RED-40", 5000)
+    assert import_shop(world.ports(), ImportShop(RUSH.with_inventory("THREAD-RED-40", 5000))).stale_checkpoints == ()
+    recount = RUSH.with_inventory("THREAD-RED-40", 0)  # more stock stales nothing; none leaves the plan short
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as guarded:
         import_shop(world.ports(), ImportShop(recount))
