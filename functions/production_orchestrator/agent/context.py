@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from ..domain.limits import DEFAULT_NODES
 from ..domain.planning.proposal import GivenFacts
-from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
 from ..domain.shop.model import Order, ShopState

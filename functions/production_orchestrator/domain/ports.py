@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .approval.approvals import ApprovalRecord, ApproverLink, Vote
-from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
-from .approval.verification import SessionFacts
-from .intake.submissions import Submission
-from .messages.outbox import OutboxMessage
-from .records import AuditEvent, Completion, DecisionRecord
-from .shop.model import ShopState
+
+if TYPE_CHECKING:  # named in signatures only: a command imports the records it reads, not every port's
+    from .approval.approvals import ApprovalRecord, ApproverLink, Vote
+    from .approval.audit_chain import Head
+    from .approval.verification import SessionFacts
+    from .intake.submissions import Submission
+    from .messages.outbox import OutboxMessage
+    from .records import AuditEvent, Completion, DecisionRecord
+    from .shop.model import ShopState
 
 
 class ShopStore(Protocol):

@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
@@ -24,13 +25,15 @@ from ...domain.errors import (
     StaleStateError,
 )
 from ...domain.intake.request_key import split_claim
-from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
 from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import OUTBOX_SCHEMA, SqliteOutbox, queue_in
+
+if TYPE_CHECKING:  # the outbox's records load when a message is read or written
+    from ...domain.messages.outbox import OutboxMessage
 
 _SCHEMA = (
     """

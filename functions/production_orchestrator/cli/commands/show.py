@@ -7,26 +7,25 @@ import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...approval_web.pages import render_for_file
 from ...domain.errors import ValidationError
-from ...domain.planning.proposal import ProposalContent
-from ...domain.ports import ApprovalStore, ShopStore
-from ...domain.presentation import render_review, shop_time, shop_zone, terminal_safe
-from ...domain.records import Checkpoint
-from ...services.deciding.review import LinkView
-from ...services.evidence import proposed_on, review, what_changed
-from ...services.status import checkpoint_status
 from .. import inputs
-from ..output import EXIT_OK, READ_ONLY, emit_json
+from ..output import EXIT_OK, READ_ONLY, emit_json, terminal_safe
 from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_approvals, local_runtime, utc_now
+
+if TYPE_CHECKING:  # what the command reads loads when it runs, not when the parser is built
+    from ...domain.planning.proposal import ProposalContent
+    from ...domain.ports import ApprovalStore, ShopStore
+    from ...domain.records import Checkpoint
 
 GROUP = GROUP_RUNS
 
 
 def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
+    from ...domain.presentation import shop_time
+
     expires = shop_time(checkpoint.expires_at, zone)
     return {
         "pending": f"waiting for a decision until {expires}",
@@ -39,6 +38,10 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ...domain.presentation import render_review, shop_zone
+    from ...services.evidence import review
+    from ...services.status import checkpoint_status
+
     if args.json and args.html is not None:
         raise ValidationError("--json and --html: choose one")
     where = data_dir(args)
@@ -80,6 +83,11 @@ def _html(
     now: datetime,
 ) -> str:
     """The approval page of ``checkpoint`` as a file: what its approvers see, without the forms."""
+    from ...approval_web.pages import render_for_file
+    from ...domain.presentation import shop_zone
+    from ...services.deciding.review import LinkView
+    from ...services.evidence import proposed_on, what_changed
+
     found = approvals.approvals_for(checkpoint.checkpoint_id)
     if not found:
         raise ValidationError(f"run {checkpoint.checkpoint_id} has no approval record: there is no page to write")

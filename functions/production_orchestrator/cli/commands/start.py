@@ -11,21 +11,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ...domain.errors import AlreadyPendingError, ValidationError
-from ...domain.planning.solver import DEFAULT_NODES
-from ...domain.scenarios import SCENARIOS
-from ...domain.shop.model import parse_day
-from ...services.runs.plan_request import PlanRequest, on_current_shop
-from ...services.runtime import Runtime
+from ...domain.limits import DEFAULT_NODES, SCENARIO_TITLES
 from .. import approval_side, inputs
 from ..files import read_text
 from ..given import add_given_flags, given_facts
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..running import ready, with_dir
+
+if TYPE_CHECKING:  # the services load when the command runs, not when the parser is built
+    from ...services.runs.plan_request import PlanRequest
+    from ...services.runtime import Runtime
 
 DEFAULT_SCENARIO = "rush-order"
 
@@ -37,7 +37,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
     start.add_argument(
         "--scenario",
         default=None,
-        choices=sorted(SCENARIOS),
+        choices=sorted(SCENARIO_TITLES),
         help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request)",
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
@@ -47,6 +47,9 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
 
 def plan_request(args: argparse.Namespace, rt: Runtime) -> PlanRequest:
     """What ``start`` plans, from its flags."""
+    from ...domain.shop.model import parse_day
+    from ...services.runs.plan_request import PlanRequest, on_current_shop
+
     if args.as_of is not None:
         try:
             parse_day(args.as_of)

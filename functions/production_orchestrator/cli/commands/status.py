@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...domain.presentation import shop_stamp, terminal_safe
-from ...services.status import status
-from ..output import EXIT_OK, READ_ONLY, emit_json
+from ..output import EXIT_OK, READ_ONLY, emit_json, terminal_safe
 from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_runtime
 
@@ -15,6 +13,9 @@ GROUP = GROUP_RUNS
 
 
 def _status(args: argparse.Namespace) -> int:
+    from ...domain.presentation import shop_stamp
+    from ...services.status import status
+
     where = data_dir(args)
     report = status(local_runtime(where, create=False))
     if args.json:

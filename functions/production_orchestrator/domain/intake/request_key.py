@@ -7,8 +7,12 @@ no Message-ID       -> "text:" + sha256 of the canonical text with runs of white
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..canonical import sha256_hex
-from .customer_message import CustomerMessage
+
+if TYPE_CHECKING:  # a store reads keys without the e-mail reader
+    from .customer_message import CustomerMessage
 
 
 def request_key(message: CustomerMessage) -> str:
