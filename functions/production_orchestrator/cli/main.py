@@ -14,14 +14,15 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
-from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
+from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, guard_terminal, say
 from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runtime
 
 # The modules of cli/commands/, one per top-level command (``start`` in start.py, ``resume-approval`` in
 # resume_approval.py). Each adds its commands through ``register(subparsers)`` and names its GROUP; --help lists
 # the groups in the order their first command comes here.
 COMMAND_NAMES: tuple[str, ...] = (
-    "start", "plan", "show", "resume", "resume_approval", "repropose", "status", "history",  # runs and decisions
+    "start", "plan", "show", "resume", "resume_approval", "repropose", "revise",  # runs and decisions
+    "status", "history", "request",
     "shop", "order",  # the shop
     "serve", "approvals", "remind", "outbox",  # approvers and messages
     "audit", "submit", "completion",  # operations
@@ -102,6 +103,7 @@ def _quiet_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never a traceback for an expected failure."""
     args: argparse.Namespace | None = None
+    guard_terminal()  # every string that reaches the terminal is escaped in one place (cli/output.py)
     # No pydantic plugin serves a command: looking for one scans every installed package's entry points, a
     # cost each command paid before it read a byte (set the variable to load plugins anyway).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

@@ -27,6 +27,7 @@ from ..errors import PlanningError
 from ..shop.changes import describe_changes
 from ..shop.model import ProcurementTask, ShopState, procurement_key
 from . import still_holds
+from .guidance import with_calendar
 from .proposal import ProposalContent
 
 
@@ -58,11 +59,13 @@ class Verdict:
 
 
 def result_of(state: ShopState, proposal: ProposalContent) -> ShopState:
-    """``state`` with the plan's schedule changes, its new order and its procurement, one revision on.
+    """``state`` with the plan's calendar changes (overtime), schedule changes, new order and procurement, one
+    revision on.
 
     A moved order must be exactly where the plan found it; the plan's own order is added when the shop does
     not hold it yet (a request waits beside the shop until its plan applies) or when it is held unscheduled.
     """
+    state = with_calendar(state, proposal.calendar_changes)
     orders = {o.id: o for o in state.orders}
     changed = []
     for change in proposal.schedule_changes:

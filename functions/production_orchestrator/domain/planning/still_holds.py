@@ -21,6 +21,7 @@ from datetime import datetime
 
 from ..shop.model import Allocation, ShopState, add_days, runs
 from . import checker
+from .guidance import with_calendar
 from .materials import ready_day, shortages
 from .proposal import ProcurementAction, ProposalContent
 
@@ -100,9 +101,11 @@ def where_found(current: ShopState, proposal: ProposalContent) -> list[str]:
 
 
 def _planned(current: ShopState, proposal: ProposalContent) -> checker.Plan | None:
-    """The plan as the independent checker reads it, on the current shop with the new order taken in."""
+    """The plan as the independent checker reads it, on the current shop with the new order taken in and the
+    plan's own calendar changes (overtime) made; ``PlanningError`` when those no longer fit the shop."""
     target = proposal.target_order.model_copy(update={"schedule": ()})
     state = current if current.order(target.id) is not None else current.with_order(target)
+    state = with_calendar(state, proposal.calendar_changes)
     product = state.product(target.product)
     if product is None:
         return None
