@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
+from .config import apply_config
 from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
-from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runtime
+from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runtime, data_dir
 
 # The modules of cli/commands/, one per top-level command (``start`` in start.py, ``resume-approval`` in
 # resume_approval.py). Each adds its commands through ``register(subparsers)`` and names its GROUP; --help lists
@@ -109,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = sys.argv[1:] if argv is None else list(argv)
         args = parser_for(words).parse_args(words)
         check_runtime(args)
+        apply_config(args, data_dir(args))
         code = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a reader that went away is reported here, not at exit
         return code
