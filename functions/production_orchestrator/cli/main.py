@@ -23,6 +23,7 @@ from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runti
 # the groups in the order their first command comes here.
 COMMAND_NAMES: tuple[str, ...] = (
     "start", "plan", "show", "resume", "resume_approval", "repropose", "status", "history",  # runs and decisions
+    "request",
     "shop", "order",  # the shop
     "serve", "approvals", "remind", "outbox",  # approvers and messages
     "audit", "submit", "completion",  # operations

@@ -271,3 +271,35 @@ class RequestAlreadyDecidedError(ValidationError):
     """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""
 
     code = "REQUEST_ALREADY_DECIDED"
+
+
+class PossibleDuplicateError(OrchestratorError):
+    """The same sender sent the same request in another envelope (no Message-ID, pasted text, a new Message-ID):
+    it is held beside the earlier run, nothing planned, until a person starts it (``--again``) or drops it.
+
+    ``held_id`` names the hold (written once), ``checkpoint_id`` / ``order_id`` the earlier run."""
+
+    code = "POSSIBLE_DUPLICATE"
+
+    def __init__(self, message: str, *, held_id: str, checkpoint_id: str, order_id: str = "") -> None:
+        super().__init__(message)
+        self.held_id = held_id
+        self.checkpoint_id = checkpoint_id
+        self.order_id = order_id
+
+
+class HeldRequestCode(StrEnum):
+    """Stable reasons an action on a held request (``request drop``) is refused; nothing is written."""
+
+    NOT_FOUND = "NOT_FOUND"
+    REQUEST_NOT_HELD = "REQUEST_NOT_HELD"
+    HELD_ID_INVALID = "HELD_ID_INVALID"
+
+
+class HeldRequestError(ValidationError):
+    """An action on a held request was refused (unknown id, already started or dropped); nothing was written."""
+
+    def __init__(self, code: HeldRequestCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message

@@ -128,6 +128,12 @@ def status(rt: Runtime) -> dict[str, Any]:
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
+        # Requests held for a person (a possible duplicate of the run named), one indexed read.
+        "held": [
+            {"held_id": h.held_id, "kind": h.kind, "sender": h.sender, "duplicate_of": h.duplicate_of}
+            for h in store.held_requests()
+            if h.is_open
+        ],
         # The applied plans' messages by delivery status (outbox list shows each one).
         "messages": dict(sorted(Counter(m.status for m in store.outbox_messages() if m.is_plan).items())),
     }

@@ -40,6 +40,7 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
 def _show(args: argparse.Namespace) -> int:
     from ...domain.presentation import render_review, shop_zone
     from ...services.evidence import review
+    from ...services.runs.held import held_for
     from ...services.status import checkpoint_status
 
     if args.json and args.html is not None:
@@ -49,6 +50,7 @@ def _show(args: argparse.Namespace) -> int:
     store = rt.store
     checkpoint, proposal = review(store, args.checkpoint)
     label, who = checkpoint_status(rt, checkpoint, rt.clock())
+    held = held_for(rt, checkpoint.checkpoint_id)  # requests held as possible duplicates of this run
     if args.json:
         emit_json(
             {
@@ -57,6 +59,7 @@ def _show(args: argparse.Namespace) -> int:
                 "checkpoint": checkpoint.model_dump(mode="json"),
                 "proposal_hash": checkpoint.proposal_hash,
                 "proposal": proposal.model_dump(mode="json"),
+                "possible_duplicates": [{"held_id": h.held_id, "sender": h.sender, "subject": h.subject} for h in held],
             }
         )
         return EXIT_OK
@@ -71,6 +74,12 @@ def _show(args: argparse.Namespace) -> int:
     print(terminal_safe(f"Status: {status_line}"))
     print()
     print(terminal_safe(render_review(checkpoint, proposal, zone), keep_newlines=True))
+    for h in held:
+        print(
+            terminal_safe(
+                f"Held as a possible duplicate of this run: {h.held_id} from {h.sender or 'an unknown sender'}"
+            )
+        )
     return EXIT_OK
 
 

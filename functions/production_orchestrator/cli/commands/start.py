@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ...domain.errors import AlreadyPendingError, ValidationError
+from ...domain.errors import AlreadyPendingError, PossibleDuplicateError, ValidationError
 from ...domain.limits import DEFAULT_NODES, SCENARIO_TITLES
 from .. import approval_side, inputs
 from ..config import START_KEYS
@@ -88,6 +88,21 @@ def _start(args: argparse.Namespace) -> int:
             as_json=args.json,
         )
         say(str(pending))
+        return EXIT_OK
+    except PossibleDuplicateError as held:
+        # The same sender's same words in another envelope: held beside the earlier run, exit 0, nothing planned.
+        emit(
+            {
+                "held_id": held.held_id,
+                "duplicate_of": held.checkpoint_id,
+                "duplicate_order": held.order_id or None,
+                "possible_duplicate": 1,
+            },
+            as_json=args.json,
+        )
+        say(str(held))
+        say(f"  start it anyway: `{PROG} start{with_dir(where)} --request {args.request} --again`; or drop it: "
+            f"`{PROG} request drop{with_dir(where)} {held.held_id}`")  # fmt: skip
         return EXIT_OK
     links = approval_side.issued_links(args, where, result, plan)
     cp = result.checkpoint
@@ -168,7 +183,8 @@ def register(subparsers: Any) -> None:
     start.add_argument(
         "--again",
         action="store_true",
-        help="plan a request that was already decided (approved, rejected or expired) once more",
+        help="plan a request that was already decided (approved, rejected or expired), or one held as a possible "
+        "duplicate, once more",
     )
     add_json_flag(start)
     approval_side.add_start_flags(start)

@@ -45,6 +45,9 @@ def _status(args: argparse.Namespace) -> int:
             print(terminal_safe(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}"))
     if not report["approvals"]:
         print("  no approvals yet")
+    for h in report["held"]:
+        who = h["sender"] or "an unknown sender"
+        print(terminal_safe(f"  {h['held_id']}  held      possible duplicate of {h['duplicate_of']} from {who}"))
     return EXIT_OK
 
 

@@ -24,7 +24,8 @@ from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.policy import checked_policy
 from ...domain.canonical import canonical_bytes
 from ...domain.errors import StartError
-from ...domain.intake.customer_message import read_message
+from ...domain.intake.customer_message import CustomerMessage, read_message
+from ...domain.intake.request_key import request_hash, run_request
 from ...domain.planning.proposal import ProposalContent, load_proposal
 from ...domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ...domain.scenarios import scenario as find_scenario
@@ -32,8 +33,9 @@ from ...domain.shop.model import ShopState, parse_day
 from ..asking.request_approval import LinkPlan
 from ..evidence import current_state
 from ..runtime import Runtime, need, run_context, usage_of
+from .held import started_hold
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
-from .requests import WriteRun, check_not_started, next_claim, write_run
+from .requests import Checked, WriteRun, admit, write_run
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,28 @@ def _fresh_id(shop: ShopState, order_id: str) -> str:
     while shop.order(f"{order_id}-{n}") is not None:
         n += 1
     return f"{order_id}-{n}"
+
+
+def _successor(rt: Runtime, message: CustomerMessage) -> Checked:
+    return Checked(len(rt.store.runs_of_request(request_hash(message))))
+
+
+def _checked(rt: Runtime, message: CustomerMessage, cmd: StartRun) -> Checked:
+    """A customer's request admitted (requests.admit); "propose again" carries its request on unchecked (its
+    run is keyed too, so later starts find it)."""
+    return _successor(rt, message) if cmd.replacing else admit(rt, message, again=cmd.again)
+
+
+def _reuse_note(checked: Checked | None) -> dict[str, list[str]]:
+    """The runs whose Message-ID this new request reuses, for its audit event (none: no field)."""
+    if checked is None or not checked.reuses_message_id_of:
+        return {}
+    return {"reuses_message_id_of": list(checked.reuses_message_id_of)}
+
+
+def _recheck(rt: Runtime, message: CustomerMessage, cmd: StartRun) -> int:
+    """After another start of the request wrote its key first: answer as a start after it would."""
+    return _checked(rt, message, cmd).generation
 
 
 @dataclass(frozen=True)
@@ -83,7 +107,9 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
 
     A customer's request on the data dir's shop is started once (services/runs/requests.py): while a run of it
     is open, ``AlreadyPendingError`` carries that run's ids; once decided, ``RequestAlreadyDecidedError``
-    unless ``again``; both before any model call, with nothing written. ``replacing`` ("propose again")
+    unless ``again``; both before any model call, with nothing written. The same words in another envelope
+    of the same sender are held (``PossibleDuplicateError``, the hold its only write) unless ``again``; a
+    start with ``again`` closes that hold as started. ``replacing`` ("propose again")
     starts the open request's successor run. Reference scenarios re-seed their own shop and are exempt.
     """
     request, binding, approval, again = cmd.request, cmd.binding, cmd.approval, cmd.again
@@ -95,10 +121,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     parse_day(request.planning_day)
     message = read_message(request.text)
     shop = shop_for(rt, request)
-    claim = None
-    if not request.scenario and not cmd.replacing:
-        claim = next_claim(rt, message)  # counted before the check: see write_run
-        check_not_started(rt, message, again=again)
+    checked = None if request.scenario else _checked(rt, message, cmd)
     request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
@@ -154,12 +177,14 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
         expires_at=utc_iso(now + cmd.window),
     ).sealed()
     record = None if approval is None else approval.record(checkpoint, proposal, now)
+    key = None if checked is None else run_request(message, checkpoint_id, checked.generation, checkpoint.created_at)
+
     write_run(
         rt,
         WriteRun(
             checkpoint,
-            lambda: check_not_started(rt, message, again=again),
-            claim,
+            lambda: _recheck(rt, message, cmd),
+            key,
             ctx.event(
                 "approval_requested",
                 proposal_hash,
@@ -169,10 +194,13 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
                 approval_id="" if record is None else record.approval_id,
                 supersedes="" if record is None else record.supersedes,
                 required=0 if record is None else record.required,
+                **_reuse_note(checked),
             ),
             record,
         ),
     )
+    if again and key is not None:
+        started_hold(rt, message, checkpoint_id)  # a held possible duplicate a person started
     faults.point("after_checkpoint_write")
     return StartResult(
         checkpoint=checkpoint,
