@@ -97,7 +97,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file, or a data dir that is not one (its own error)
         return {}
     except OSError as exc:
         raise ConfigFileError(str(path), "", f"cannot be read ({exc.strerror})") from None
