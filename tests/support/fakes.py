@@ -642,6 +642,10 @@ class RecordingStarter:
         self.started.append((execution_name, dict(execution_input)))
         return arn
 
+    def execution_arn(self, execution_name: str) -> str:
+        """The ARN ``start`` gives the execution ``execution_name``."""
+        return f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
+
 
 @dataclass
 class ScriptedTransport:

@@ -60,7 +60,13 @@ def first_message(customer_email: str) -> str:
 
 def extraction_message(customer_email: str, products: Sequence[Product], anchor: str) -> str:
     """The one user turn of the reading call: the shop's products, the day dates count from, the e-mail."""
-    catalog = json.dumps([{"code": p.code, "description": p.description} for p in products], sort_keys=True)
+    catalog = json.dumps(
+        [
+            {"code": p.code, "description": p.description, **({"aliases": list(p.aliases)} if p.aliases else {})}
+            for p in products
+        ],
+        sort_keys=True,
+    )
     return (
         f"Record what this customer orders. Dates count from {anchor}. The shop's products:\n"
         f"{PRODUCTS_OPEN}{catalog}{PRODUCTS_CLOSE}\n{EMAIL_OPEN}\n{customer_email}\n{EMAIL_CLOSE}"

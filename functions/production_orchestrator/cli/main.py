@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
 from .config import apply_config
-from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
+from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, guard_terminal, say
 from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runtime, data_dir
 
 # The modules of cli/commands/, one per top-level command (``start`` in start.py, ``resume-approval`` in
@@ -104,6 +104,7 @@ def _quiet_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never a traceback for an expected failure."""
     args: argparse.Namespace | None = None
+    guard_terminal()  # every string that reaches the terminal is escaped in one place (cli/output.py)
     # No pydantic plugin serves a command: looking for one scans every installed package's entry points, a
     # cost each command paid before it read a byte (set the variable to load plugins anyway).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

@@ -51,6 +51,12 @@ class RequestTooLongError(IntakeError):
     code = "REQUEST_TOO_LONG"
 
 
+class MimeTooDeepError(IntakeError):
+    """A customer e-mail nests more MIME multiparts than any mail client writes (read no further)."""
+
+    code = "MIME_TOO_DEEP"
+
+
 class InboundRefusalCode(StrEnum):
     """Stable reasons a customer e-mail received by SES starts no run (domain/intake/inbound_mail.py)."""
 
@@ -60,6 +66,7 @@ class InboundRefusalCode(StrEnum):
     WRONG_RECIPIENT = "WRONG_RECIPIENT"
     MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
     MESSAGE_UNREADABLE = "MESSAGE_UNREADABLE"
+    MIME_TOO_DEEP = "MIME_TOO_DEEP"
     SENDER_INVALID = "SENDER_INVALID"
     SENDER_IS_APPROVER = "SENDER_IS_APPROVER"
 
@@ -71,6 +78,12 @@ class InboundRefusedError(ValidationError):
         super().__init__(f"{code.value}: {message}")
         self.code = code
         self.human_message = message
+
+
+class ClientTokenReusedError(ValidationError):
+    """A submit's client token already names a run of another request: nothing is stored or started."""
+
+    code = "CLIENT_TOKEN_REUSED"
 
 
 class SubmitterUnknownError(ValidationError):

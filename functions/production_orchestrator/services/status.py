@@ -38,16 +38,38 @@ class CheckpointStatus:
     votes: tuple[dict[str, Any], ...] = ()
 
 
+def _claimed(raw: str, field: str) -> str:
+    try:
+        return str(json.loads(raw).get(field, ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
 def stored_checkpoints(rt: Runtime) -> list[tuple[str, Checkpoint | Refusal]]:
     """Every stored checkpoint (the id it claims, and what the one seal-checking reader made of it)."""
-    found: list[tuple[str, Checkpoint | Refusal]] = []
-    for raw in rt.store.list_checkpoints():
-        try:
-            claimed_id = str(json.loads(raw).get("checkpoint_id", ""))
-        except (ValueError, AttributeError):
-            claimed_id = ""
-        found.append((claimed_id, read_checkpoint(raw, claimed_id)))
-    return found
+    return _read(rt.store.list_checkpoints())
+
+
+def _read(raws: list[str]) -> list[tuple[str, Checkpoint | Refusal]]:
+    return [(_claimed(raw, "checkpoint_id"), read_checkpoint(raw, _claimed(raw, "checkpoint_id"))) for raw in raws]
+
+
+@dataclass(frozen=True)
+class StatusQuery:
+    """Which runs ``status`` shows: the latest ``limit`` (None or 0: all) created on or after ``since`` (an ISO day or
+    timestamp; None: any). Only the runs shown are judged (decision, approvals, staleness)."""
+
+    limit: int | None = 100
+    since: str | None = None
+
+
+def _chosen(rt: Runtime, query: StatusQuery) -> tuple[list[tuple[str, Checkpoint | Refusal]], int]:
+    """The runs ``query`` picks, oldest first, and how many runs are stored."""
+    raws = rt.store.list_checkpoints()
+    picked = [r for r in raws if query.since is None or _claimed(r, "created_at") >= query.since]
+    if query.limit:
+        picked = picked[-query.limit :]
+    return _read(picked), len(raws)
 
 
 def checkpoint_status(rt: Runtime, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
@@ -95,12 +117,14 @@ def _votes(approvals: ApprovalStore, checkpoint_id: str) -> tuple[dict[str, Any]
     )
 
 
-def status(rt: Runtime) -> dict[str, Any]:
-    """The shop's revision and digest, plan applications, and every approval with its status."""
+def status(rt: Runtime, query: StatusQuery | None = None) -> dict[str, Any]:
+    """The shop's revision and digest, plan applications, and the approvals ``query`` picks (default: the latest
+    100) with their status; ``runs_total`` counts every stored run."""
     store, approvals, now = rt.store, rt.approvals, rt.clock()
     state = current_state(store)
     rows: list[CheckpointStatus] = []
-    for claimed_id, checkpoint in stored_checkpoints(rt):
+    chosen, total = _chosen(rt, query or StatusQuery())
+    for claimed_id, checkpoint in chosen:
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
@@ -128,6 +152,7 @@ def status(rt: Runtime) -> dict[str, Any]:
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
+        "runs_total": total,
         # Requests held for a person (a possible duplicate of the run named), one indexed read.
         "held": [
             {"held_id": h.held_id, "kind": h.kind, "sender": h.sender, "duplicate_of": h.duplicate_of}

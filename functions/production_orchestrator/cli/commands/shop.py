@@ -116,10 +116,11 @@ def _export(args: argparse.Namespace) -> int:
 
 def _set_inventory(args: argparse.Namespace) -> int:
     from ...domain.records import audit_event
+    from ...domain.shop import life
     from ...services.evidence import current_state
 
     store = local_runtime(data_dir(args), create=False).store
-    quantity = args.quantity
+    quantity = life.counted(args.quantity, "the counted quantity")
     materials = current_state(store).materials
     # Ids are case-sensitive, but a count typed in another case names the one material it can only mean.
     same = [m.id for m in materials if m.id == args.material] or [

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..canonical import content_hash
+from ..canonical import content_hash, without_empty
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
@@ -123,10 +123,10 @@ class Material(_Frozen):
     """A material: what is on hand, what is already ordered, and who supplies it how fast."""
 
     id: Id
-    on_hand: int = Field(ge=0)
+    on_hand: int = Field(ge=0, le=2**53 - 1)  # kept exactly by every store (domain/shop/life.py MAX_AMOUNT)
     supplier_email: Email
     lead_time_days: int = Field(ge=0, le=365)
-    on_order: int = Field(default=0, ge=0)
+    on_order: int = Field(default=0, ge=0, le=2**53 - 1)
 
 
 class MaterialPerUnit(_Frozen):
@@ -144,6 +144,11 @@ class Product(_Frozen):
     machines: tuple[Id, ...] = Field(min_length=1)
     minutes_per_unit: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
     materials: tuple[MaterialPerUnit, ...] = ()
+    aliases: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = Field(default=(), max_length=50)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_aliases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return without_empty(handler(self), "aliases")  # other names customers use; none: hashed as before
 
     @field_validator("machines")
     @classmethod
@@ -187,11 +192,13 @@ class Order(_Frozen):
     priority: int = Field(ge=1, le=100)
     schedule: tuple[Allocation, ...] = ()
     language: Language | None = None
+    asked_priority: str = Field(default="", max_length=40)  # the customer's own "Priority:", when not trusted
+    reference: str = Field(default="", max_length=40, pattern=r"^(?:[A-Za-z0-9][A-Za-z0-9/#_.-]{0,39})?$")
 
     @model_serializer(mode="wrap")
     def _without_absent_language(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # An order without a recorded language serializes (and hashes) as it did before the field existed.
-        data: dict[str, Any] = handler(self)
+        # An order without a recorded language (reference...) serializes and hashes as before the field existed.
+        data: dict[str, Any] = without_empty(handler(self), "asked_priority", "reference")
         if data.get("language") is None:
             data.pop("language", None)
         return data
@@ -255,6 +262,7 @@ class ShopState(_Frozen):
     # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
     staleness: Literal["footprint", "any-change"] = "footprint"
     closed_orders: tuple[ClosedOrder, ...] = ()
+    priority_from: tuple[Annotated[str, Field(min_length=2, max_length=254)], ...] = Field(default=(), max_length=200)
 
     @field_validator("timezone")
     @classmethod
@@ -312,9 +320,7 @@ class ShopState(_Frozen):
         data = self.model_dump(mode="json")
         if data["staleness"] == "footprint":
             del data["staleness"]
-        if not data["closed_orders"]:
-            del data["closed_orders"]
-        return data
+        return without_empty(data, "closed_orders", "priority_from")
 
     def digest(self) -> str:
         """``sha256(canonical(shop state))``."""
