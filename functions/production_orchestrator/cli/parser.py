@@ -310,7 +310,7 @@ def _add_help(root: argparse.ArgumentParser, sub: Any) -> None:
         handler=run,
     )
     helper.add_argument("words", nargs="*", metavar="COMMAND", help="the command, then its action (e.g. shop import)")
-    helper.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed")
+    helper.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed", read_only=True)
 
 
 def build_parser(modules: Iterable[CommandModule]) -> argparse.ArgumentParser:
