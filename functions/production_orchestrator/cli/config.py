@@ -4,10 +4,10 @@
                                                                 production-orchestrator.toml  >  built-in default
 
 A command reads the keys it takes (``config_keys`` in its parser's defaults): ``start`` all of them,
-``repropose`` and ``serve`` the model's. A resume takes none: it runs with the binding its checkpoint recorded
-(running.resume_binding), and a flag given there is a claim the resume gate checks. An unknown key, a value a
-key cannot take or a file that is not TOML stops the command with ``CONFIG_INVALID``, naming the file and the
-key, before anything is read or written.
+``repropose``, ``revise`` and ``serve`` the model's. A resume takes none: it runs with the binding its
+checkpoint recorded (running.resume_binding), and a flag given there is a claim the resume gate checks. An
+unknown key, a value a key cannot take or a file that is not TOML stops the command with ``CONFIG_INVALID``,
+naming the file and the key, before anything is read or written.
 """
 
 from __future__ import annotations
