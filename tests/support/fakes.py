@@ -451,7 +451,12 @@ class InMemoryApprovalStore(ApprovalTransitions):
                 raise IntegrityError(f"approval {record.approval_id} already exists")
             closed = None
             if record.supersedes:
-                closed = self._existing(record.supersedes).superseded(record.approval_id, parse_utc(record.created_at))
+                closed = self._existing(record.supersedes).superseded(
+                    record.approval_id,
+                    parse_utc(record.created_at),
+                    version=record.version,
+                    proposal_hash=record.proposal_hash,
+                )
             if closed is not None:
                 self._records[closed.approval_id] = closed.model_dump_json()
             self._records[record.approval_id] = record.model_dump_json()
@@ -641,6 +646,10 @@ class RecordingStarter:
                 return arn
         self.started.append((execution_name, dict(execution_input)))
         return arn
+
+    def execution_arn(self, execution_name: str) -> str:
+        """The ARN ``start`` gives the execution ``execution_name``."""
+        return f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
 
 
 @dataclass

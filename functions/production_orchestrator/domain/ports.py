@@ -310,7 +310,12 @@ class WorkflowStarter(Protocol):
     """Starts a run of the workflow (Step Functions ``StartExecution`` in AWS)."""
 
     def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
-        """Start an execution named ``execution_name``; return its ARN."""
+        """Start an execution named ``execution_name``; return its ARN. A name in use (by a closed execution,
+        or with another input) is ``IntegrityError``."""
+        ...
+
+    def execution_arn(self, execution_name: str) -> str:
+        """The ARN the execution named ``execution_name`` has (started or not): names are the workflow's own."""
         ...
 
 
