@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from ..domain.terminal_text import terminal_safe as terminal_safe  # one escaping for every command
+from ..domain.terminal import terminal_safe as terminal_safe  # one escaping for every command
 
 PROG = "production-orchestrator"
 

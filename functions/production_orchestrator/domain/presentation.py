@@ -15,11 +15,9 @@ from .planning.proposal import CapacityConflict, InventoryShortage, ProposalCont
 from .planning.timeline import day_label, places
 from .records import Checkpoint, parse_utc
 from .shop.model import ShopState, hours, parse_day, runs
-from .terminal_text import terminal_safe as terminal_safe  # the one escaping (a leaf: the CLI imports it alone)
+from .terminal import terminal_safe as terminal_safe  # re-exported: every printer escapes the same way
 
 
-# Line and paragraph separators, and every control or format character (escape sequences, C1 controls such
-# as CSI, bidi overrides, zero-width characters): what could move a cursor, recolour, hide or reorder text.
 def shop_zone(state: ShopState | None) -> str:
     """The time zone people at the shop read times in (the shop's own once it records one; UTC until then)."""
     return str(getattr(state, "timezone", "") or "UTC")

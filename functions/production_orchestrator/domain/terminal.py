@@ -1,10 +1,14 @@
-"""Text from customers and approvers shown on a terminal: every character that could drive it escaped. A leaf
-module (the standard library only), so the CLI can escape everything it prints without importing the domain."""
+"""Text shown on a terminal, never obeyed: the one escaping of what a customer, approver or server wrote.
+
+Standard library only, so the CLI's output stream escapes every write without importing the shop model.
+"""
 
 from __future__ import annotations
 
 import unicodedata
 
+# Line and paragraph separators, and every control or format character (escape sequences, C1 controls such
+# as CSI, bidi overrides, zero-width characters): what could move a cursor, recolour, hide or reorder text.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
