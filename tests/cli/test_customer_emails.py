@@ -12,7 +12,7 @@ import pytest
 from production_orchestrator.domain.intake.customer_message import MAX_MIME_DEPTH
 from tests.support.clidriver import cli
 from tests.support.hostile_mail import nested_mime
-from tests.support.localstore import audit_types, fingerprint
+from tests.support.localstore import audit_types, fingerprint, shop_state
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLES
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -39,14 +39,14 @@ def start(data: Path, request: Path | str, *flags: str) -> tuple[int, str, str]:
         ("lab-01-label-disagrees.eml", "quantity: the e-mail gives several (4000 (labelled); 400)"),
     ],
 )
-def test_a_refused_start_writes_nothing(shop_dir: Path, email: str, named: str) -> None:
-    before, events = fingerprint(shop_dir), audit_types(shop_dir)
+def test_an_unreadable_start_plans_nothing_and_waits_as_needs_facts(shop_dir: Path, email: str, named: str) -> None:
+    before, events = shop_state(shop_dir)["digest"], audit_types(shop_dir)
     code, stdout, stderr = start(shop_dir, CORPUS / email)
-    assert code == 2, stderr
-    assert "internal error" not in stderr and named in stderr
-    assert re.search(r"^error: (INTAKE_REFUSED|UNPLANNABLE): ", stderr, re.MULTILINE), stderr  # a stable code leads
+    assert code == 0, stderr
+    assert "internal error" not in stderr and named in stderr and "NEEDS_FACTS=1" in stdout
     assert "CHECKPOINT_ID" not in stdout
-    assert fingerprint(shop_dir) == before and audit_types(shop_dir) == events
+    # The shop unchanged; the request held (one audit event), never lost.
+    assert shop_state(shop_dir)["digest"] == before and audit_types(shop_dir) == [*events, "request_held"]
 
 
 @pytest.mark.parametrize("depth", [MAX_MIME_DEPTH + 1, 2000])
@@ -67,8 +67,8 @@ def test_given_facts_fill_the_email_and_are_recorded_with_the_plan(shop_dir: Pat
     request.write_text(
         "From: Marco <marco@pizzeria.example>\n\nHallo, wir brauchen Tote Bags in Navy.\n\nGrüße\nMarco\n"
     )
-    code, _, stderr = start(shop_dir, request)
-    assert code == 2 and "quantity: missing" in stderr and "due date: missing" in stderr
+    code, stdout, stderr = start(shop_dir, request)
+    assert code == 0 and "NEEDS_FACTS=1" in stdout and "quantity: missing" in stderr and "due date: missing" in stderr
     run = cli(
         "--data-dir", str(shop_dir), "start", "--request", str(request), "--as-of", EXAMPLE_DAY,
         "--quantity", "60", "--due", "2026-12-15", "--requester", "dana",

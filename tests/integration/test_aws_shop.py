@@ -15,7 +15,7 @@ import pytest
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.cli import main
-from production_orchestrator.domain.errors import IntakeError, NotFoundError, ShopError, ValidationError
+from production_orchestrator.domain.errors import NeedsFactsError, NotFoundError, ShopError, ValidationError
 from production_orchestrator.domain.planning.proposal import load_proposal
 from tests.support.aws_flow import Flow, _invoke
 from tests.support.moto_aws import AwsWorld, Clock
@@ -83,7 +83,6 @@ def test_an_email_larger_than_the_execution_input_is_read_from_the_request_prefi
 @pytest.mark.parametrize(
     ("event", "error"),
     [
-        ({"request": "Hello, do you make mugs?", "as_of": EXAMPLE_DAY}, IntakeError),
         ({"request_s3_key": "requests/missing.eml"}, NotFoundError),
         ({"request_s3_key": "sessions/other.json"}, ValidationError),
         ({"request_s3_key": "requests/../sessions/x"}, ValidationError),
@@ -99,6 +98,16 @@ def test_a_bad_request_input_writes_nothing(
     with pytest.raises(error):
         _run(aws, **event)
     assert _items(aws) == before
+
+
+def test_a_request_that_cannot_be_read_waits_on_the_table_as_needs_facts(aws: AwsWorld, clock: Clock) -> None:
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
+    before = _items(aws)
+    with pytest.raises(NeedsFactsError) as held:
+        _run(aws, request="Hello, do you make mugs?", as_of=EXAMPLE_DAY)
+    added = [item for item in _items(aws) if item not in before]
+    assert held.value.held_id and any(held.value.held_id in str(item) for item in added)
+    assert not any("ckpt-" in str(item) for item in added)  # nothing planned: no run, no checkpoint
 
 
 def test_a_request_needs_an_imported_shop(aws: AwsWorld, clock: Clock) -> None:

@@ -14,9 +14,9 @@ import pytest
 
 from production_orchestrator.agent.scripted_model import READ_TOOL
 from production_orchestrator.cli.root import local_runtime
-from production_orchestrator.domain.errors import IntakeError
+from production_orchestrator.domain.errors import NeedsFactsError
+from production_orchestrator.services.evidence import current_state
 from production_orchestrator.services.shop.importing import ImportShop, import_shop
-from tests.support.localstore import fingerprint
 from tests.support.model_scripts import Turn, planner, reading
 from tests.support.provider_runs import (
     DUMMY_AWS_ENV,
@@ -71,15 +71,17 @@ def test_every_backend_reads_an_email_to_the_same_plan(tmp_path: Path, request_n
         ({"product": "mug", "quantity": 400, "due": "by Friday"}, "not a product of this shop"),
     ],
 )
-def test_an_unresolved_reading_stops_after_one_call_and_writes_nothing(
+def test_an_unresolved_reading_stops_after_one_call_and_waits_as_needs_facts(
     tmp_path: Path, facts: dict[str, Any], named: str
 ) -> None:
     data_dir = tmp_path / "shop"
     rt = local_runtime(data_dir, create=True)
     import_shop(rt, ImportShop(example_shop()))
     with backend("bedrock", reads(facts)) as be:
-        before = fingerprint(data_dir)
-        with pytest.raises(IntakeError, match=named):
+        digest = current_state(rt.store).digest()
+        with pytest.raises(NeedsFactsError, match=named):
             start(data_dir, example_request("request-totes"), be)
         assert be.server is not None and len(be.server.model_calls()) == 1
-    assert fingerprint(data_dir) == before
+    # Nothing planned, the shop unchanged; the request waits as needs facts, never lost.
+    assert current_state(rt.store).digest() == digest
+    assert [h.kind for h in rt.store.held_requests()] == ["needs_facts"]

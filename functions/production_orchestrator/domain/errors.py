@@ -325,6 +325,18 @@ class PossibleDuplicateError(OrchestratorError):
         self.order_id = order_id
 
 
+class NeedsFactsError(OrchestratorError):
+    """A customer request the intake cannot read (a fact missing or unclear) is held as *needs facts*: nothing is
+    planned until a person gives what is missing (``request complete``). ``held_id`` names the hold."""
+
+    code = "NEEDS_FACTS"
+
+    def __init__(self, message: str, *, held_id: str, problems: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.held_id = held_id
+        self.problems = problems
+
+
 class HeldRequestCode(StrEnum):
     """Stable reasons an action on a held request (``request drop``) is refused; nothing is written."""
 

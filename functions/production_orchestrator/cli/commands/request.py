@@ -27,10 +27,14 @@ def _list(args: argparse.Namespace) -> int:
         return EXIT_OK
     for h in held:
         about = h.subject or h.text.strip().splitlines()[0][:60]
+        why = (
+            f"missing: {'; '.join(h.missing)}; read: {h.read or 'nothing'}"
+            if h.kind == "needs_facts"
+            else f"like run {h.duplicate_of} (order {h.duplicate_order or '?'})"
+        )
         print(
             terminal_safe(
-                f"{h.held_id}  {h.status:<8} {h.kind}  from {h.sender or '(unknown sender)'}  {about!r}  "
-                f"like run {h.duplicate_of} (order {h.duplicate_order or '?'})"
+                f"{h.held_id}  {h.status:<8} {h.kind}  from {h.sender or '(unknown sender)'}  {about!r}  {why}"
             )
         )
     if not held:
@@ -50,15 +54,27 @@ def _drop(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _complete(args: argparse.Namespace) -> int:
+    # The run starts as `start --held` starts it (one code path: approval links, checks, output), with the facts
+    # given here recorded as given by the person, beside what the e-mail said.
+    from ..main import main
+
+    flags = ("product", "quantity", "due", "customer", "as_of")
+    given = [f"--{flag.replace('_', '-')}={value}" for flag in flags if (value := getattr(args, flag))]
+    return main(["--data-dir", str(data_dir(args)), "start", "--held", args.held_id, *given])
+
+
 def register(subparsers: Any) -> None:
-    """``request list``, ``request drop``."""
+    """``request list``, ``request drop``, ``request complete``."""
     request = command(
         subparsers,
         "request",
-        summary="customer requests held for a person (possible duplicates): list or drop them",
+        summary="customer requests held for a person (possible duplicates, needs facts): list, complete or drop them",
         description="A request the same sender already sent in another envelope (no Message-ID, pasted text, a new "
-        "Message-ID) is held beside the earlier run instead of being planned twice. List the held requests, drop "
-        "one, or start it with `start --request FILE --again`.",
+        "Message-ID) is held beside the earlier run instead of being planned twice; one the intake cannot read (a "
+        "product, quantity or due date missing or unclear) waits as needs facts with what was read. List the held "
+        "requests, complete one (`request complete`), drop one, or start a duplicate with `start --request FILE "
+        "--again`.",
         examples=["request list", "request drop held-0123456789abcdef --reason 'the same order'"],
     )
     what = actions(request, metavar="ACTION", title="actions")
@@ -89,3 +105,24 @@ def register(subparsers: Any) -> None:
     drop.add_argument("--by", default=None, metavar="WHO", help="who drops it (default: the login name)")
     add_json_flag(drop)
     drop.set_defaults(on_interrupt=lambda _: "interrupted: a drop is written whole or not at all; see request list")
+    complete = command(
+        what,
+        "complete",
+        summary="give a held request the facts it lacks; its run starts from there",
+        description="A request held as needs facts (the e-mail did not say a product, quantity or due date "
+        "plainly) is planned with the facts given here, recorded as given by you beside what the e-mail said; "
+        "the hold closes as started. Runs `start --held HELD_ID` with these facts (start --held takes the rest).",
+        examples=[
+            "request complete held-0123456789abcdef --product DP-SS-6X30 --quantity 1200 --due 2027-01-15",
+            "request complete held-0123456789abcdef --due 2027-01-20 --as-of 2027-01-11",
+        ],
+        handler=_complete,
+    )
+    complete.add_argument("held_id", metavar="HELD_ID", help="the held request's id (request list)")
+    complete.add_argument("--product", default=None, metavar="CODE", help="the product")
+    complete.add_argument("--quantity", default=None, metavar="N", help="how many")
+    complete.add_argument("--due", default=None, metavar="YYYY-MM-DD", help="the due day")
+    complete.add_argument("--customer", default=None, metavar="NAME", help="the customer's name")
+    complete.add_argument(
+        "--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)"
+    )

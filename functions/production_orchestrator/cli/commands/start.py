@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ...domain.errors import AlreadyPendingError, PossibleDuplicateError, ValidationError
+from ...domain.errors import AlreadyPendingError, NeedsFactsError, PossibleDuplicateError, ValidationError
 from ...domain.limits import DEFAULT_NODES, SCENARIO_TITLES
 from .. import approval_side, inputs
 from ..config import START_KEYS
@@ -42,6 +42,12 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
         help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request)",
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
+    start.add_argument(
+        "--held",
+        default=None,
+        metavar="HELD_ID",
+        help="plan a held request (request list) with the facts given here (what `request complete` runs)",
+    )
     start.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)")
     add_given_flags(start)
 
@@ -56,14 +62,29 @@ def plan_request(args: argparse.Namespace, rt: Runtime) -> PlanRequest:
             parse_day(args.as_of)
         except ValueError as exc:
             raise ValidationError(f"--as-of: {exc}") from None
-    text = read_text(args.request, "request") if args.request else None
+    text = read_text(args.request, "request") if args.request else _held_text(args, rt) if args.held else None
     if text is not None and rt.progress is not None:
         rt.progress("reading the e-mail")
-    if args.scenario or not args.request:
+    if args.scenario or not text:
         chosen = PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
     else:
         chosen = on_current_shop(rt, text or "", args.as_of)
     return dataclasses.replace(chosen, given=given_facts(args))
+
+
+def _held_text(args: argparse.Namespace, rt: Runtime) -> str:
+    from ...domain.errors import HeldRequestCode, HeldRequestError
+
+    if args.request:
+        raise ValidationError("--held and --request: name the request once")
+    stored = rt.store.get_held_request(args.held)
+    if stored is None:
+        raise HeldRequestError(HeldRequestCode.NOT_FOUND, f"no held request {args.held}")
+    if not stored.is_open:
+        raise HeldRequestError(
+            HeldRequestCode.REQUEST_NOT_HELD, f"held request {args.held} was already {stored.status}"
+        )
+    return stored.text
 
 
 def _start(args: argparse.Namespace) -> int:
@@ -74,8 +95,18 @@ def _start(args: argparse.Namespace) -> int:
     plan = approval_side.link_plan(args, rt.receipt_key)  # derivable links, now that the data dir has its key
     rt = dataclasses.replace(rt, solver_nodes=args.solver_nodes)
     try:
-        run = StartRun(plan_request(args, rt), binding, args.approval_window, plan, again=args.again)
+        run = StartRun(
+            plan_request(args, rt), binding, args.approval_window, plan, again=args.again, from_hold=bool(args.held)
+        )
         result = start_run(rt, run)
+    except NeedsFactsError as held:
+        # The request cannot be read: it waits as needs facts (never lost), exit 0, nothing planned.
+        emit({"held_id": held.held_id, "needs_facts": 1, "missing": "; ".join(held.problems)}, as_json=args.json)
+        say(str(held))
+        hint = f"{with_dir(where)} {held.held_id}"
+        say(f"  give what is missing: `{PROG} request complete{hint} --product CODE --quantity N --due YYYY-MM-DD`; "
+            f"or drop it: `{PROG} request drop{hint}`")  # fmt: skip
+        return EXIT_OK
     except AlreadyPendingError as pending:
         # The same request started again while its run waits: that run's ids, exit 0, nothing written.
         emit(

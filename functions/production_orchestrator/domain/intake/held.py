@@ -4,6 +4,9 @@
         -> PossibleDuplicate(kind possible_duplicate, duplicate_of R, the text) stored once (its id names the envelope)
         -> nothing planned, no model called
     a person: start it (``start --again``: status started, the new run named) or drop it (``request drop``)
+    start / receive_email -> the request cannot be read (a fact missing or unclear)
+        -> PossibleDuplicate(kind needs_facts, what was read, what is missing) stored once
+    a person: ``request complete HELD_ID --product --quantity --due`` (given facts; the run starts) or drop it
 
 The id is derived from the request and the envelope, so the same envelope handed in again (a retried
 delivery, a second paste) finds its hold instead of making a second one.
@@ -21,7 +24,7 @@ from ..records import Timestamp, require_id
 
 HELD_SCHEMA_VERSION: Literal[1] = 1
 HELD_ID_PATTERN = re.compile(r"^held-[0-9a-f]{16}\Z")
-HeldKind = Literal["possible_duplicate"]
+HeldKind = Literal["possible_duplicate", "needs_facts"]
 HeldStatus = Literal["held", "started", "dropped"]
 
 
@@ -49,13 +52,16 @@ class PossibleDuplicate(BaseModel):
     message_id: str = Field(default="", max_length=200)
     subject: str = Field(default="", max_length=300)
     text: str = Field(min_length=1)
-    duplicate_of: str = Field(pattern=r"^ckpt-[0-9a-f]{32}$")  # the earlier run's checkpoint
+    duplicate_of: str = Field(default="", pattern=r"^(?:ckpt-[0-9a-f]{32})?$")  # the earlier run's checkpoint
     duplicate_order: str = ""  # the earlier run's order id, as its run shows it
     created_at: Timestamp
     closed_at: str = ""
     closed_by: str = ""
     started_as: str = ""  # the checkpoint of the run a person started from it
     reason: str = Field(default="", max_length=500)
+    # needs_facts: what the reader made of it (product, quantity, due as read) and what it still lacks.
+    read: dict[str, str] = Field(default_factory=dict)
+    missing: tuple[str, ...] = ()
 
     @property
     def is_open(self) -> bool:

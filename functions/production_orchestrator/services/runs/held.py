@@ -3,6 +3,8 @@
     admit (requests.py) -> PossibleDuplicateError -> hold: PossibleDuplicate stored once, ``request_held`` event
     start --again of the same envelope -> its run written -> the hold closed as started (``request_started``)
     request drop HELD_ID               -> the hold closed as dropped (``request_dropped``); nothing planned
+    start: the intake cannot read it   -> hold_unread: kind needs_facts (what was read, what is missing)
+    request complete HELD_ID --product --quantity --due -> start with those given facts -> the hold started
 
 Each close is one conditional write on the hold's status: of two people acting at once one wins, the other
 is refused (``REQUEST_NOT_HELD``) with nothing written.
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...domain.errors import HeldRequestCode, HeldRequestError, PossibleDuplicateError
+from ...domain.errors import HeldRequestCode, HeldRequestError, IntakeError, NeedsFactsError, PossibleDuplicateError
 from ...domain.intake.held import PossibleDuplicate, held_id, require_held_id
 from ...domain.intake.request_key import envelope_hash, request_hash, sender_of
 from ...domain.records import audit_event, utc_iso
@@ -46,6 +48,33 @@ def hold(rt: Runtime, message: CustomerMessage, possible: PossibleDuplicateError
         sender=record.sender,
     )
     return rt.store.hold_request(record, event)
+
+
+def hold_unread(rt: Runtime, message: CustomerMessage, refused: IntakeError, read: dict[str, str]) -> NeedsFactsError:
+    """Store ``message``, which the intake could not read (``refused`` names each gap), as *needs facts* with what
+    was ``read`` (once: the same envelope finds its hold); the error to raise, naming the hold."""
+    now = rt.clock()
+    record = PossibleDuplicate(
+        held_id=held_id(request_hash(message), envelope_hash(message)),
+        kind="needs_facts",
+        request_hash=request_hash(message),
+        sender=sender_of(message),
+        message_id=message.message_id,
+        subject=message.subject,
+        text=message.text,
+        created_at=utc_iso(now),
+        read={k: v[:200] for k, v in read.items() if v},
+        missing=tuple(p[:300] for p in refused.problems[:10]),
+    )
+    stored = rt.store.get_held_request(record.held_id)
+    if stored is None or not stored.is_open:
+        event = audit_event("request_held", now, held_id=record.held_id, kind=record.kind, sender=record.sender)
+        stored = rt.store.hold_request(record, event)
+    return NeedsFactsError(
+        f"the request cannot be planned yet, it waits as {stored.held_id} (needs facts): " + "; ".join(stored.missing),
+        held_id=stored.held_id,
+        problems=stored.missing,
+    )
 
 
 def started_hold(rt: Runtime, message: CustomerMessage, checkpoint_id: str) -> PossibleDuplicate | None:

@@ -23,18 +23,19 @@ from ...agent.prompts import first_message
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.policy import checked_policy
 from ...domain.canonical import canonical_bytes
-from ...domain.errors import StartError
+from ...domain.errors import IntakeError, StartError
 from ...domain.intake.customer_message import CustomerMessage, read_message
+from ...domain.intake.facts import read_facts
 from ...domain.intake.request_key import request_hash, run_request
 from ...domain.planning.proposal import ProposalContent, load_proposal
 from ...domain.planning.versions import version_changes
 from ...domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ...domain.scenarios import scenario as find_scenario
-from ...domain.shop.model import ShopState, parse_day
+from ...domain.shop.model import Order, ShopState, parse_day
 from ..asking.request_approval import LinkPlan
 from ..evidence import current_state
 from ..runtime import Runtime, need, run_context, usage_of
-from .held import started_hold
+from .held import hold_unread, started_hold
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .requests import Checked, WriteRun, admit, write_run
 
@@ -113,6 +114,27 @@ class StartRun:
     approval: LinkPlan | None = None
     again: bool = False
     replacing: bool = False
+    from_hold: bool = False  # a held request a person completed (request complete): its hold closes as started
+
+
+def _read_so_far(message: CustomerMessage, shop: ShopState, planning_day: str) -> dict[str, str]:
+    """What the rules read of a request that cannot be planned yet, for the person who completes it."""
+    facts = read_facts(message, shop.products, message.sent_day or parse_day(planning_day))
+    read = {"product": facts.product, "quantity": facts.quantity, "due": facts.due}
+    return {name: str(value) for name, value in read.items() if value is not None}
+
+
+def _read(
+    rt: Runtime, binding: ProviderBinding, message: CustomerMessage, shop: ShopState, request: PlanRequest
+) -> tuple[Order, dict[str, int]]:
+    """The order the request asks for; one that cannot be read waits as *needs facts* (``NeedsFactsError``, the
+    hold its only write), never lost. A reference scenario's e-mail is refused as it always was."""
+    try:
+        return read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
+    except IntakeError as refused:
+        if request.scenario:
+            raise
+        raise hold_unread(rt, message, refused, _read_so_far(message, shop, request.planning_day)) from None
 
 
 def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
@@ -141,7 +163,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     shop = shop_for(rt, request)
     checked = None if request.scenario else _checked(rt, message, cmd)
     request = request.told(message, shop)  # facts given, beside what the e-mail said of them
-    order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
+    order, read_usage = _read(rt, binding, message, shop, request)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
     plannable(shop, order, request, message.text)  # refused before anything is written, once, greedy only
@@ -219,8 +241,8 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
             record,
         ),
     )
-    if again and key is not None:
-        started_hold(rt, message, checkpoint_id)  # a held possible duplicate a person started
+    if key is not None:
+        started_hold(rt, message, checkpoint_id)  # the envelope's open hold, if any (--again, request complete)
     faults.point("after_checkpoint_write")
     return StartResult(
         checkpoint=checkpoint,
