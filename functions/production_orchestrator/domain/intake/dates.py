@@ -112,6 +112,7 @@ DATE_EXPRESSION = (
     r"|(?P<numeric>\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![\d.]\d)|\d{1,2}\.\d{1,2}\.(?!\d))"
     rf"|(?P<month_day>(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?)"
     rf"|(?P<day_month>(?:1er|\d{{1,2}}{_ORDINAL})\s+(?:of\s+|de\s+)?(?:{_MONTH})\b\.?(?:,?\s+(?:de\s+)?\d{{4}})?)"
+    r"|(?P<day_of_month>\d{1,2}(?:st|nd|rd|th)(?![\w]))"
     rf"|(?P<relative>{RELATIVE_EXPRESSION})"
     rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
     rf"|(?P<named>day\s+after\s+tomorrow|{_alternatives(_DAY_AFTER)}|{_alternatives(_TOMORROW)}|{_alternatives(_TODAY)})(?![\w'-])"
@@ -167,6 +168,13 @@ def _calendar(kind: str, text: str, anchor: date) -> date | None:
         return _day(year, month, day)
     if kind == "numeric":
         return _numeric(text, anchor)
+    if kind == "day_of_month":  # "Friday the 19th": the first 19th from the anchor on
+        number = int(re.findall(r"\d+", text)[0])
+        found = _day(anchor.year, anchor.month, number)
+        if found is not None and found >= anchor:
+            return found
+        month = anchor.month % 12 + 1
+        return _day(anchor.year + (anchor.month == 12), month, number)
     tokens = re.findall(r"[a-z]+|\d+", text)
     month_number = next(MONTHS[w] for w in tokens if w in MONTHS)
     numbers = [w for w in tokens if w.isdigit()] or ["1"]  # "1er décembre"
@@ -204,9 +212,12 @@ def resolve_due(phrase: str, anchor: date) -> date | None:
     if match is None:
         return None
     kind = match.lastgroup or ""
-    said = _WEEKDAY_PREFIX.match(text) if kind in ("iso", "numeric", "month_day", "day_month") else None
+    calendar = ("iso", "numeric", "month_day", "day_month", "day_of_month")
+    said = _WEEKDAY_PREFIX.match(text) if kind in calendar else None
+    if said is None and kind == "day_of_month":
+        return None  # "for the 3rd time": a day of the month alone is read only with its weekday
     try:
-        if said is None and kind in ("iso", "numeric", "month_day", "day_month"):
+        if said is None and kind in calendar:
             return _calendar(kind, text, anchor)
         if said is not None:
             day = _calendar(kind, text[said.end() :], anchor)

@@ -14,7 +14,6 @@ becomes the same order and the same proposal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -28,22 +27,19 @@ from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
-from .dates import fold, resolve_due
+from .dates import resolve_due
 from .due_phrases import due_days, one_day_in
-from .numbers import ANY_DATE, NUMBER, UNITS, bare_quantities, labelled_number, quantities, whole_number
+from .mentions import Mentions, counted_first, shortened
+from .numbers import bare_quantities, labelled_number, quantities, whole_number
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .thread import earlier_messages
 from .vocabulary import (
     Catalogued,
     code_in,
-    covers,
-    joined_sizes,
     labels,
     match_products,
     named_in,
-    names_of,
     prose,
-    words,
 )
 
 MAX_QUANTITY = 10_000_000
@@ -74,27 +70,6 @@ class RequestFacts(BaseModel):
         description="Facts the e-mail gives in conflicting ways, each as 'fact: why' (for example "
         "'due date: Friday and Monday'); that fact is then null.",
     )
-
-
-_UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
-
-
-def _shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
-    """Names people shorten after a number ("50 navy totes"): for each number, the longest run of the words that
-    follow it that is all words of one or more products' names, with the products it fits (one mention each)."""
-    named: list[tuple[str, set[str]]] = []
-    plain = joined_sizes(ANY_DATE.sub(" ", fold(text)))  # "6 x 30" is one word, "6x30", never a number
-    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
-        tokens = match.group(2).split()
-        while tokens and _UNIT_WORD.fullmatch(tokens[0]):
-            tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
-        for size in range(len(tokens), 0, -1):
-            said = words(" ".join(tokens[:size]))
-            fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}
-            if fits:
-                named.append((" ".join(tokens[:size]), fits))
-                break
-    return named
 
 
 @dataclass(frozen=True)
@@ -138,12 +113,20 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
     mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*found.get("product", []), *said]]
     coded = [p.code for p in products if code_in(p.code, text)]
     mentions += [(code, {code}) for code in coded]
+    fully: list[Catalogued] = []
     if not coded:
         fully = named_in(text, products)
         mentions += [(fully[0].code, {fully[0].code})] if len(fully) == 1 else [(p.code, {p.code}) for p in fully]
-    mentions += _shortened(text, products)
+    counted = shortened(text, products)
+    mentions += counted
     if not mentions:
         return None
+    if not coded and len(mentions) == len(counted) + len(fully):  # only words, no label nor code: counted first
+        mentions = counted_first(mentions, counted)
+    return _one_product(mentions, problems)
+
+
+def _one_product(mentions: Mentions, problems: list[str]) -> str | None:
     fits: set[str] | None = None
     seen: dict[str, str] = {}
     for value, matched in mentions:

@@ -34,6 +34,7 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
+    plain = _packed(plain)
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     for product in candidates:
         names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
@@ -93,9 +94,27 @@ _TOTAL = re.compile(
 )
 
 
+# Packs of a count: "3 boxes of 50", "4 Kartons à 25", "2 cajas de 100", "5 dozen van 20" -> how many in all.
+_PACKS = re.compile(
+    NUMBER_CORE + r"\s{1,3}(?:boxes|box|packs|pack|packages|cartons|carton|bundles|bags\s+of|sets|rolls|"
+    r"kartons?|packungen|pakete|schachteln|boites|paquets|lots|cajas|caja|paquetes|lotes|dozen|doosjes|pakken)"
+    r"\s{1,3}(?:of|a|zu|mit|je|de|van|met)\s{1,3}" + NUMBER_CORE + r"(?![.,]?\d)"
+)
+
+
+def _packed(text: str) -> str:
+    """``text`` with each count of packs written as the number of units: ``3 boxes of 50`` -> ``150``."""
+
+    def total(match: re.Match[str]) -> str:
+        packs, each = whole_number(match.group(1)), whole_number(match.group(2))
+        return match.group(0) if packs is None or each is None else str(packs * each)
+
+    return _PACKS.sub(total, text)
+
+
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
+    plain = _packed(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text)))))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 

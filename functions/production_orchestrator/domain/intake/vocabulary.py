@@ -112,8 +112,11 @@ def names_of(product: Catalogued) -> tuple[str, ...]:
 
 
 def stem(word: str) -> str:
-    """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody."""
+    """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody (and a
+    singular in ``-ie`` meets its plural: hoodie -> hoody)."""
     word = fold(word)
+    if len(word) > 4 and word.endswith("ie"):
+        return word[:-2] + "y"
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):

@@ -1,0 +1,63 @@
+"""Which products a customer's sentences name next to a number ("50 navy totes", "45 hoodies with our logo"),
+and which of several mentions count: the product counted, not one named in passing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .dates import fold
+from .numbers import ANY_DATE, NUMBER, UNITS
+from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
+
+_UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
+
+
+def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
+    """Names people shorten after a number ("50 navy totes"): for each number, the longest run of the words that
+    follow it that is all words of one or more products' names, with the products it fits (one mention each)."""
+    named: list[tuple[str, set[str]]] = []
+    common = common_words(products)
+    plain = joined_sizes(ANY_DATE.sub(" ", fold(text)))  # "6 x 30" is one word, "6x30", never a number
+    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
+        tokens = match.group(2).split()
+        while tokens and _UNIT_WORD.fullmatch(tokens[0]):
+            tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
+        for size in range(len(tokens), 0, -1):
+            said = words(" ".join(tokens[:size])) - common
+            fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}
+            if fits:
+                kept = [t for t in tokens[:size] if not words(t) or not words(t) <= common]
+                named.append((" ".join(kept), fits))
+                break
+    return named
+
+
+def common_words(products: Sequence[Catalogued]) -> set[str]:
+    """Words three in four of the shop's products (four at least) are named with ("logo" in "... embroidered
+    logo", "... printed logo"): after a number ("60 hoodies with our logo") they tell no product from another."""
+    if len(products) < 4:  # with fewer, a shared word still tells products apart (navy, white)
+        return set()
+    counts: dict[str, int] = {}
+    for product in products:
+        for word in {w for name in names_of(product) for w in words(name)}:
+            counts[word] = counts.get(word, 0) + 1
+    return {word for word, count in counts.items() if count * 4 >= len(products) * 3}
+
+
+Mentions = list[tuple[str, set[str]]]
+
+
+def counted_first(mentions: Mentions, counted: Mentions) -> Mentions:
+    """The mentions that count: when every product named next to a number ("45 hoodies") agrees, and exactly
+    one of them is also named in full elsewhere, the others named without a number ("the emblem you did on
+    our caps last year") are context, not the order."""
+    if not counted:
+        return mentions
+    shared = set.intersection(*(matched for _, matched in counted))
+    named = {code for value, matched in mentions if (value, matched) not in counted for code in matched}
+    chosen = shared & named
+    counted_codes = {code for _, matched in counted for code in matched}
+    if len(chosen) == 1 and named - shared and not (named - chosen) & counted_codes:
+        return [(value, matched) for value, matched in mentions if matched & chosen]
+    return mentions
