@@ -149,9 +149,7 @@ def test_the_same_email_twice_on_dynamodb_is_already_pending_and_writes_nothing(
     assert _items(aws) == before
 
 
-def test_a_resent_email_on_dynamodb_is_held_and_writes_only_the_hold(
-    aws: AwsWorld, clock: Clock
-) -> None:
+def test_a_resent_email_on_dynamodb_is_held_and_writes_only_the_hold(aws: AwsWorld, clock: Clock) -> None:
     """Issue 27 on the start Lambda: the same sender's same words under a new Message-ID are a possible duplicate,
     held (one HELD item and its audit event), no run; the same envelope again is the same hold."""
     from production_orchestrator.domain.errors import PossibleDuplicateError
