@@ -451,7 +451,12 @@ class InMemoryApprovalStore(ApprovalTransitions):
                 raise IntegrityError(f"approval {record.approval_id} already exists")
             closed = None
             if record.supersedes:
-                closed = self._existing(record.supersedes).superseded(record.approval_id, parse_utc(record.created_at))
+                closed = self._existing(record.supersedes).superseded(
+                    record.approval_id,
+                    parse_utc(record.created_at),
+                    version=record.version,
+                    proposal_hash=record.proposal_hash,
+                )
             if closed is not None:
                 self._records[closed.approval_id] = closed.model_dump_json()
             self._records[record.approval_id] = record.model_dump_json()

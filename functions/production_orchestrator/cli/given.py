@@ -53,13 +53,14 @@ def _customer(text: str) -> str:
     return name
 
 
-def add_given_flags(start: argparse.ArgumentParser) -> None:
-    """``--product``, ``--quantity``, ``--due``, ``--customer``."""
+def add_given_flags(start: argparse.ArgumentParser, *, customer: bool = True) -> None:
+    """``--product``, ``--quantity``, ``--due`` and (unless not ``customer``) ``--customer``."""
     group = start.add_argument_group("facts you give (fill or replace what the e-mail says)")
     group.add_argument("--product", type=_product, default=None, metavar="CODE", help="the product code")
     group.add_argument("--quantity", type=_quantity, default=None, metavar="N", help="how many units")
     group.add_argument("--due", type=_due, default=None, metavar="YYYY-MM-DD", help="the day it is needed by")
-    group.add_argument("--customer", type=_customer, default=None, metavar="NAME", help="the customer's name")
+    if customer:
+        group.add_argument("--customer", type=_customer, default=None, metavar="NAME", help="the customer's name")
 
 
 def given_facts(args: argparse.Namespace) -> GivenFacts | None:

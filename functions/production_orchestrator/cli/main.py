@@ -21,8 +21,8 @@ from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runti
 # resume_approval.py). Each adds its commands through ``register(subparsers)`` and names its GROUP; --help lists
 # the groups in the order their first command comes here.
 COMMAND_NAMES: tuple[str, ...] = (
-    "start", "plan", "show", "resume", "resume_approval", "repropose", "status", "history",  # runs and decisions
-    "request",
+    "start", "plan", "show", "resume", "resume_approval", "repropose", "revise",  # runs and decisions
+    "status", "history", "request",
     "shop", "order",  # the shop
     "serve", "approvals", "remind", "outbox",  # approvers and messages
     "audit", "submit", "completion",  # operations

@@ -24,6 +24,7 @@ class RefusalCode(StrEnum):
     EXPIRED = "EXPIRED"
     UNAUTHORIZED_APPROVER = "UNAUTHORIZED_APPROVER"
     RECEIPT_INVALID = "RECEIPT_INVALID"
+    SUPERSEDED = "SUPERSEDED"
 
 
 class OrchestratorError(Exception):
@@ -120,6 +121,29 @@ class ShopChangeRefusedError(ValidationError):
     """An operator's change of the shop was refused; ``code`` is one of :class:`ShopChangeCode`. Nothing written."""
 
     def __init__(self, code: ShopChangeCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message
+
+
+class GuidanceCode(StrEnum):
+    """Stable reasons an approver's guidance for a revised plan (``revise``) is refused before anything is
+    written or planned."""
+
+    NO_GUIDANCE = "NO_GUIDANCE"
+    UNKNOWN_ORDER = "UNKNOWN_ORDER"
+    KEEP_NEW_ORDER = "KEEP_NEW_ORDER"
+    UNKNOWN_MACHINE = "UNKNOWN_MACHINE"
+    UNKNOWN_DAY = "UNKNOWN_DAY"
+    CLOSED_DAY = "CLOSED_DAY"
+    MINUTES_OVER_DAY = "MINUTES_OVER_DAY"
+
+
+class GuidanceRefusedError(ValidationError):
+    """Guidance for a revised plan names what the shop does not have or cannot do; ``code`` is one of
+    :class:`GuidanceCode`. Nothing written, no model called."""
+
+    def __init__(self, code: GuidanceCode, message: str) -> None:
         super().__init__(f"{code.value}: {message}")
         self.code = code
         self.human_message = message

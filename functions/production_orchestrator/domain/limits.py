@@ -20,3 +20,5 @@ SCENARIO_TITLES = {
     "team-jerseys": ("Team jerseys for Riverside United", "JERSEY-310"),
     "metallic-monogram": ("Gold monograms for the Grand Hotel", "GOLD-500"),
 }
+# The longest note an approver may leave the agent with a revision.
+MAX_NOTE_CHARS = 1000

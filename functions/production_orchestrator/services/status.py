@@ -8,12 +8,15 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from ..domain.approval.authority import was_revised
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.errors import IntegrityError, ResumeRefusedError
+from ..domain.planning.proposal import load_proposal
+from ..domain.planning.versions import version_changes
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
-from .evidence import current_state, what_changed
+from .evidence import current_state, review, what_changed
 from .runtime import Runtime
 
 
@@ -36,6 +39,39 @@ class CheckpointStatus:
     changes: tuple[str, ...] = ()
     # Every vote recorded on the governing approval, in order: {approver, approved, at, reason}.
     votes: tuple[dict[str, Any], ...] = ()
+    # The plan's version (1: the request's first plan), the proposal it supersedes, who revised it and what
+    # changed since the version before (moves, purchases, overtime, facts, the on-time verdict).
+    version: int = 1
+    supersedes: str = ""
+    revised_by: str = ""
+    version_changes: tuple[str, ...] = ()
+    # The version that replaced this one, when a revision did: {version, proposal_hash, approval_id}.
+    superseded_by: dict[str, Any] | None = None
+
+
+def plan_version(rt: Runtime, checkpoint: Checkpoint) -> dict[str, Any]:
+    """The version fields of :class:`CheckpointStatus` for ``checkpoint`` (empty for an unrevised first plan
+    whose proposal cannot be read: the resume gate names that)."""
+    try:
+        _, proposal = review(rt.store, checkpoint.checkpoint_id)
+    except (ResumeRefusedError, IntegrityError):
+        return {}
+    found = rt.approvals.approvals_for(checkpoint.checkpoint_id)
+    replaced = found[-1] if found and was_revised(found[-1]) else None
+    fields: dict[str, Any] = {"version": proposal.version}
+    if replaced is not None:
+        fields["superseded_by"] = {
+            "version": replaced.successor_version,
+            "proposal_hash": replaced.successor_hash,
+            "approval_id": replaced.superseded_by,
+        }
+    revision = proposal.revision
+    if revision is None:
+        return fields
+    before = rt.store.get_proposal(revision.supersedes)
+    changes = version_changes(load_proposal(before, revision.supersedes), proposal) if before is not None else []
+    fields.update(supersedes=revision.supersedes, revised_by=revision.given_by, version_changes=tuple(changes))
+    return fields
 
 
 def _claimed(raw: str, field: str) -> str:
@@ -142,6 +178,7 @@ def status(rt: Runtime, query: StatusQuery | None = None) -> dict[str, Any]:
                 status="stale" if changes else label,
                 changes=tuple(changes),
                 votes=_votes(approvals, checkpoint.checkpoint_id),
+                **plan_version(rt, checkpoint),
             )
         )
     return {

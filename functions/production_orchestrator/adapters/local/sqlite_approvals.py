@@ -68,7 +68,15 @@ def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     old = read_approval(conn, record.supersedes)
     if old is None:
         raise NotFoundError(f"approval {record.supersedes} does not exist")
-    save_approval(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
+    save_approval(
+        conn,
+        old.superseded(
+            record.approval_id,
+            parse_utc(record.created_at),
+            version=record.version,
+            proposal_hash=record.proposal_hash,
+        ),
+    )
 
 
 class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):

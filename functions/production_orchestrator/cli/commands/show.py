@@ -33,7 +33,7 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
         "approved": f"approved by {who}",
         "rejected": f"rejected by {who}; nothing was applied",
         "expired": f"the approval window closed at {expires}; nothing was applied",
-        "superseded": "replaced by a new plan (propose again); the approvers' links open the new one",
+        "superseded": "replaced by a new plan (propose again or a revision); the approvers' links open the new one",
     }.get(label, label)
 
 
@@ -41,7 +41,7 @@ def _show(args: argparse.Namespace) -> int:
     from ...domain.presentation import render_review, shop_zone
     from ...services.evidence import review
     from ...services.runs.held import held_for
-    from ...services.status import checkpoint_status
+    from ...services.status import checkpoint_status, plan_version
 
     if args.json and args.html is not None:
         raise ValidationError("--json and --html: choose one")
@@ -60,6 +60,7 @@ def _show(args: argparse.Namespace) -> int:
                 "proposal_hash": checkpoint.proposal_hash,
                 "proposal": proposal.model_dump(mode="json"),
                 "possible_duplicates": [{"held_id": h.held_id, "sender": h.sender, "subject": h.subject} for h in held],
+                "version": {"version": 1, **plan_version(rt, checkpoint)},
             }
         )
         return EXIT_OK
@@ -74,6 +75,16 @@ def _show(args: argparse.Namespace) -> int:
     print(terminal_safe(f"Status: {status_line}"))
     print()
     print(terminal_safe(render_review(checkpoint, proposal, zone), keep_newlines=True))
+    version = plan_version(rt, checkpoint)
+    if version.get("version_changes"):
+        print()
+        print(f"Changed since version {version['version'] - 1}:")
+        print("".join(f"  - {terminal_safe(line)}\n" for line in version["version_changes"]), end="")
+    if version.get("superseded_by"):
+        after = version["superseded_by"]
+        print()
+        replaced = f"Revised: version {after['version']} replaces this one (proposal {after['proposal_hash']})"
+        print(terminal_safe(replaced))
     for h in held:
         print(
             terminal_safe(

@@ -48,6 +48,13 @@ def _status(args: argparse.Namespace) -> int:
                 f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}"
             )
         )
+        if a["version"] > 1:
+            revised = f"version {a['version']} by {a['revised_by']}, supersedes {a['supersedes'][:12]}..."
+            print(terminal_safe(f"      {revised}"))
+            print("".join(f"        - {terminal_safe(line)}\n" for line in a["version_changes"]), end="")
+        if a["superseded_by"]:
+            after = a["superseded_by"]
+            print(terminal_safe(f"      version {a['version']}: revised, version {after['version']} replaces it"))
         if a["changes"]:
             print("      stale: the shop changed since it was proposed (approving it would be refused):")
             print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")

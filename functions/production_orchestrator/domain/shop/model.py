@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from ..canonical import content_hash, without_empty
+from .overtime import Overtimed
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
@@ -94,8 +95,8 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class Machine(_Frozen):
-    """A machine, its daily capacity and the days it works (every day but ``closed_days`` unless ``weekdays``)."""
+class Machine(_Frozen, Overtimed):
+    """A machine: daily capacity, working days (all but ``closed_days`` unless ``weekdays``), ``overtime``."""
 
     id: Id
     minutes_per_day: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
@@ -180,8 +181,7 @@ LANGUAGES: tuple[Language, ...] = ("en", "de", "fr", "es", "nl")
 
 class Order(_Frozen):
     """A customer order. An empty ``schedule`` means not yet scheduled. ``language``: the language the customer
-    wrote the request in (messages to them are written in it); absent for orders that did not come by e-mail.
-    """
+    wrote the request in (messages to them are written in it); absent for orders that did not come by e-mail."""
 
     id: Id
     customer: str = Field(min_length=1, max_length=120)

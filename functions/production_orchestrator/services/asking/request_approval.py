@@ -92,6 +92,7 @@ class LinkPlan:
             if old
             else tuple(a for a in self.policy.approvers if self.delivered and a not in self.mailed),
             supersedes="" if old is None else old.approval_id,
+            version=proposal.version,
         )
 
 

@@ -9,6 +9,8 @@ held          a possible duplicate held beside the earlier run until a person st
 start         the agent runs its tools until the hook interrupts before apply_production_plan; session,
               proposal and the sealed checkpoint are made durable; the process exits
 repropose     a stale plan replaced by a new run's plan under the same policy and links
+revise        an approver's guidance makes the next version of the plan (supersedes the previous one)
 
-submit -> plan_request -> requests (not started yet? else held) -> start -> (asking) ... repropose when stale
+submit -> plan_request -> requests (not started yet? else held) -> start -> (asking) ... repropose when stale,
+revise on guidance
 """

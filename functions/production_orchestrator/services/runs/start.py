@@ -27,6 +27,7 @@ from ...domain.errors import StartError
 from ...domain.intake.customer_message import CustomerMessage, read_message
 from ...domain.intake.request_key import request_hash, run_request
 from ...domain.planning.proposal import ProposalContent, load_proposal
+from ...domain.planning.versions import version_changes
 from ...domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ...domain.scenarios import scenario as find_scenario
 from ...domain.shop.model import ShopState, parse_day
@@ -48,6 +49,23 @@ class StartResult:
     revision: int
     usage: dict[str, int] = field(default_factory=dict)
     approval: ApprovalRecord | None = None
+
+
+def revision_detail(rt: Runtime, proposal: ProposalContent) -> dict[str, object]:
+    """What the audit event of a revised version records of it (nothing for a first plan): its version, what it
+    supersedes, who asked for what, and what changed since the version before."""
+    revision = proposal.revision
+    if revision is None:
+        return {}
+    stored = rt.store.get_proposal(revision.supersedes)
+    changes = version_changes(load_proposal(stored, revision.supersedes), proposal) if stored is not None else []
+    return {
+        "version": revision.version,
+        "supersedes_proposal": revision.supersedes,
+        "revised_by": revision.given_by,
+        "guidance": revision.guidance.words(),
+        "changes": changes,
+    }
 
 
 def _add(*usages: dict[str, int]) -> dict[str, int]:
@@ -131,14 +149,15 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
-    ctx.given = request.given
+    ctx.given, ctx.revision = request.given, request.revision
     run_name = request.scenario or REQUEST_RUN
     if request.scenario:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
     agent_id = agent_identity(binding, run_name)
     agent = build_agent(binding, run_name, ctx, sessions.session_manager(session_id), rt.model_settings)
-    result = agent(first_message(message.text))
+    guidance = request.revision.guidance.words() if request.revision is not None else ()
+    result = agent(first_message(message.text, guidance))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
     faults.point("after_session_save")  # the session manager synced the interrupted agent
@@ -186,7 +205,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
             lambda: _recheck(rt, message, cmd),
             key,
             ctx.event(
-                "approval_requested",
+                "approval_requested" if request.revision is None else "plan_revised",
                 proposal_hash,
                 interrupt_id=interrupt.id,
                 expires_at=checkpoint.expires_at,
@@ -195,6 +214,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
                 supersedes="" if record is None else record.supersedes,
                 required=0 if record is None else record.required,
                 **_reuse_note(checked),
+                **revision_detail(rt, proposal),
             ),
             record,
         ),
