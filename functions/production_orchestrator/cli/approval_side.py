@@ -207,11 +207,12 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
     """The local composition of the pages: SQLite stores, the key file, resumes and re-proposals as fresh
     processes."""
     from ..approval_web.endpoint import DecisionEndpoint
-    from .processes import SubprocessRepropose, SubprocessResume
+    from .processes import SubprocessRepropose, SubprocessResume, SubprocessRevise
 
     rt = local_runtime(data_dir, create=False)
     return DecisionEndpoint(
         rt=replace(rt, callback=SubprocessResume(data_dir, provider_args)),
         reproposer=SubprocessRepropose(data_dir, provider_args),
+        reviser=SubprocessRevise(data_dir, provider_args),
         report_outcome=True,
     )

@@ -42,8 +42,9 @@ def _import(args: argparse.Namespace) -> int:
     table = table_of(args)
     if table is not None:  # the table's shop: the same guard and --dry-run
         if args.dry_run:
-            return dry_run_report(table_runtime(table), state)
-        return report_import(import_shop(table_runtime(table), ImportShop(state, replace=args.replace)), state)
+            return dry_run_report(table_runtime(table, args=args), state)
+        rt = table_runtime(table, args=args)
+        return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
         if not db_path(data_dir(args)).is_file():
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
@@ -107,7 +108,7 @@ def _export(args: argparse.Namespace) -> int:
     if table is None:
         write_shop_file(write_shop(_current(args)), args.path)
         return EXIT_OK
-    state = table_runtime(table).store.load_state()
+    state = table_runtime(table, args=args).store.load_state()
     if state is None:
         raise ValidationError(f"table {table} holds no shop yet (shop import --table {table} first)")
     write_shop_file(write_shop(state), args.path)
