@@ -86,7 +86,7 @@ def _changes(changes: list[str], can_repropose: bool) -> str:
         else "Reject it to cancel it; a new run plans on the current shop."
     )
     return (
-        '<section class="note bad" role="alert"><h2>The shop changed since this plan was proposed</h2>'
+        '<section class="note bad" role="alert"><h2>This plan no longer holds on the current shop</h2>'
         f"{items(changes)}<p>Approving it would be refused. {then}</p></section>"
     )
 

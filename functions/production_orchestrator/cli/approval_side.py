@@ -154,10 +154,10 @@ def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError)
 
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
-    store = local_runtime(data_dir, create=False).store
-    checkpoint = load_checkpoint(store, checkpoint_id)
-    say("changed since the plan was proposed:")
-    for line in what_changed(store, checkpoint) or []:
+    rt = local_runtime(data_dir, create=False)
+    checkpoint = load_checkpoint(rt.store, checkpoint_id)
+    say("no longer holds since the plan was proposed:")
+    for line in what_changed(rt.store, checkpoint, rt.clock()) or []:
         say(f"  - {line}")
     where = f"--data-dir {data_dir} --checkpoint {checkpoint_id}"
     say(f"propose again: {PROG} repropose {where}")

@@ -151,8 +151,8 @@ def register(subparsers: Any) -> None:
         "shop",
         summary="look at, import or export the shop, or record an out-of-band change",
         description="The shop at a glance, your own shop from a shop file (docs/shop.schema.json), or an "
-        "inventory count made outside the agent (a delivery, a stock take). A change moves the shop's "
-        "digest: plans proposed before it are refused as stale.",
+        "inventory count made outside the agent (a delivery, a stock take). A pending plan a change no "
+        "longer lets hold is refused as stale; one that only frees capacity or stock stales none.",
         examples=[
             "shop show",
             "shop import my-shop.json",
@@ -177,8 +177,9 @@ def register(subparsers: Any) -> None:
         what,
         "set-inventory",
         summary="record a counted or delivered quantity",
-        description="Record the counted quantity on hand of a material the shop has. Plans proposed before the "
-        "change are refused as STALE_DOMAIN_STATE (propose again). A new material comes in through shop import.",
+        description="Record the counted quantity on hand of a material the shop has. A pending plan the count "
+        "leaves short is refused as STALE_DOMAIN_STATE (propose again); a count that finds more stales none. "
+        "A new material comes in through shop import.",
         examples=["shop set-inventory THREAD-RED-40 1500"],
         handler=_set_inventory,
     )

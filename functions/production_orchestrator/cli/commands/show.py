@@ -117,7 +117,7 @@ def _html(
         approver="",
         checkpoint=checkpoint,
         proposal=proposal,
-        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        changes=what_changed(store, checkpoint, now) if approval.is_open(now) else None,
         outcome=store.get_decision(checkpoint.checkpoint_id),
         timezone=shop_zone(store.load_state()),
         base=proposed_on(store, checkpoint),

@@ -89,7 +89,7 @@ def link_view(rt: Runtime, link: Link, now: datetime) -> LinkView | None:
         approver=approver,
         checkpoint=checkpoint,
         proposal=proposal,
-        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        changes=what_changed(store, checkpoint, now) if approval.is_open(now) else None,
         outcome=store.get_decision(approval.checkpoint_id),
         # The shop's time zone, once the shop model carries one; UTC until then.
         timezone=str(getattr(state, "timezone", "") or "UTC"),
