@@ -110,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         words = sys.argv[1:] if argv is None else list(argv)
         args = parser_for(words).parse_args(words)
+        if getattr(args, "global_now", None):
+            os.environ["PO_NOW"] = args.global_now  # the one clock of the local runtime (bootstrap.local_now)
+            from ..bootstrap import local_now
+
+            local_now()  # a clock that is not a time is a usage error before anything runs
         check_runtime(args)
         code = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a reader that went away is reported here, not at exit
