@@ -73,9 +73,10 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--link-base",
         type=inputs.link_base,
-        default=DEFAULT_LINK_BASE,
+        default=None,
         metavar="URL",
-        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve",
+        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve "
+        f"(default: {DEFAULT_LINK_BASE})",
     )
 
 

@@ -169,4 +169,4 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="write the approval page (summary, before/after timeline, details; no buttons) to PATH instead",
     )
-    show.set_defaults(on_interrupt=lambda _: READ_ONLY)
+    show.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)
