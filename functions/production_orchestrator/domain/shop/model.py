@@ -8,7 +8,9 @@ in the order of their JSON arrays build equal states with the same digest.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, timedelta
 from itertools import pairwise
 from typing import Annotated, Any, Literal
@@ -92,6 +94,30 @@ def _unique_sorted(values: Iterable[Any], key: Any, what: str) -> tuple[Any, ...
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+# Lookups by id on the state's sorted tuples, built once per tuple. Keyed by the tuple itself (its identity,
+# kept alive by the entry), never stored on the model: model_copy would carry a stale index into a copy, and
+# pydantic's equality would compare it. A copy that replaces a tuple gets a new index on its first lookup.
+_INDEX_SLOTS = 32
+_indexes: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
+_index_lock = threading.Lock()
+
+
+def _indexed(kind: str, sources: tuple[Any, ...], build: Callable[..., Any]) -> Any:
+    """``build(*sources)``, computed once per ``kind`` and identity of each of ``sources`` (recent ones kept)."""
+    key = (kind, *map(id, sources))
+    with _index_lock:
+        found = _indexes.get(key)
+        if found is not None and all(a is b for a, b in zip(found[0], sources, strict=True)):
+            _indexes.move_to_end(key)
+            return found[1]
+    index = build(*sources)
+    with _index_lock:
+        _indexes[key] = (sources, index)
+        while len(_indexes) > _INDEX_SLOTS:
+            _indexes.popitem(last=False)
+    return index
 
 
 class Machine(_Frozen):
@@ -322,31 +348,54 @@ class ShopState(_Frozen):
 
     def order(self, order_id: str) -> Order | None:
         """The order with ``order_id``, if any."""
-        return next((o for o in self.orders if o.id == order_id), None)
+        return self._orders_by_id().get(order_id)
+
+    def _orders_by_id(self) -> dict[str, Order]:
+        return _indexed("order", (self.orders,), lambda orders: {o.id: o for o in orders})  # type: ignore[no-any-return]
 
     def closed_order(self, order_id: str) -> ClosedOrder | None:
         """The closed (complete or cancelled) order with ``order_id``, if any."""
-        return next((c for c in self.closed_orders if c.order.id == order_id), None)
+        found: ClosedOrder | None = _indexed(
+            "closed", (self.closed_orders,), lambda closed: {c.order.id: c for c in closed}
+        ).get(order_id)
+        return found
 
     def machine(self, machine_id: str) -> Machine | None:
         """The machine with ``machine_id``, if any."""
-        return next((m for m in self.machines if m.id == machine_id), None)
+        found: Machine | None = _indexed("machine", (self.machines,), lambda ms: {m.id: m for m in ms}).get(machine_id)
+        return found
 
     def material(self, material_id: str) -> Material | None:
         """The material with ``material_id``, if any."""
-        return next((m for m in self.materials if m.id == material_id), None)
+        found: Material | None = _indexed("material", (self.materials,), lambda ms: {m.id: m for m in ms}).get(
+            material_id
+        )
+        return found
 
     def product(self, code: str) -> Product | None:
         """The product with ``code``, if any."""
-        return next((p for p in self.products if p.code == code), None)
+        found: Product | None = _indexed("product", (self.products,), lambda ps: {p.code: p for p in ps}).get(code)
+        return found
+
+    def slot_bookings(self, machine_id: str, day: str) -> tuple[tuple[str, int], ...]:
+        """(order id, minutes) of every open order booked on ``machine_id`` on ``day``, by order id."""
+        index: dict[tuple[str, str], tuple[tuple[str, int], ...]] = _indexed("slot", (self.orders,), _slot_index)
+        return index.get((machine_id, day), ())
+
+    def material_uses(self, material_id: str) -> tuple[tuple[str, str, int], ...]:
+        """(order id, first day, amount) of every scheduled open order whose product uses ``material_id``."""
+        index: dict[str, tuple[tuple[str, str, int], ...]] = _indexed(
+            "uses", (self.orders, self.products), _material_index
+        )
+        return index.get(material_id, ())
 
     def booked_minutes(self, machine_id: str, day: str) -> int:
         """Machine-minutes scheduled on ``machine_id`` for ``day``."""
-        return sum(a.minutes for o in self.orders for a in o.schedule if a.machine == machine_id and a.day == day)
+        return sum(minutes for _, minutes in self.slot_bookings(machine_id, day))
 
     def with_orders(self, changed: Iterable[Order]) -> ShopState:
         """A copy holding ``changed`` orders (each replacing the one with its id, or added)."""
-        by_id = {o.id: o for o in self.orders}
+        by_id = dict(self._orders_by_id())
         by_id.update((o.id, o) for o in changed)
         return self.model_copy(update={"orders": tuple(by_id[k] for k in sorted(by_id))})
 
@@ -366,6 +415,26 @@ class ShopState(_Frozen):
             m.model_copy(update={"on_hand": quantity}) if m.id == material_id else m for m in self.materials
         )
         return self.model_copy(update={"materials": materials})
+
+
+def _slot_index(orders: tuple[Order, ...]) -> dict[tuple[str, str], tuple[tuple[str, int], ...]]:
+    slots: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for order in orders:  # orders come sorted by id, so each slot's list is too
+        for a in order.schedule:
+            slots.setdefault((a.machine, a.day), []).append((order.id, a.minutes))
+    return {slot: tuple(found) for slot, found in slots.items()}
+
+
+def _material_index(
+    orders: tuple[Order, ...], products: tuple[Product, ...]
+) -> dict[str, tuple[tuple[str, str, int], ...]]:
+    per_unit = {p.code: [(m.id, m.per_unit) for m in p.materials] for p in products}
+    uses: dict[str, list[tuple[str, str, int]]] = {}
+    for order in orders:
+        if order.schedule:
+            for material_id, amount in per_unit.get(order.product, ()):
+                uses.setdefault(material_id, []).append((order.id, order.schedule[0].day, order.quantity * amount))
+    return {material_id: tuple(found) for material_id, found in uses.items()}
 
 
 def zone(name: str) -> ZoneInfo:
