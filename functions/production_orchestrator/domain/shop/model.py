@@ -33,6 +33,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MAX_MINUTES_PER_DAY = 24 * 60
+DEFAULT_MIN_SPLIT_MINUTES = 60
 
 
 def check_id(value: str) -> str:
@@ -281,6 +282,9 @@ class ShopState(_Frozen):
     # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
     staleness: Literal["footprint", "any-change"] = "footprint"
     closed_orders: tuple[ClosedOrder, ...] = ()
+    # The least minutes a part of a split or moved order may hold (smaller orders stay whole): no plan leaves
+    # a one-unit remnant a shop would not run. See domain/planning/rules.min_part.
+    min_split_minutes: int = Field(default=DEFAULT_MIN_SPLIT_MINUTES, ge=1, le=MAX_MINUTES_PER_DAY)
 
     @field_validator("timezone")
     @classmethod
@@ -325,6 +329,11 @@ class ShopState(_Frozen):
     def _procurement(cls, value: tuple[ProcurementTask, ...]) -> tuple[ProcurementTask, ...]:
         return tuple(sorted(value, key=procurement_key))
 
+    def min_part(self, order_minutes: int) -> int:
+        """The least minutes a part of an order of ``order_minutes`` may hold: the shop's minimum split, or
+        the whole order when it is smaller."""
+        return max(1, min(self.min_split_minutes, order_minutes))
+
     def today(self, now: datetime) -> str:
         """The calendar day ``now`` falls on in the shop's time zone (the default planning day)."""
         return now.astimezone(zone(self.timezone)).date().isoformat()
@@ -334,12 +343,15 @@ class ShopState(_Frozen):
 
         The default staleness rule is left out, so shops that never chose one keep the digests they had;
         ``closed_orders`` is left out while empty, so a shop that never closed an order keeps the digest it
-        had before orders could close (and every proposal made on it its hash)."""
+        had before orders could close (and every proposal made on it its hash); so is the default
+        ``min_split_minutes``."""
         data = self.model_dump(mode="json")
         if data["staleness"] == "footprint":
             del data["staleness"]
         if not data["closed_orders"]:
             del data["closed_orders"]
+        if data["min_split_minutes"] == DEFAULT_MIN_SPLIT_MINUTES:
+            del data["min_split_minutes"]  # the default: shops that never set it keep their digests
         return data
 
     def digest(self) -> str:
