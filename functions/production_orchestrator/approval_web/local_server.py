@@ -7,7 +7,8 @@ address), for local runs.
     POST /approve?a=&s=    decide (locally the resume then runs in a fresh process: cli/processes.py)
 
 Only requests naming this server (``Host: 127.0.0.1:<port>`` or ``localhost:<port>``; on a LAN address, that
-address or a name given with ``--host-name``) are answered, so a page on another site that resolves its own
+address or a name given with ``--host-name``; on the scheme's default port, 443 over TLS and 80 without, the
+name alone, as browsers send it: RFC 9110 section 7.2) are answered, so a page on another site that resolves its own
 name to this address (DNS rebinding) cannot read the list. Anything but loopback is served over TLS only:
 a link secret never crosses a network in clear text. A body
 that is missing its length, too long, of another type or not UTF-8 gets 400 and the neutral page; the
@@ -62,9 +63,30 @@ def read_form(headers: Any, stream: Any) -> dict[str, str]:
         raise BadRequestError("the form is not readable text") from None
 
 
+def names_this_server(host: str, names: Sequence[str], port: int, *, tls: bool) -> bool:
+    """True when the ``Host`` header value ``host`` names this server: one of ``names`` (lower-case) and
+    ``port``, where a missing or empty port means the scheme's default (443 over TLS, 80 without)."""
+    host = host.strip().lower()
+    if host.startswith("["):  # an IPv6 literal: [::1] or [::1]:port
+        name, _, rest = host.partition("]")
+        name += "]"
+        if rest and not rest.startswith(":"):
+            return False
+        given = rest[1:]
+    elif host.count(":") > 1:  # a bare IPv6 address is not a Host value
+        return False
+    else:
+        name, _, given = host.partition(":")
+    if given and not (given.isascii() and given.isdigit()):
+        return False
+    wanted = int(given) if given else (443 if tls else 80)
+    return name in names and wanted == port
+
+
 class _Handler(BaseHTTPRequestHandler):
     endpoint: DecisionEndpoint
     host_names: tuple[str, ...] = (LOOPBACK, "localhost")
+    tls: bool = False
     timeout = 60  # seconds a client may idle mid-request (and mid-handshake) before its connection is closed
 
     def setup(self) -> None:
@@ -100,8 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _host_ok(self) -> bool:
         port = int(self.server.server_address[1])  # type: ignore[index]
-        host = str(self.headers.get("Host") or "").strip().lower()
-        if host in (f"{name}:{port}" for name in self.host_names):
+        if names_this_server(str(self.headers.get("Host") or ""), self.host_names, port, tls=self.tls):
             return True
         _LOG.info("%s %s -> wrong host", self.command, urlsplit(self.path).path)
         self._send(400, render_neutral())
@@ -207,7 +228,7 @@ def make_server(
         names.add(f"[{bind.lower()}]")
     if is_loopback(bind):
         names.add("localhost")
-    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names))}
+    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names)), "tls": tls is not None}
     handler = type("Handler", (_Handler,), attributes)
     server_class = _V6Server if ":" in bind else _Server
     server = server_class((bind, port), handler)
