@@ -8,10 +8,8 @@ in the order of their JSON arrays build equal states with the same digest.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from datetime import date, datetime, timedelta
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -28,6 +26,11 @@ from pydantic import (
 )
 
 from ..canonical import content_hash
+from .days import add_days as add_days
+from .days import check_day as check_day
+from .days import day_range as day_range
+from .days import parse_day as parse_day
+from .indexes import indexed, lookup, material_index, slot_index
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
@@ -41,30 +44,6 @@ def check_id(value: str) -> str:
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid id (1 to 64 letters, digits, '.', '_', '-'; starting alphanumeric)")
     return value
-
-
-def parse_day(value: str) -> date:
-    """An ISO calendar day ``YYYY-MM-DD``; ``ValueError`` for anything else."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        raise ValueError(f"{value!r} is not a day (YYYY-MM-DD)")
-    return date.fromisoformat(value)
-
-
-def check_day(value: str) -> str:
-    """``value`` if it is a valid ISO day."""
-    parse_day(value)
-    return value
-
-
-def add_days(day: str, days: int) -> str:
-    """The ISO day ``days`` after ``day``."""
-    return (parse_day(day) + timedelta(days=days)).isoformat()
-
-
-def day_range(first: str, count: int) -> list[str]:
-    """``count`` consecutive ISO days from ``first``."""
-    start = parse_day(first)
-    return [(start + timedelta(days=i)).isoformat() for i in range(count)]
 
 
 def _check_email(value: str) -> str:
@@ -95,30 +74,6 @@ def _unique_sorted(values: Iterable[Any], key: Any, what: str) -> tuple[Any, ...
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-# Lookups by id on the state's sorted tuples, built once per tuple. Keyed by the tuple itself (its identity,
-# kept alive by the entry), never stored on the model: model_copy would carry a stale index into a copy, and
-# pydantic's equality would compare it. A copy that replaces a tuple gets a new index on its first lookup.
-_INDEX_SLOTS = 32
-_indexes: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = OrderedDict()
-_index_lock = threading.Lock()
-
-
-def _indexed(kind: str, sources: tuple[Any, ...], build: Callable[..., Any]) -> Any:
-    """``build(*sources)``, computed once per ``kind`` and identity of each of ``sources`` (recent ones kept)."""
-    key = (kind, *map(id, sources))
-    with _index_lock:
-        found = _indexes.get(key)
-        if found is not None and all(a is b for a, b in zip(found[0], sources, strict=True)):
-            _indexes.move_to_end(key)
-            return found[1]
-    index = build(*sources)
-    with _index_lock:
-        _indexes[key] = (sources, index)
-        while len(_indexes) > _INDEX_SLOTS:
-            _indexes.popitem(last=False)
-    return index
 
 
 class Machine(_Frozen):
@@ -360,44 +315,33 @@ class ShopState(_Frozen):
 
     def order(self, order_id: str) -> Order | None:
         """The order with ``order_id``, if any."""
-        return self._orders_by_id().get(order_id)
-
-    def _orders_by_id(self) -> dict[str, Order]:
-        return _indexed("order", (self.orders,), lambda orders: {o.id: o for o in orders})  # type: ignore[no-any-return]
+        return lookup(self.orders, "order", lambda o: o.id).get(order_id)
 
     def closed_order(self, order_id: str) -> ClosedOrder | None:
         """The closed (complete or cancelled) order with ``order_id``, if any."""
-        found: ClosedOrder | None = _indexed(
-            "closed", (self.closed_orders,), lambda closed: {c.order.id: c for c in closed}
-        ).get(order_id)
-        return found
+        return lookup(self.closed_orders, "closed", lambda c: c.order.id).get(order_id)
 
     def machine(self, machine_id: str) -> Machine | None:
         """The machine with ``machine_id``, if any."""
-        found: Machine | None = _indexed("machine", (self.machines,), lambda ms: {m.id: m for m in ms}).get(machine_id)
-        return found
+        return lookup(self.machines, "machine", lambda m: m.id).get(machine_id)
 
     def material(self, material_id: str) -> Material | None:
         """The material with ``material_id``, if any."""
-        found: Material | None = _indexed("material", (self.materials,), lambda ms: {m.id: m for m in ms}).get(
-            material_id
-        )
-        return found
+        return lookup(self.materials, "material", lambda m: m.id).get(material_id)
 
     def product(self, code: str) -> Product | None:
         """The product with ``code``, if any."""
-        found: Product | None = _indexed("product", (self.products,), lambda ps: {p.code: p for p in ps}).get(code)
-        return found
+        return lookup(self.products, "product", lambda p: p.code).get(code)
 
     def slot_bookings(self, machine_id: str, day: str) -> tuple[tuple[str, int], ...]:
         """(order id, minutes) of every open order booked on ``machine_id`` on ``day``, by order id."""
-        index: dict[tuple[str, str], tuple[tuple[str, int], ...]] = _indexed("slot", (self.orders,), _slot_index)
+        index: dict[tuple[str, str], tuple[tuple[str, int], ...]] = indexed("slot", (self.orders,), slot_index)
         return index.get((machine_id, day), ())
 
     def material_uses(self, material_id: str) -> tuple[tuple[str, str, int], ...]:
         """(order id, first day, amount) of every scheduled open order whose product uses ``material_id``."""
-        index: dict[str, tuple[tuple[str, str, int], ...]] = _indexed(
-            "uses", (self.orders, self.products), _material_index
+        index: dict[str, tuple[tuple[str, str, int], ...]] = indexed(
+            "uses", (self.orders, self.products), material_index
         )
         return index.get(material_id, ())
 
@@ -407,7 +351,7 @@ class ShopState(_Frozen):
 
     def with_orders(self, changed: Iterable[Order]) -> ShopState:
         """A copy holding ``changed`` orders (each replacing the one with its id, or added)."""
-        by_id = dict(self._orders_by_id())
+        by_id = dict(lookup(self.orders, "order", lambda o: o.id))
         by_id.update((o.id, o) for o in changed)
         return self.model_copy(update={"orders": tuple(by_id[k] for k in sorted(by_id))})
 
@@ -427,26 +371,6 @@ class ShopState(_Frozen):
             m.model_copy(update={"on_hand": quantity}) if m.id == material_id else m for m in self.materials
         )
         return self.model_copy(update={"materials": materials})
-
-
-def _slot_index(orders: tuple[Order, ...]) -> dict[tuple[str, str], tuple[tuple[str, int], ...]]:
-    slots: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for order in orders:  # orders come sorted by id, so each slot's list is too
-        for a in order.schedule:
-            slots.setdefault((a.machine, a.day), []).append((order.id, a.minutes))
-    return {slot: tuple(found) for slot, found in slots.items()}
-
-
-def _material_index(
-    orders: tuple[Order, ...], products: tuple[Product, ...]
-) -> dict[str, tuple[tuple[str, str, int], ...]]:
-    per_unit = {p.code: [(m.id, m.per_unit) for m in p.materials] for p in products}
-    uses: dict[str, list[tuple[str, str, int]]] = {}
-    for order in orders:
-        if order.schedule:
-            for material_id, amount in per_unit.get(order.product, ()):
-                uses.setdefault(material_id, []).append((order.id, order.schedule[0].day, order.quantity * amount))
-    return {material_id: tuple(found) for material_id, found in uses.items()}
 
 
 def zone(name: str) -> ZoneInfo:
