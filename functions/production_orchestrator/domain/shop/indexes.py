@@ -3,6 +3,7 @@
 Built once per tuple and kept for a few recent tuples, keyed by the tuples themselves (their identity, kept
 alive by the entry), never stored on the model: ``model_copy`` would carry a stale index into a copy, and
 pydantic's equality would compare it. A copy that replaces a tuple gets a new index on its first lookup.
+Typed loosely (orders and products as ``Any``) so the model imports this module and not the other way round.
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from .model import Order, Product
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 _INDEX_SLOTS = 32
@@ -43,7 +41,7 @@ def lookup(items: tuple[T, ...], kind: str, key: Callable[[T], str]) -> dict[str
     return found
 
 
-def slot_index(orders: tuple[Order, ...]) -> dict[tuple[str, str], tuple[tuple[str, int], ...]]:
+def slot_index(orders: tuple[Any, ...]) -> dict[tuple[str, str], tuple[tuple[str, int], ...]]:
     """(machine, day) -> (order id, minutes) of every booking on it, by order id."""
     slots: dict[tuple[str, str], list[tuple[str, int]]] = {}
     for order in orders:  # orders come sorted by id, so each slot's list is too
@@ -52,9 +50,7 @@ def slot_index(orders: tuple[Order, ...]) -> dict[tuple[str, str], tuple[tuple[s
     return {slot: tuple(found) for slot, found in slots.items()}
 
 
-def material_index(
-    orders: tuple[Order, ...], products: tuple[Product, ...]
-) -> dict[str, tuple[tuple[str, str, int], ...]]:
+def material_index(orders: tuple[Any, ...], products: tuple[Any, ...]) -> dict[str, tuple[tuple[str, str, int], ...]]:
     """Material id -> (order id, first day, amount) of every scheduled order whose product uses it."""
     per_unit = {p.code: [(m.id, m.per_unit) for m in p.materials] for p in products}
     uses: dict[str, list[tuple[str, str, int]]] = {}
