@@ -314,8 +314,15 @@ def solve(
         return None
     highs = _highs(build.model, nodes)
     warm = _warm(build, start, target, state) if start is not None else None
+    complete = start is not None and sum(a.minutes for a in start.get(target.id, ())) == target.quantity * build.unit
     solution: list[float] | None = None
     for stage, share in zip(build.stages, STAGE_SHARES, strict=True):
+        if warm is not None and complete and not any(coef * warm[col] for col, coef in stage.items()):
+            # Every stage's costs are non-negative: a start at 0 is optimal, and HiGHS would spend its root LP
+            # on proving it. Keep the start and bound the stage at 0.
+            solution = warm
+            highs.addRow(-model_inf(), 0.5, len(stage), list(stage), list(stage.values()))
+            continue
         highs.setOptionValue("mip_max_nodes", max(1, nodes * share[0] // share[1]))
         highs.changeColsCost(len(build.model.lower), list(range(len(build.model.lower))), _costs(build, stage))
         if warm is not None:
