@@ -114,7 +114,7 @@ def lambda_python() -> str:
         f"none was found (tried ${ENV_LAMBDA_PYTHON}, {pyenv_root}/versions/{LAMBDA_PYTHON_VERSION}.*, "
         f"python{LAMBDA_PYTHON_VERSION} on PATH). Install it, e.g. `pyenv install {LAMBDA_PYTHON_VERSION}` or "
         f"your OS package python{LAMBDA_PYTHON_VERSION}, or point {ENV_LAMBDA_PYTHON} at one. "
-        "(Template-only synth: -c aws:cdk:bundling-stacks=[])"
+        "(Template-only synth: npx cdk synth -c bundling=off)"
     )
 
 

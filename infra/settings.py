@@ -42,6 +42,11 @@ escalateAfter       (none: no escalation)         after this long open, backupAp
                                                   (shorter than approvalWindow; needs backupApprovers)
 backupApprovers     (none)                        comma-separated addresses added (once, audited) at
                                                   escalateAfter; subscribed to approval mail
+shopName            (none: the one shop)          names this shop's stack ProductionOrchestrator-<shopName>
+                                                  (lower-case letters, digits, '-'; at most 20), so several
+                                                  shops deploy side by side; tags every resource shop=<name>
+bundling            on                            off: synthesize the template without building the Lambda
+                                                  assets (the CLI refuses -c aws:cdk:bundling-stacks=[])
 ==================  ============================  =====================================================
 
 The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
@@ -58,7 +63,7 @@ from typing import Any
 
 from constructs import Node
 
-from production_orchestrator.contracts import is_approver_email
+from production_orchestrator.contracts import METRICS_NAMESPACE, is_approver_email
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.approval.policy import MAX_APPROVERS
 from production_orchestrator.domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
@@ -105,6 +110,7 @@ DEFAULTS: dict[str, Any] = {
     "remindAt": ",".join(DEFAULT_POINTS),
     "escalateAfter": "",
     "backupApprovers": "",
+    "shopName": "",
 }
 MAX_REMINDER_POINTS = 10
 DEPLOYABLE_PROVIDERS = ("bedrock", "deterministic")
@@ -117,6 +123,22 @@ MODEL_ARN = re.compile(
 )
 _PREFIX = re.compile(r"^[a-z0-9][a-z0-9/_-]{0,60}/\Z")
 _CONFIGURATION_SET = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+# A shop's name goes into the stack's name and so into every physical name derived from it (a log group, a
+# rule name, a function name under 64 characters): short, lower case, DNS-like.
+_SHOP_NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}\Z")
+DEFAULT_SHOP = "default"
+
+
+def parse_shop_name(value: Any) -> str:
+    """``shopName`` (empty or None: :data:`DEFAULT_SHOP`, the stack keeps its unsuffixed name); invalid raises."""
+    text = "" if value is None else str(value).strip()
+    if not text or text == DEFAULT_SHOP:
+        return DEFAULT_SHOP
+    if not _SHOP_NAME.match(text) or text.endswith("-") or "--" in text:
+        raise ConfigurationError(
+            f"shopName {text!r} must be 1-20 lower-case letters, digits or single '-', starting with a letter"
+        )
+    return text
 
 
 @dataclass(frozen=True)
@@ -149,6 +171,13 @@ class Settings:
     remind_at: tuple[str, ...] = ()
     escalate_after: str = ""
     backup_approvers: tuple[str, ...] = ()
+    shop_name: str = DEFAULT_SHOP
+
+    @property
+    def metrics_namespace(self) -> str:
+        """The CloudWatch namespace of this shop's metrics: a shop's alarms must not fire on another shop's
+        refusals (``ProductionOrchestrator`` for the default shop, ``ProductionOrchestrator/<shop>`` else)."""
+        return METRICS_NAMESPACE if self.shop_name == DEFAULT_SHOP else f"{METRICS_NAMESPACE}/{self.shop_name}"
 
     @property
     def reminders_on(self) -> bool:
@@ -240,6 +269,7 @@ class Settings:
             inbound_address=inbound,
             messages=messages,
             submitters=tuple(sorted(submitters.items())),
+            shop_name=parse_shop_name(raw["shopName"]),
             **_reminder_settings(raw, window.total_seconds(), emails),
         )
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .domain.approval.claims import DEFAULT_LEASE
-from .domain.planning.solver import DEFAULT_NODES
+from .domain.limits import DEFAULT_NODES
 
 if TYPE_CHECKING:
     from .services.runtime import Runtime

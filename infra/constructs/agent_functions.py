@@ -43,7 +43,6 @@ from ..constants import (
     ENV_SESSION_PREFIX,
     ENV_TABLE_NAME,
     ENV_TOPIC_ARN,
-    METRICS_NAMESPACE,
     RECORD_EXPIRY_HANDLER,
     REPORT_PENDING_AGE_HANDLER,
     REQUEST_APPROVAL_HANDLER,
@@ -198,7 +197,7 @@ class AgentFunctions(Construct):
             ENV_RECEIPT_KEY_ID: self.receipt_key.key_id,
             ENV_AUDIT_KEY_ID: self.audit_key.key_id,
             ENV_SERVICE_NAME: SERVICE_NAME,
-            ENV_METRICS_NAMESPACE: METRICS_NAMESPACE,
+            ENV_METRICS_NAMESPACE: settings.metrics_namespace,
         }
         if settings.link_base_url:
             self.environment[ENV_LINK_BASE_URL] = settings.link_base_url

@@ -38,6 +38,7 @@ from production_orchestrator.domain.errors import (
     DeliveryIncompleteError,
     IntakeError,
     PlanningError,
+    PossibleDuplicateError,
     RequestAlreadyDecidedError,
     RequestClaimTakenError,
     RequesterUnverifiedError,
@@ -313,7 +314,8 @@ class ApprovalWorkflow(Construct):
                 STATE_ALREADY_PENDING,
                 comment="this request already waits for a decision in an earlier run; nothing was started",
             ),
-            errors=[AlreadyPendingError.__name__],
+            # A possible duplicate (the same words in another envelope) is held for a person: also no failure.
+            errors=[AlreadyPendingError.__name__, PossibleDuplicateError.__name__],
             result_path="$.error",
         )
         run_agent.add_catch(

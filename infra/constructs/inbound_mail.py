@@ -1,11 +1,17 @@
 """Requests in by e-mail: customer e-mails SES receives for ``inboundAddress`` start runs (only with that
 context key; without it nothing here is synthesized).
 
-    MX -> SES inbound -> receipt rule set (made active by the operator) -> rule: recipient = inboundAddress,
-        spam and virus scan, TLS required
+    MX -> SES inbound -> the region's active receipt rule set (shared by the shops, see below)
+        -> this shop's rule <stack>-requests: recipient = inboundAddress, spam and virus scan, TLS required
         1. S3 action: the session bucket, inbound/<message id> (bucket policy: ses.amazonaws.com, this account,
            this rule only)
         2. Lambda action (Event): receive_email -> verdicts checked -> Submission -> StartExecution
+
+SES allows one active receipt rule set per account and region and refuses to delete the active one, so no shop
+owns a rule set: a custom resource (handlers/receipt_rule_set.py) puts this shop's rule into the active set (the
+operator's own, or another shop's), creating and activating ``production-orchestrator-inbound`` when none is
+active; on delete, after CloudFormation removed the rule, it deactivates and deletes that set once no shop's rule
+is left in it. So ``cdk destroy`` of one shop leaves the others receiving, and of the last one leaves nothing.
 
 The receiving function may read the stored e-mails (inbound/ only), create and read submission records and
 start executions of the one state machine; SES may invoke it only for this account's rule.
@@ -13,7 +19,7 @@ start executions of the one state machine; SES may invoke it only for this accou
 
 from __future__ import annotations
 
-from aws_cdk import Duration, Stack
+from aws_cdk import CustomResource, Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_destinations as destinations
@@ -22,7 +28,13 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from ..constants import ENV_INBOUND_ADDRESS, ENV_STATE_MACHINE_ARN, INBOUND_PREFIX, RECEIVE_EMAIL_HANDLER
+from ..constants import (
+    ENV_INBOUND_ADDRESS,
+    ENV_STATE_MACHINE_ARN,
+    INBOUND_PREFIX,
+    RECEIPT_RULE_SET_HANDLER,
+    RECEIVE_EMAIL_HANDLER,
+)
 from ..nag import acknowledge
 from ..outputs import output
 from ..permissions import TABLE_ACCESS
@@ -31,7 +43,15 @@ from .agent_functions import AgentFunctions
 from .request_entry import SUBMIT_STATE_ACTIONS
 from .state_store import StateStore
 
-RULE_NAME = "customer-requests"
+RULE_NAME_SUFFIX = "requests"  # the rule is <stack name>-requests: unique in a rule set the shops share
+# The custom resource's SES calls (the receipt rule set APIs take no resource ARN in IAM).
+RULE_SET_ACTIONS = (
+    "ses:CreateReceiptRuleSet",
+    "ses:DeleteReceiptRuleSet",
+    "ses:DescribeActiveReceiptRuleSet",
+    "ses:DescribeReceiptRuleSet",
+    "ses:SetActiveReceiptRuleSet",
+)
 SES_PRINCIPAL = "ses.amazonaws.com"
 # Received e-mails are the evidence of what a customer asked for, kept as long as the sessions.
 RECEIVED_MAIL_DAYS = 400
@@ -64,11 +84,12 @@ class InboundMail(Construct):
             iam.PolicyStatement(actions=list(SUBMIT_STATE_ACTIONS), resources=[state_machine.state_machine_arn])
         )
 
-        self.rule_set = ses.CfnReceiptRuleSet(self, "RuleSet", rule_set_name=f"{stack.stack_name}-inbound")
-        rule_set_name = self.rule_set.ref
+        self.rule_set = self._active_rule_set(functions)
+        rule_set_name = self.rule_set.get_att_string("RuleSetName")
+        rule_name = f"{stack.stack_name}-{RULE_NAME_SUFFIX}"
         rule_arn = (
             f"arn:{stack.partition}:ses:{stack.region}:{stack.account}"
-            f":receipt-rule-set/{rule_set_name}:receipt-rule/{RULE_NAME}"
+            f":receipt-rule-set/{rule_set_name}:receipt-rule/{rule_name}"
         )
         # SES may write only the inbound prefix, and only for this account's rule (no other account's rule can
         # deliver into this bucket by naming it).
@@ -101,7 +122,7 @@ class InboundMail(Construct):
             "Rule",
             rule_set_name=rule_set_name,
             rule=ses.CfnReceiptRule.RuleProperty(
-                name=RULE_NAME,
+                name=rule_name,
                 enabled=True,
                 recipients=[settings.inbound_address],
                 scan_enabled=True,
@@ -146,3 +167,27 @@ class InboundMail(Construct):
         output(
             self, "FailedDeliveriesQueueUrl", self.failed_deliveries.queue_url, "received e-mails that started no run"
         )
+
+    def _active_rule_set(self, functions: AgentFunctions) -> CustomResource:
+        """The custom resource naming the active rule set this shop's rule goes into (created when none is)."""
+        self.rule_set_function = functions.add_strands_free(
+            "ReceiptRuleSet",
+            RECEIPT_RULE_SET_HANDLER,
+            "puts the shop's receipt rule into the region's active rule set, and removes that set when empty",
+            Duration.seconds(60),
+        )
+        self.rule_set_function.add_to_role_policy(iam.PolicyStatement(actions=list(RULE_SET_ACTIONS), resources=["*"]))
+        acknowledge(
+            self.rule_set_function.role,  # type: ignore[arg-type]
+            "AwsSolutions-IAM5[Resource::*]",
+            "SES receipt rule set actions take no resource ARN in IAM; the function only finds, creates, activates, "
+            "deactivates and deletes the shared production-orchestrator rule set.",
+        )
+        resource = CustomResource(
+            self,
+            "ActiveRuleSet",
+            service_token=self.rule_set_function.function_arn,
+            resource_type="Custom::ActiveReceiptRuleSet",
+        )
+        # Deleted after this shop's rule (which names it), so release() sees the set without it.
+        return resource

@@ -20,7 +20,6 @@ from ..constants import (
     METRIC_MESSAGES_NOT_SENT,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
     METRIC_RESUME_REFUSED,
-    METRICS_NAMESPACE,
     STATE_DECISION_EXPIRED,
     STATE_MESSAGES_NOT_SENT,
     STATE_RESUME_REFUSED,
@@ -51,6 +50,7 @@ class Operations(Construct):
         failed_deliveries: sqs.IQueue | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        self._namespace = settings.metrics_namespace
         # CloudWatch cannot publish to a topic under the AWS-managed SNS key; this key lets it (and only
         # it, besides the account's administrators) use the key for the alarm topic.
         # Nothing it encrypted outlives the topic: it goes with the stack (KMS deletes it after 7 days).
@@ -121,7 +121,7 @@ class Operations(Construct):
             targets=[targets.LambdaFunction(functions.report_pending_age, retry_attempts=0)],
         )
         pending_age = cloudwatch.Metric(
-            namespace=METRICS_NAMESPACE,
+            namespace=self._namespace,
             metric_name=METRIC_OLDEST_PENDING_APPROVAL_AGE,
             statistic="Maximum",
             period=PERIOD,
@@ -214,7 +214,7 @@ class Operations(Construct):
                 logs.FilterPattern.string_value("$.type", "=", event_type),
                 logs.FilterPattern.string_value("$.details.name", "=", state),
             ),
-            metric_namespace=METRICS_NAMESPACE,
+            metric_namespace=self._namespace,
             metric_name=metric_name,
             metric_value="1",
         )

@@ -3,8 +3,9 @@
     production-orchestrator submit (SigV4, the caller's credentials) -> SubmitUrl (AWS_IAM) -> submit
         -> Submission(requested_by = the caller Lambda verified) in the table -> StartExecution(name)
 
-Who may call is whoever holds ``lambda:InvokeFunctionUrl`` on this function (an identity policy in this
-account); who that caller is, the ``submitters`` map says (an unmapped caller is refused).
+Who may call is whoever holds both ``lambda:InvokeFunctionUrl`` and ``lambda:InvokeFunction`` on this function
+(``SubmitFunctionArn``; Function URLs created since October 2025 check both) in an identity policy of this
+account; who that caller is, the ``submitters`` map says (an unmapped caller is refused).
 Its role may only put items into the table and start executions of the one state machine.
 """
 
@@ -17,6 +18,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from ..constants import ENV_STATE_MACHINE_ARN, ENV_SUBMITTERS, SUBMIT_HANDLER
+from ..outputs import output
 from ..permissions import TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
@@ -24,6 +26,9 @@ from .state_store import StateStore
 
 SUBMIT_STATE_ACTIONS = ("states:StartExecution",)
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output `production-orchestrator submit --stack` reads
+SUBMIT_FUNCTION_OUTPUT = "SubmitFunctionArn"  # the resource of the submitters' invoke permission (deploy guide)
+# What a submitter's identity policy must allow on SubmitFunctionArn for a signed POST to reach the function.
+SUBMITTER_ACTIONS = ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction")
 
 
 class RequestEntry(Construct):
@@ -53,3 +58,9 @@ class RequestEntry(Construct):
         self.url = self.function.add_function_url(auth_type=lambda_.FunctionUrlAuthType.AWS_IAM)
         # At the stack level, so the output key is exactly SubmitUrl for the CLI to find.
         CfnOutput(Stack.of(self), SUBMIT_URL_OUTPUT, value=self.url.url, description="POST signed requests here")
+        output(
+            self,
+            SUBMIT_FUNCTION_OUTPUT,
+            self.function.function_arn,
+            f"the function behind SubmitUrl: grant submitters {' and '.join(SUBMITTER_ACTIONS)} on it",
+        )

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from production_orchestrator.domain.intake.customer_message import MAX_MIME_DEPTH
 from tests.support.clidriver import cli
+from tests.support.hostile_mail import nested_mime
 from tests.support.localstore import audit_types, fingerprint
 from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLES
 
@@ -44,6 +46,19 @@ def test_a_refused_start_writes_nothing(shop_dir: Path, email: str, named: str) 
     assert "internal error" not in stderr and named in stderr
     assert re.search(r"^error: (INTAKE_REFUSED|UNPLANNABLE): ", stderr, re.MULTILINE), stderr  # a stable code leads
     assert "CHECKPOINT_ID" not in stdout
+    assert fingerprint(shop_dir) == before and audit_types(shop_dir) == events
+
+
+@pytest.mark.parametrize("depth", [MAX_MIME_DEPTH + 1, 2000])
+def test_an_email_nested_too_deep_is_refused_with_its_own_code_and_writes_nothing(
+    shop_dir: Path, tmp_path: Path, depth: int
+) -> None:
+    request = tmp_path / "deep.eml"
+    request.write_text(nested_mime(depth))
+    before, events = fingerprint(shop_dir), audit_types(shop_dir)
+    code, _, stderr = start(shop_dir, request)
+    assert code == 2 and re.search(r"^error: MIME_TOO_DEEP: ", stderr, re.MULTILINE), stderr
+    assert "internal error" not in stderr and "RecursionError" not in stderr
     assert fingerprint(shop_dir) == before and audit_types(shop_dir) == events
 
 

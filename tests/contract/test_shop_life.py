@@ -58,6 +58,11 @@ def test_a_delivery_grows_on_hand_in_one_audited_write(tmp_path: Path) -> None:
         ("UNKNOWN_MATERIAL", ("shop", "receive", "CAP-BLUE", "10")),
         ("INVALID_QUANTITY", ("shop", "receive", "CAP-BLANK", "0")),
         ("INVALID_QUANTITY", ("shop", "receive", "CAP-BLANK", "-3")),
+        # Larger than every store keeps exactly (2**53 - 1): refused, never written as another number.
+        ("INVALID_QUANTITY", ("shop", "receive", "CAP-BLANK", "1" + "0" * 41)),
+        ("INVALID_QUANTITY", ("shop", "receive", "CAP-BLANK", str(2**53 - 1))),  # on hand would pass it
+        ("INVALID_QUANTITY", ("shop", "set-inventory", "CAP-BLANK", "1" + "0" * 41)),
+        ("INVALID_QUANTITY", ("order", "progress", "ORD-1001", "--minutes", "1" + "0" * 41)),
         ("INVALID_TEXT", ("shop", "receive", "CAP-BLANK", "10", "--ref", "x" * 201)),
         ("UNKNOWN_ORDER", ("order", "complete", "ORD-9999")),
         ("UNKNOWN_ORDER", ("order", "cancel", "ORD-9999", "--reason", "gone")),

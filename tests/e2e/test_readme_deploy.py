@@ -59,6 +59,31 @@ REQUIRED_STEPS = (
 HUMAN_ONLY = {"<token>"}  # from a mail only the approver receives
 
 
+def cli_context(args: list[str]) -> dict[str, str]:
+    """The ``-c key=value`` pairs of a ``cdk`` command line, refused as the CDK CLI refuses them (a key under
+    ``aws:`` is reserved: "User-provided context cannot use keys prefixed with 'aws:'")."""
+    context: dict[str, str] = {}
+    for flag, value in zip(args[::2], args[1::2], strict=True):
+        assert flag in ("-c", "--context"), flag
+        key, _, raw = value.partition("=")
+        assert not key.startswith("aws:"), f"the CDK CLI refuses user-provided context key {key!r}"
+        context[key] = raw
+    return context
+
+
+def documented_cdk_lines() -> list[tuple[str, str]]:
+    """Every ``npx cdk deploy|synth ...`` command of the README and the docs (shell blocks and inline code), with
+    the file it stands in."""
+    found: list[tuple[str, str]] = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        candidates = re.findall(r"^\s*(npx cdk (?:deploy|synth)\b[^\n]*)$", text, re.M)
+        candidates += re.findall(r"`(npx cdk (?:deploy|synth)\b[^`]*)`", text)
+        for line in candidates:
+            found.append((str(path.relative_to(ROOT)), line.split(" #", 1)[0].strip()))
+    return sorted(set(found))
+
+
 @dataclass
 class Step:
     number: int
@@ -126,6 +151,8 @@ class Runner:
         words = shlex.split(line)
         if words[:1] == ["make"]:
             return self._make(words[1:])
+        if words[:1] in (["source"], ["."]):
+            return self._activate(words[1:])
         if words[:2] == ["npx", "cdk"]:
             return self._cdk(words[2:])
         if words[:1] == ["aws"]:
@@ -135,6 +162,8 @@ class Runner:
                 f"{line}: the operator commands are the CLI's own now, e.g. "
                 "`production-orchestrator --table <TableName> shop import PATH` (cli/aws_ops.py is gone)"
             )
+        if words[:2] == ["python", "-c"]:
+            return self._python(self.fill(line))
         if words[:2] == ["production-orchestrator", "submit"]:
             return self._submit(words[2:])
         if words[:1] == ["production-orchestrator"]:
@@ -147,6 +176,12 @@ class Runner:
         for target in targets:
             assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"no make target {target}"
 
+    def _activate(self, args: list[str]) -> None:
+        # `make setup` builds the virtualenv the tests run in: activating it puts the console script on PATH.
+        assert args == [".venv/bin/activate"], args
+        assert (ROOT / ".venv" / "bin" / "activate").exists()
+        assert (ROOT / ".venv" / "bin" / "production-orchestrator").exists()
+
     def _cdk(self, args: list[str]) -> None:
         command, rest = args[0], args[1:]
         if command == "bootstrap":
@@ -156,11 +191,7 @@ class Runner:
             assert self.deployment is not None and not rest
             return
         assert command == "deploy", f"cdk {command}"
-        context: dict[str, str] = {}
-        for flag, value in zip(rest[::2], rest[1::2], strict=True):
-            assert flag == "-c", flag
-            key, _, raw = value.partition("=")
-            context[key] = raw
+        context = cli_context(rest)
         # The guide's values as the app reads them (synthesis refuses a deployment that cannot work), with the
         # scripted model in place of Bedrock.
         self.template = synthesize({**context, **MOTO_CONTEXT})
@@ -172,13 +203,22 @@ class Runner:
                 "TableName": self.deployment.table_name,
                 "ApprovalTopicArn": self.deployment.topic_arn,
                 "StateMachineArn": self.deployment.state_machine_arn,
+                "SessionBucketName": self.deployment.bucket_name,
             }
+        )
+        # The template's bucket is versioned (StateStore): so is the deployment's, for the teardown to empty.
+        assert self.template["Resources"][_bucket_id(self.template)]["Properties"]["VersioningConfiguration"] == {
+            "Status": "Enabled"
+        }
+        self.aws.client("s3").put_bucket_versioning(
+            Bucket=self.deployment.bucket_name, VersioningConfiguration={"Status": "Enabled"}
         )
         assert {"SubmitUrl", "DecisionUrl", "TableName", "ApprovalTopicArn"} <= set(outputs)
 
     def _aws(self, line: str) -> Any:
         words = shlex.split(line)
-        service, operation_name, params = words[1], words[2], words[3:]
+        # `aws s3api` is the CLI's name for the s3 API's operations (`aws s3` is its high-level commands).
+        service, operation_name, params = {"s3api": "s3"}.get(words[1], words[1]), words[2], words[3:]
         model = self.botocore.get_service_model(service)
         operation = model.operation_model(
             next(
@@ -218,12 +258,20 @@ class Runner:
             return None  # checked against the model above; the value is in a person's mailbox
         filled = {k: self.fill(v) if isinstance(v, str) else v for k, v in kwargs.items()}
         method = re.sub(r"(?<!^)([A-Z])", r"_\1", operation.name).lower()
-        assert self.deployment is not None or service == "sesv2", f"{line} before the deploy"
+        assert self.deployment is not None or service in ("sesv2", "sts"), f"{line} before the deploy"
         response = getattr(self.aws.client(service), method)(**filled)
         return response.get(query) if query else response
 
+    def _python(self, line: str) -> None:
+        # A one-line script on the virtualenv's interpreter (boto3), with the deployment's credentials.
+        words = shlex.split(line)
+        self._subprocess(line, [sys.executable, *words[1:]])
+
     def _operator_cli(self, line: str) -> None:
         words = shlex.split(line)
+        self._subprocess(line, [sys.executable, "-m", "production_orchestrator", *words[1:]])
+
+    def _subprocess(self, line: str, argv: list[str]) -> None:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
             "AWS_ENDPOINT_URL": self.aws.endpoint,
@@ -235,7 +283,7 @@ class Runner:
             "PYTHONPATH": str(ROOT / "functions"),
         }
         done = subprocess.run(
-            [sys.executable, "-m", "production_orchestrator", *words[1:]],
+            argv,
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -256,6 +304,11 @@ class Runner:
         out = self.deployment.submit(request, **options)
         self.values["EXECUTION_ARN"] = str(out["execution_arn"])
         self.values["EXECUTION_NAME"] = str(out["execution_name"])
+
+
+def _bucket_id(template: dict[str, Any]) -> str:
+    (bucket_id,) = [k for k, r in template["Resources"].items() if r["Type"] == "AWS::S3::Bucket"]
+    return bucket_id
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +344,9 @@ def test_the_deploy_steps_run_as_written(aws: LocalAws, tmp_path: Path) -> None:
     # Teardown: the table is gone.
     tables = aws.client("dynamodb").list_tables()["TableNames"]
     assert deployment.table_name not in tables
+    # ... and the versioned session bucket, emptied of every version first.
+    buckets = [b["Name"] for b in aws.client("s3").list_buckets()["Buckets"]]
+    assert deployment.bucket_name not in buckets
     assert any(line.startswith("npx cdk deploy") for line in runner.ran)
     assert any(re.search(r"\bshop[ -]import\b", line) for line in runner.ran)
 
@@ -331,3 +387,37 @@ def test_a_synth_refusal_in_the_deploy_line_fails_the_runner(aws: LocalAws, tmp_
     with pytest.raises(ConfigurationError, match="senderEmail"):
         runner.run("npx cdk deploy -c approverEmails=ana@harbour-print.example")
     assert json.dumps(MOTO_CONTEXT)  # the overrides never touch the guide's approvers, sender or submitters
+
+
+@pytest.mark.parametrize(("where", "line"), documented_cdk_lines(), ids=lambda v: v[:60])
+def test_every_documented_cdk_command_synthesizes_as_written(where: str, line: str) -> None:
+    """Each ``npx cdk deploy|synth`` the docs show, with exactly its ``-c`` values: the CDK CLI would accept its
+    context, and the app synthesizes it (a refusal, e.g. a missing senderEmail, fails here)."""
+    words = shlex.split(line)
+    assert words[2] in ("deploy", "synth"), line
+    rest = [w for w in words[3:] if w not in ("--quiet",)]
+    context = cli_context(rest)
+    template = synthesize(context)
+    assert {"TableName", "SubmitUrl", "SubmitFunctionArn"} <= set(template["Outputs"]), where
+
+
+def test_the_documented_cdk_commands_include_the_guides() -> None:
+    lines = documented_cdk_lines()
+    assert any(w == "docs/how-to/deploy.md" and "deploy" in line for w, line in lines)
+    assert any("bundling=off" in line for _, line in lines)
+    with pytest.raises(AssertionError, match="refuses user-provided context"):
+        cli_context(["-c", "aws:cdk:bundling-stacks=[]"])
+
+
+def test_the_submit_permission_step_grants_both_actions_on_a_stack_output() -> None:
+    """Step 7's policy statement, parsed from the guide: both actions a Function URL call needs (since October
+    2025), on the ``SubmitFunctionArn`` output, as the IAM evaluator the workflow tests use reads it."""
+    from tests.support.iam_calls import allowed
+
+    step = next(s for s in guide_steps() if "submit url" in s.title.lower())
+    statement = json.loads(re.search(r"`(\{\"Effect\".*?\})`", step.text, re.S).group(1))  # type: ignore[union-attr]
+    assert statement["Resource"] == "<SubmitFunctionArn>"
+    template = synthesize({})
+    assert "SubmitFunctionArn" in template["Outputs"]
+    for action in ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction"):
+        assert allowed([statement], action, None), action

@@ -29,6 +29,7 @@ STRANDS_FREE = (
     "submit",
     "receive_email",
     "remind",
+    "receipt_rule_set",
 )
 AGENT = ("run_agent", "resume_agent")
 

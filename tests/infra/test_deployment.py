@@ -266,6 +266,7 @@ _FUNCTION_NAMES = (
     "Submit",
     "ReceiveEmail",
     "Remind",
+    "ReceiptRuleSet",
 )
 
 
@@ -356,6 +357,7 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
         "DashboardName",
         "DecisionUrl",
         "SubmitUrl",
+        "SubmitFunctionArn",  # the resource of the submitters' invoke permission (deploy guide, step 7)
         "FailedDeliveriesQueueUrl",  # with an inbound address: received e-mails that started no run
     }
     machine = next(iter(resources_of_type(template, "AWS::StepFunctions::StateMachine")))

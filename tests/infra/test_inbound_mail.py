@@ -5,6 +5,7 @@ and a role that may read inbound/, record and read submissions, and start the on
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -27,8 +28,13 @@ def _rule(template: dict[str, Any]) -> dict[str, Any]:
     return rule
 
 
+def _rule_set(template: dict[str, Any]) -> str:
+    (rule_set_id,) = resources_of_type(template, "Custom::ActiveReceiptRuleSet")
+    return rule_set_id
+
+
 def _rule_arn(template: dict[str, Any]) -> dict[str, Any]:
-    (rule_set_id,) = resources_of_type(template, "AWS::SES::ReceiptRuleSet")
+    rule_set_id = _rule_set(template)
     return {
         "Fn::Join": [
             "",
@@ -40,8 +46,8 @@ def _rule_arn(template: dict[str, Any]) -> dict[str, Any]:
                 ":",
                 {"Ref": "AWS::AccountId"},
                 ":receipt-rule-set/",
-                {"Ref": rule_set_id},
-                ":receipt-rule/customer-requests",
+                {"Fn::GetAtt": [rule_set_id, "RuleSetName"]},
+                ":receipt-rule/ProductionOrchestrator-requests",
             ],
         ]
     }
@@ -73,11 +79,12 @@ def test_without_an_inbound_address_nothing_of_it_is_synthesized() -> None:
 
 
 def test_the_rule_takes_the_inbound_address_only_scanned_over_tls(template: dict[str, Any]) -> None:
-    (rule_set_id, rule_set) = next(iter(resources_of_type(template, "AWS::SES::ReceiptRuleSet").items()))
     rule = _rule(template)
-    assert rule["Properties"]["RuleSetName"] == {"Ref": rule_set_id}
-    assert rule_set["Properties"]["RuleSetName"] == "ProductionOrchestrator-inbound"
+    # The rule goes into the region's active set the custom resource names (no stack owns a rule set).
+    assert rule["Properties"]["RuleSetName"] == {"Fn::GetAtt": [_rule_set(template), "RuleSetName"]}
+    assert resources_of_type(template, "AWS::SES::ReceiptRuleSet") == {}
     props = rule["Properties"]["Rule"]
+    assert props["Name"] == "ProductionOrchestrator-requests"
     assert props["Recipients"] == [INBOUND]  # normalized at synth
     assert (props["Enabled"], props["ScanEnabled"], props["TlsPolicy"]) == (True, True, "Require")
 
@@ -151,3 +158,31 @@ def test_a_failed_invocation_is_retried_twice_within_six_hours(template: dict[st
 def test_an_inbound_address_that_is_not_an_address_is_refused_at_synth(value: str) -> None:
     with pytest.raises(ConfigurationError, match="inboundAddress"):
         Settings.parse({**DEFAULTS, "inboundAddress": value})
+
+
+def test_teardown_the_custom_resource_manages_the_shared_active_rule_set(template: dict[str, Any]) -> None:
+    """The mechanism that lets ``cdk destroy`` succeed: the rule depends on the custom resource (so CloudFormation
+    deletes the rule first), whose function may find, create, activate, deactivate and delete rule sets."""
+    rule_set_id = _rule_set(template)
+    resource = template["Resources"][rule_set_id]
+    function_id = resource["Properties"]["ServiceToken"]["Fn::GetAtt"][0]
+    function = template["Resources"][function_id]["Properties"]
+    assert function["Handler"] == "production_orchestrator.handlers.receipt_rule_set.handler"
+    # The rule names the set through the custom resource: deleted before it.
+    assert json.dumps(_rule(template)["Properties"]).count(rule_set_id) >= 1
+    role_id = function["Role"]["Fn::GetAtt"][0]
+    actions = {
+        action
+        for policy in resources_of_type(template, "AWS::IAM::Policy").values()
+        if {"Ref": role_id} in policy["Properties"]["Roles"]
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        for action in _actions(statement)
+        if action.startswith("ses:")
+    }
+    assert actions == {
+        "ses:CreateReceiptRuleSet",
+        "ses:DeleteReceiptRuleSet",
+        "ses:DescribeActiveReceiptRuleSet",
+        "ses:DescribeReceiptRuleSet",
+        "ses:SetActiveReceiptRuleSet",
+    }

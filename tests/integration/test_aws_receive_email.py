@@ -21,6 +21,7 @@ from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.handlers.settings import load_settings
 from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.aws_flow import _invoke, run_agent_event
+from tests.support.hostile_mail import nested_mime
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, load_event
 from tests.support.runtimes import runtime_of
 
@@ -165,6 +166,9 @@ def test_a_refused_email_writes_nothing_starts_nothing_and_is_counted(
         (MESSAGE.replace("Coach@Northside-FC.example", "ceo@rival.example"), "SENDER_INVALID"),
         (MESSAGE.replace("Priority: 100", "x" * 20_001), "MESSAGE_TOO_LARGE"),
         (b" \r\n\r\n", "MESSAGE_UNREADABLE"),
+        # 2,000 nested multiparts: refused before the parser recurses (no RecursionError, so no retried delivery).
+        (nested_mime(2000).replace("mia@club.example", "Coach@Northside-FC.example"), "MIME_TOO_DEEP"),
+        (nested_mime(13).replace("mia@club.example", "Coach@Northside-FC.example"), "MIME_TOO_DEEP"),
         (b"From: coach@northside-fc.example\r\n\r\n", "MESSAGE_UNREADABLE"),
         # An encoded From holding a line break: the email package cannot read it; refused, not raised.
         (

@@ -155,3 +155,18 @@ def test_without_separation_of_duties_a_hand_typed_run_keeps_its_claimed_request
     monkeypatch.setenv("PO_SEPARATION_OF_DUTIES", "false")
     run = _invoke("run_agent", run_agent_event("hand-typed-run", {"requested_by": " Olga@Shop.Example "}))
     assert run["requested_by"] == "olga@shop.example" and run["checkpoint_id"].startswith("ckpt-")
+
+
+def test_a_retried_post_returns_the_first_run(aws: AwsWorld, clock: Clock) -> None:
+    """Issue 29: the request (or the caller's client token) names the execution, so a retry is the first run."""
+    first = _post({"request": REQUEST})
+    again = _post({"request": REQUEST})
+    assert first["statusCode"] == again["statusCode"] == 202, again["body"]
+    assert json.loads(again["body"])["execution_arn"] == json.loads(first["body"])["execution_arn"]
+    assert len(_executions(aws)) == 1
+    token = _post({"request": REQUEST, "client_token": "po-7781"})  # a token: this caller means another run
+    assert token["statusCode"] == 202 and len(_executions(aws)) == 2
+    before = aws.snapshot()
+    reused = _post({"request": REQUEST.replace("1", "2"), "client_token": "po-7781"})
+    assert reused["statusCode"] == 409 and json.loads(reused["body"])["code"] == "CLIENT_TOKEN_REUSED"
+    assert aws.snapshot() == before and len(_executions(aws)) == 2

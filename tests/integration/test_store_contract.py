@@ -22,12 +22,15 @@ from production_orchestrator.domain.approval.approvals import ApprovalRecord, Ap
 from production_orchestrator.domain.approval.policy import ApprovalPolicy
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
+    HeldRequestCode,
+    HeldRequestError,
     IntegrityError,
     RequestClaimTakenError,
     ShopError,
     StaleStateError,
 )
-from production_orchestrator.domain.intake.request_key import claim_key, request_claim
+from production_orchestrator.domain.intake.held import PossibleDuplicate
+from production_orchestrator.domain.intake.request_key import RunRequest
 from production_orchestrator.domain.messages.outbox import OutboxMessage, queue_messages
 from production_orchestrator.domain.planning.proposal import ProposalContent
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal
@@ -107,21 +110,58 @@ def test_inventory_count_changes_digest_not_revision(store: ShopStore) -> None:
     assert _types(store) == ["shop_seeded", "inventory_set"]
 
 
-def test_a_request_claim_is_written_with_its_checkpoint_once(store: ShopStore) -> None:
-    """Two starts of one request that counted the same claims: the second run writes nothing at all."""
-    key = claim_key("message-id:abc@x.example")
-    assert store.request_claim_count(key) == 0
+def _key(checkpoint_id: str, generation: int, request: str = "a" * 64, message: str = "") -> RunRequest:
+    return RunRequest(checkpoint_id=checkpoint_id, request_hash=request, generation=generation, message_key=message)
+
+
+def test_a_request_key_is_written_with_its_checkpoint_once(store: ShopStore) -> None:
+    """Two starts of one request that counted the same runs: the second run writes nothing at all."""
+    assert store.runs_of_request("a" * 64) == []
     first, second = f"ckpt-{1:032x}", f"ckpt-{2:032x}"
-    store.put_checkpoint(first, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 0))
+    store.put_checkpoint(first, "{}", _event("approval_requested"), None, _key(first, 0, message="d" * 64))
     with pytest.raises(RequestClaimTakenError):
-        store.put_checkpoint(
-            second, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 0)
-        )
+        store.put_checkpoint(second, "{}", _event("approval_requested"), None, _key(second, 0, message="d" * 64))
     assert store.get_checkpoint(second) is None and _types(store) == ["approval_requested"]
-    assert store.request_claim_count(key) == 1
-    assert store.request_claim_count(claim_key("message-id:other@x.example")) == 0
-    store.put_checkpoint(second, "{}", _event("approval_requested"), None, request_claim("message-id:abc@x.example", 1))
-    assert store.request_claim_count(key) == 2
+    assert store.runs_of_request("a" * 64) == [_key(first, 0, message="d" * 64)]
+    assert store.runs_of_request("b" * 64) == []
+    store.put_checkpoint(second, "{}", _event("approval_requested"), None, _key(second, 1, message="d" * 64))
+    assert [k.checkpoint_id for k in store.runs_of_request("a" * 64)] == [first, second]
+    third = f"ckpt-{3:032x}"
+    store.put_checkpoint(third, "{}", _event("approval_requested"), None, _key(third, 0, "c" * 64, "d" * 64))
+    assert {k.checkpoint_id for k in store.runs_of_message("d" * 64)} == {first, second, third}
+    assert store.runs_of_message("e" * 64) == [] and store.runs_of_message("") == []
+
+
+def _hold(held_id: str = "held-" + "1" * 16) -> PossibleDuplicate:
+    return PossibleDuplicate(
+        held_id=held_id,
+        request_hash="a" * 64,
+        sender="lena@harbour-books.example",
+        text="400 navy tote bags by Friday",
+        duplicate_of=f"ckpt-{1:032x}",
+        created_at="2026-08-12T08:00:00Z",
+    )
+
+
+def test_a_held_request_is_stored_once_and_closed_once(store: ShopStore) -> None:
+    held = _hold()
+    assert store.hold_request(held, _event("request_held")) == held
+    assert store.hold_request(held.model_copy(update={"text": "other"}), _event("request_held")) == held
+    assert _types(store) == ["request_held"]
+    later = _hold("held-" + "2" * 16).model_copy(update={"created_at": "2026-08-12T09:00:00Z"})
+    store.hold_request(later, _event("request_held"))
+    assert store.held_requests() == [held, later] and store.get_held_request(held.held_id) == held
+    dropped = held.model_copy(update={"status": "dropped", "closed_by": "olga"})
+    store.close_held_request(dropped, _event("request_dropped"))
+    assert store.get_held_request(held.held_id) == dropped
+    with pytest.raises(HeldRequestError) as again:
+        store.close_held_request(held.model_copy(update={"status": "started"}), _event("request_started"))
+    assert again.value.code is HeldRequestCode.REQUEST_NOT_HELD
+    with pytest.raises(HeldRequestError) as unknown:
+        store.close_held_request(_hold("held-" + "3" * 16), _event("request_dropped"))
+    assert unknown.value.code is HeldRequestCode.NOT_FOUND
+    assert store.get_held_request(held.held_id) == dropped
+    assert _types(store) == ["request_held", "request_held", "request_dropped"]
 
 
 def test_proposals_are_immutable(store: ShopStore) -> None:

@@ -17,7 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from infra.application import SKIP_BUNDLING, STACK_ID, build_app
+from infra.application import SKIP_BUNDLING, build_app
 
 ROOT = Path(__file__).resolve().parents[2]
 # Synthesis takes seconds and every pytest worker needs the same templates: they are kept on disk under a
@@ -51,7 +51,8 @@ def _synthesize(context_json: str) -> str:
     context = {**SKIP_BUNDLING, **json.loads(context_json)}
     with tempfile.TemporaryDirectory(prefix="po-cdk-") as outdir:
         assembly = build_app(outdir=outdir, context=context).synth()
-        template = json.dumps(assembly.get_stack_by_name(STACK_ID).template)
+        (stack,) = assembly.stacks  # one stack per shop (shopName names it)
+        template = json.dumps(stack.template)
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     partial = cached.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(template, encoding="utf-8")

@@ -35,6 +35,8 @@ from production_orchestrator.domain.approval.verification import SessionFacts
 from production_orchestrator.domain.errors import (
     DecisionAlreadyClaimedError,
     DeliveryError,
+    HeldRequestCode,
+    HeldRequestError,
     IntegrityError,
     NotFoundError,
     RequestClaimTakenError,
@@ -42,6 +44,8 @@ from production_orchestrator.domain.errors import (
     StaleStateError,
     TaskTokenClosedError,
 )
+from production_orchestrator.domain.intake.held import PossibleDuplicate
+from production_orchestrator.domain.intake.request_key import RunRequest
 from production_orchestrator.domain.intake.submissions import Submission
 from production_orchestrator.domain.messages.outbox import OutboxMessage, outbox_order
 from production_orchestrator.domain.ports import ApprovalMessage, MacKey
@@ -72,7 +76,8 @@ class InMemoryShopStore:
         self._state: str | None = None
         self._proposals: dict[str, bytes] = {}
         self._checkpoints: dict[str, str] = {}  # insertion order is creation order
-        self._claims: dict[str, str] = {}  # request claim -> the checkpoint that wrote it
+        self._claims: dict[tuple[str, int], str] = {}  # (request hash, generation) -> the run's request key
+        self._holds: dict[str, str] = {}  # held id -> the held request
         self._decisions: dict[str, str] = {}
         self._applications: dict[str, tuple[str, int]] = {}
         self._audit: list[str] = []
@@ -157,28 +162,72 @@ class InMemoryShopStore:
         raw: str,
         event: AuditEvent,
         approval: ApprovalRecord | None = None,
-        request_claim: str | None = None,
+        request_key: RunRequest | None = None,
     ) -> None:
         """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
-        approval it supersedes if that one is still open) and its request claim: all of it, or nothing."""
+        approval it supersedes if that one is still open) and its request key: all of it, or nothing."""
         with self._lock:
             if checkpoint_id in self._checkpoints:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists")
-            if request_claim is not None and request_claim in self._claims:
+            claim = None if request_key is None else (request_key.request_hash, request_key.generation)
+            if claim is not None and claim in self._claims:
                 raise RequestClaimTakenError("another start of this request wrote its run first")
             if approval is not None:
                 if self._approvals is None:
                     raise IntegrityError("this fake shop store has no approval store to write the approval to")
                 self._approvals.write_with_checkpoint(approval)  # raises before anything is written
             self._checkpoints[checkpoint_id] = raw
-            if request_claim is not None:
-                self._claims[request_claim] = checkpoint_id
+            if request_key is not None and claim is not None:
+                self._claims[claim] = request_key.model_dump_json()
             self._append(event)
 
-    def request_claim_count(self, stored_key: str) -> int:
-        """How many runs claimed the request stored under ``stored_key``."""
+    def runs_of_request(self, request_hash: str) -> list[RunRequest]:
+        """The request keys stored under ``request_hash``, by generation."""
         with self._lock:
-            return sum(1 for claim in self._claims if claim.partition("#")[0] == stored_key)
+            found = [RunRequest.model_validate_json(raw) for (h, _), raw in self._claims.items() if h == request_hash]
+        return sorted(found, key=lambda r: r.generation)
+
+    def runs_of_message(self, message_key: str) -> list[RunRequest]:
+        """The request keys of the runs whose envelope had the Message-ID ``message_key``."""
+        with self._lock:
+            found = [RunRequest.model_validate_json(raw) for raw in self._claims.values()]
+        return [r for r in found if message_key and r.message_key == message_key]
+
+    def hold_request(self, record: PossibleDuplicate, event: AuditEvent) -> PossibleDuplicate:
+        """Store the held request with ``event`` unless its id is stored; what is stored."""
+        with self._lock:
+            stored = self._holds.get(record.held_id)
+            if stored is not None:
+                return PossibleDuplicate.model_validate_json(stored)
+            self._holds[record.held_id] = record.model_dump_json()
+            self._append(event)
+            return record
+
+    def get_held_request(self, held_id: str) -> PossibleDuplicate | None:
+        """The held request ``held_id``, or None."""
+        with self._lock:
+            raw = self._holds.get(held_id)
+        return None if raw is None else PossibleDuplicate.model_validate_json(raw)
+
+    def held_requests(self) -> list[PossibleDuplicate]:
+        """Every held request, oldest first."""
+        with self._lock:
+            found = [PossibleDuplicate.model_validate_json(raw) for raw in self._holds.values()]
+        return sorted(found, key=lambda r: (r.created_at, r.held_id))
+
+    def close_held_request(self, record: PossibleDuplicate, event: AuditEvent) -> None:
+        """Store ``record`` with ``event`` while the stored one is still held."""
+        with self._lock:
+            raw = self._holds.get(record.held_id)
+            if raw is None:
+                raise HeldRequestError(HeldRequestCode.NOT_FOUND, f"no held request {record.held_id}")
+            stored = PossibleDuplicate.model_validate_json(raw)
+            if stored.status != "held":
+                raise HeldRequestError(
+                    HeldRequestCode.REQUEST_NOT_HELD, f"held request {record.held_id} was already {stored.status}"
+                )
+            self._holds[record.held_id] = record.model_dump_json()
+            self._append(event)
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text."""
@@ -402,7 +451,12 @@ class InMemoryApprovalStore(ApprovalTransitions):
                 raise IntegrityError(f"approval {record.approval_id} already exists")
             closed = None
             if record.supersedes:
-                closed = self._existing(record.supersedes).superseded(record.approval_id, parse_utc(record.created_at))
+                closed = self._existing(record.supersedes).superseded(
+                    record.approval_id,
+                    parse_utc(record.created_at),
+                    version=record.version,
+                    proposal_hash=record.proposal_hash,
+                )
             if closed is not None:
                 self._records[closed.approval_id] = closed.model_dump_json()
             self._records[record.approval_id] = record.model_dump_json()
@@ -592,6 +646,10 @@ class RecordingStarter:
                 return arn
         self.started.append((execution_name, dict(execution_input)))
         return arn
+
+    def execution_arn(self, execution_name: str) -> str:
+        """The ARN ``start`` gives the execution ``execution_name``."""
+        return f"arn:aws:states:us-east-1:123456789012:execution:po:{execution_name}"
 
 
 @dataclass

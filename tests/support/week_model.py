@@ -33,6 +33,7 @@ from production_orchestrator.domain.approval.verification import ResumeRequest
 from production_orchestrator.domain.errors import (
     AlreadyPendingError,
     OrchestratorError,
+    PossibleDuplicateError,
     RequestAlreadyDecidedError,
     ResumeRefusedError,
 )
@@ -62,7 +63,10 @@ def _totes(n: int, quantity: int) -> str:
 
 
 def _caps(quantity: int) -> str:
-    return _CAPS.replace("80 embroidered caps", f"{quantity} embroidered caps")
+    # An e-mail with its own sender and Message-ID, so a second start of it is the same request (issue 27);
+    # pasted without them, it would be held as a possible duplicate instead.
+    envelope = f"From: Tom <tom@lakeside-rowing.example>\nMessage-ID: <caps-{quantity}@lakeside-rowing.example>\n\n"
+    return envelope + _CAPS.replace("80 embroidered caps", f"{quantity} embroidered caps")
 
 
 EMAILS = (_totes(1, 400), _totes(2, 60), _totes(3, 150), _caps(80), _caps(20), _caps(45))
@@ -151,6 +155,8 @@ class WeekModel:
             assert self.fingerprint() == before, "ALREADY_PENDING wrote something"
             self.tally.case("start:already_pending")
             return
+        except PossibleDuplicateError:
+            raise AssertionError("the same envelope again was held as a possible duplicate") from None
         except RequestAlreadyDecidedError:
             assert decided, "refused as decided, but no earlier run of it was decided"
             assert self.fingerprint() == before, "a refused start wrote something"

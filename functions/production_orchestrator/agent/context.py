@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from ..domain.limits import DEFAULT_NODES
+from ..domain.planning.guidance import Revision
 from ..domain.planning.proposal import GivenFacts
-from ..domain.planning.solver import DEFAULT_NODES
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
 from ..domain.shop.model import Order, ShopState
@@ -87,6 +88,7 @@ class RunContext:
     planning_day: str = ""
     solver_nodes: int = DEFAULT_NODES
     given: GivenFacts | None = None
+    revision: Revision | None = None
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
 

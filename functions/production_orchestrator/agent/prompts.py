@@ -50,17 +50,36 @@ Rules:
 - Once apply_production_plan succeeds, reply in one or two sentences with the new revision."""
 
 
-def first_message(customer_email: str) -> str:
-    """The user turn that starts a planning run."""
-    return (
+GUIDANCE_OPEN = "<approver-guidance>"
+GUIDANCE_CLOSE = "</approver-guidance>"
+
+
+def first_message(customer_email: str, guidance: Sequence[str] = ()) -> str:
+    """The user turn that starts a planning run; a revision adds the approver's guidance (the planning tool
+    honours what it can check: kept orders, overtime, given facts; a note is for the model to read)."""
+    text = (
         "A customer e-mail arrived. Plan production for it and ask for approval to apply the plan.\n"
         f"{EMAIL_OPEN}\n{customer_email}\n{EMAIL_CLOSE}"
     )
+    if guidance:
+        lines = "\n".join(f"- {line}" for line in guidance)
+        text += (
+            "\nAn approver asked for a revised plan. The planning tool already honours the kept orders, the "
+            "overtime and the given facts; run the same steps.\n"
+            f"{GUIDANCE_OPEN}\n{lines}\n{GUIDANCE_CLOSE}"
+        )
+    return text
 
 
 def extraction_message(customer_email: str, products: Sequence[Product], anchor: str) -> str:
     """The one user turn of the reading call: the shop's products, the day dates count from, the e-mail."""
-    catalog = json.dumps([{"code": p.code, "description": p.description} for p in products], sort_keys=True)
+    catalog = json.dumps(
+        [
+            {"code": p.code, "description": p.description, **({"aliases": list(p.aliases)} if p.aliases else {})}
+            for p in products
+        ],
+        sort_keys=True,
+    )
     return (
         f"Record what this customer orders. Dates count from {anchor}. The shop's products:\n"
         f"{PRODUCTS_OPEN}{catalog}{PRODUCTS_CLOSE}\n{EMAIL_OPEN}\n{customer_email}\n{EMAIL_CLOSE}"

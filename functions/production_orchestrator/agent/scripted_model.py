@@ -34,6 +34,7 @@ T = TypeVar("T", bound=BaseModel)
 class _Catalogued:
     code: str
     description: str
+    aliases: tuple[str, ...] = ()
 
 
 def reading_step(messages: Messages) -> tuple[str, dict[str, Any]] | str | None:
@@ -44,7 +45,12 @@ def reading_step(messages: Messages) -> tuple[str, dict[str, Any]] | str | None:
         return None
     if tool_outcomes(messages):
         return "Recorded."
-    products = [_Catalogued(str(p.get("code", "")), str(p.get("description", ""))) for p in found[0]]
+    products = [
+        _Catalogued(
+            str(p.get("code", "")), str(p.get("description", "")), tuple(str(a) for a in p.get("aliases") or ())
+        )
+        for p in found[0]
+    ]
     message = read_message(extract_customer_email(text))
     facts = read_facts(message, products, message.sent_day or parse_day(found[1]))
     return READ_TOOL, facts.model_dump(mode="json")

@@ -179,9 +179,9 @@ def _capacity_view(ctx: RunContext) -> dict[str, Any]:
     for m in machines:
         view[m.id] = {
             d: {
-                "capacity": hours(m.minutes_per_day) if m.works_on(d) else "closed",
+                "capacity": hours(m.minutes_on(d)) if m.works_on(d) else "closed",
                 "booked": hours(booked.get((m.id, d), 0)),
-                "free": hours(max(0, m.minutes_per_day - booked.get((m.id, d), 0))) if m.works_on(d) else "0h",
+                "free": hours(max(0, m.minutes_on(d) - booked.get((m.id, d), 0))) if m.works_on(d) else "0h",
             }
             for d in days
         }
@@ -266,7 +266,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
             _state(ctx),
             order_id,
             _planning_day(ctx),
-            Requested(ctx.request_text, pending=ctx.request, given=ctx.given),
+            Requested(ctx.request_text, pending=ctx.request, given=ctx.given, revision=ctx.revision),
             solver_nodes=ctx.solver_nodes,
         )
         proposal_hash = proposal.proposal_hash()

@@ -33,11 +33,10 @@ from ..domain.presentation import fingerprint, shop_zone
 from ..services.evidence import load_checkpoint
 from .endpoint import DecisionEndpoint, PageResponse
 from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_neutral
+from .paths import APPROVE_PATH, LOOPBACK
 from .summary import render_index
 
 _LOG = logging.getLogger(__name__)
-LOOPBACK = "127.0.0.1"
-APPROVE_PATH = "/approve"
 _MAX_BODY = 16 * 1024
 _FORM_TYPE = "application/x-www-form-urlencoded"
 _LENGTH = re.compile(r"^[0-9]{1,9}\Z")

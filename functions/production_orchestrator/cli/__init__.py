@@ -3,7 +3,7 @@
 main       the entry: parse, run one command, map failures to exit codes (Ctrl-C, closed pipes too)
 commands/  one module per top-level command, each exposing ``register(subparsers)``; none imports another:
            start, resume, resume_approval, repropose, show, status, history, shop, order, serve, audit,
-           outbox, submit, plan, approvals, remind
+           outbox, submit, plan, approvals, remind, completion
 parser     the parser kit: shared flags, ``--data-dir`` anywhere, help with examples and exit codes
 inputs     argument types (hashes in any case, durations, name lists, ports, URLs)
 given      the facts ``start`` takes from flags (product, quantity, due day, customer)
@@ -16,9 +16,10 @@ reminders  one pass of reminders and escalation (``remind``, and ``serve`` every
 preflight  before anything is written: credentials found, model server listening
 root       the composition root: one data dir -> SQLite stores, file sessions, receipt key
 processes  the local stand-in for the workflow: each resume runs in a fresh process
+completion the shell completion scripts (bash, zsh, fish), written from the parser
 aws        --table NAME: the same commands on a deployed stack's DynamoDB table (boto3 only when one runs)
 
-``main.COMMAND_MODULES`` lists the command modules in the order ``--help`` shows them.
+``main.COMMAND_NAMES`` lists the command modules in the order ``--help`` shows them; a command imports only its own.
 """
 
 from .main import main

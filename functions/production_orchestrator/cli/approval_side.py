@@ -16,21 +16,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..domain.approval.links import LinkMint
-from ..domain.approval.policy import build_policy
-from ..domain.errors import RefusalCode, ResumeRefusedError, ValidationError
-from ..domain.ports import MacKey
-from ..domain.records import ProviderBinding
-from ..services.asking.request_approval import DEFAULT_APPROVER, LOCAL_TASK_TOKEN, LinkPlan, approval_link
-from ..services.evidence import load_checkpoint, what_changed
-from ..services.runtime import Runtime
+from ..domain.errors import ValidationError
+from ..domain.limits import DEFAULT_APPROVER
 from . import inputs
 from .output import PROG, say
 from .root import DEFAULT_LINK_BASE, local_approvals, local_runtime, record_link_base, utc_now
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
     from ..approval_web.endpoint import DecisionEndpoint
+    from ..domain.errors import ResumeRefusedError
+    from ..domain.ports import MacKey
+    from ..domain.records import ProviderBinding
+    from ..services.asking.request_approval import LinkPlan
     from ..services.runs.start import StartResult
+    from ..services.runtime import Runtime
 
 
 def add_start_flags(parser: argparse.ArgumentParser) -> None:
@@ -85,6 +84,10 @@ def link_plan(args: argparse.Namespace, key: MacKey | None = None) -> LinkPlan:
     (``ValidationError``: one ``error:`` line, exit 2, nothing written). With the data dir's ``key`` the links
     are derivable (a reminder carries the same link) and e-mail approvers' go through the outbox unless
     ``--print-links``."""
+    from ..domain.approval.links import LinkMint
+    from ..domain.approval.policy import build_policy
+    from ..services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
+
     configured = [a for a in (args.approvers or ()) if str(a).strip()]
     policy = build_policy(
         approvers=configured or [DEFAULT_APPROVER],
@@ -128,6 +131,7 @@ def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, 
     """The links of the approval ``start`` wrote with its checkpoint: printed, or (e-mail approvers) queued in the
     outbox in one more transaction, their link rebuilt from the key when ``outbox send`` delivers it."""
     from ..services.asking.approval_mail import queue_requests
+    from ..services.asking.request_approval import approval_link
 
     approval = result.approval
     assert approval is not None  # a local start always writes the run's approval with its checkpoint
@@ -145,6 +149,9 @@ def issued_links(args: argparse.Namespace, data_dir: Path, result: StartResult, 
 
 def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError) -> None:
     """After a STALE_DOMAIN_STATE refusal: what changed since the plan was proposed, and what a person can do."""
+    from ..domain.errors import RefusalCode
+    from ..services.evidence import load_checkpoint, what_changed
+
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
     store = local_runtime(data_dir, create=False).store

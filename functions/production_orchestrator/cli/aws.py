@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
 from ..domain.errors import ValidationError
-from .root import local_runtime
 
 if TYPE_CHECKING:
     from ..bootstrap import AwsPort
@@ -118,5 +117,7 @@ def table_runtime(
 
 def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
     """The runtime of the data dir ``where``, or with ``--table`` of the deployed table."""
+    from .root import local_runtime
+
     table = table_of(args)
     return table_runtime(table) if table is not None else local_runtime(where, create=False)

@@ -9,11 +9,13 @@ import sys
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import ShopFileError, ValidationError
-from ..domain.shop.file_format import Problem, json_path, read_shop
-from ..domain.shop.model import ShopState
+
+if TYPE_CHECKING:  # the shop model loads when a file is read, not when the parser is built
+    from ..domain.shop.file_format import Problem
+    from ..domain.shop.model import ShopState
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -42,6 +44,8 @@ def schema_problems(doc: Any) -> list[Problem]:
     """Every violation of the shop schema, by JSON path (in path order)."""
     from jsonschema import Draft202012Validator
 
+    from ..domain.shop.file_format import json_path
+
     validator = Draft202012Validator(shop_schema())
     found = [(json_path(*e.absolute_path), e.message) for e in validator.iter_errors(doc)]
     return sorted(found)
@@ -49,6 +53,8 @@ def schema_problems(doc: Any) -> list[Problem]:
 
 def parse_shop_file(text: str) -> ShopState:
     """A shop file's state, or ``ShopFileError`` naming every problem (invalid JSON is one problem)."""
+    from ..domain.shop.file_format import read_shop
+
     try:
         doc = json.loads(text)
     except ValueError as exc:

@@ -10,16 +10,20 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from typing import TYPE_CHECKING
 
-from ..domain.planning.proposal import GivenFacts
-from ..domain.shop.model import ID_PATTERN, parse_day
 from . import inputs
+
+if TYPE_CHECKING:
+    from ..domain.planning.proposal import GivenFacts
 
 _MAX_QUANTITY = 10_000_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _product(text: str) -> str:
+    from ..domain.shop.model import ID_PATTERN
+
     code = text.strip().upper()
     if not ID_PATTERN.fullmatch(code):
         raise argparse.ArgumentTypeError(f"{text!r} is not a product code (letters, digits and dashes)")
@@ -34,6 +38,8 @@ def _quantity(text: str) -> int:
 
 
 def _due(text: str) -> str:
+    from ..domain.shop.model import parse_day
+
     try:
         return parse_day(text.strip()).isoformat()
     except ValueError:
@@ -47,17 +53,20 @@ def _customer(text: str) -> str:
     return name
 
 
-def add_given_flags(start: argparse.ArgumentParser) -> None:
-    """``--product``, ``--quantity``, ``--due``, ``--customer``."""
+def add_given_flags(start: argparse.ArgumentParser, *, customer: bool = True) -> None:
+    """``--product``, ``--quantity``, ``--due`` and (unless not ``customer``) ``--customer``."""
     group = start.add_argument_group("facts you give (fill or replace what the e-mail says)")
     group.add_argument("--product", type=_product, default=None, metavar="CODE", help="the product code")
     group.add_argument("--quantity", type=_quantity, default=None, metavar="N", help="how many units")
     group.add_argument("--due", type=_due, default=None, metavar="YYYY-MM-DD", help="the day it is needed by")
-    group.add_argument("--customer", type=_customer, default=None, metavar="NAME", help="the customer's name")
+    if customer:
+        group.add_argument("--customer", type=_customer, default=None, metavar="NAME", help="the customer's name")
 
 
 def given_facts(args: argparse.Namespace) -> GivenFacts | None:
     """The facts the flags give, with who gave them; None when no flag was used."""
+    from ..domain.planning.proposal import GivenFacts
+
     values = {name: getattr(args, name, None) for name in ("product", "quantity", "due", "customer")}
     if all(value is None for value in values.values()):
         return None

@@ -12,13 +12,15 @@ from urllib.parse import urlsplit
 
 from ..domain.durations import parse_duration
 from ..domain.errors import ValidationError
-from ..domain.records import MAX_REASON_CHARS, require_hash
+from ..domain.limits import MAX_REASON_CHARS
 
 MAX_PORT = 65535
 
 
 def proposal_hash(text: str) -> str:
     """A full 64-hex SHA-256, any case, returned lower-case."""
+    from ..domain.records import require_hash
+
     try:
         return require_hash(text.strip().lower(), "the hash")
     except ValueError:

@@ -1,7 +1,9 @@
 """The entry point: build the parser from the command modules, run one command, map failures to exit codes.
 
-Every expected failure is one ``error:`` line on stderr and exit 2, never a traceback. A closed stdout
-(``| head``) ends quietly; Ctrl-C prints one line saying what state was left and exits 130.
+A command imports only its own module: when the words name a command, the parser holds that command alone
+(``--help``, ``help``, an old spelling or a typo get every command). Every expected failure is one ``error:``
+line on stderr and exit 2, never a traceback. A closed stdout (``| head``) ends quietly; Ctrl-C prints one line
+saying what state was left and exits 130.
 """
 
 from __future__ import annotations
@@ -12,35 +14,58 @@ import sys
 from collections.abc import Sequence
 
 from ..domain.errors import OrchestratorError, ResumeRefusedError
-from .commands import (
-    approvals,
-    audit,
-    history,
-    order,
-    outbox,
-    plan,
-    remind,
-    repropose,
-    resume,
-    resume_approval,
-    serve,
-    shop,
-    show,
-    start,
-    status,
-    submit,
-)  # fmt: skip
-from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, say
-from .parser import CommandModule, build_parser, check_runtime
+from .output import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, guard_terminal, say
+from .parser import GLOBAL_VALUE_FLAGS, CommandModule, build_parser, check_runtime
 
-# Each module adds its commands through ``register(subparsers)`` and names its GROUP; --help lists the groups in
-# the order their first command comes here.
-COMMAND_MODULES: tuple[CommandModule, ...] = (
-    start, plan, show, resume, resume_approval, repropose, status, history,  # runs and decisions
-    shop, order,  # the shop
-    serve, approvals, remind, outbox,  # approvers and messages
-    audit, submit,  # operations
+# The modules of cli/commands/, one per top-level command (``start`` in start.py, ``resume-approval`` in
+# resume_approval.py). Each adds its commands through ``register(subparsers)`` and names its GROUP; --help lists
+# the groups in the order their first command comes here.
+COMMAND_NAMES: tuple[str, ...] = (
+    "start", "plan", "show", "resume", "resume_approval", "repropose", "revise",  # runs and decisions
+    "status", "history", "request",
+    "shop", "order",  # the shop
+    "serve", "approvals", "remind", "outbox",  # approvers and messages
+    "audit", "submit", "completion",  # operations
 )  # fmt: skip
+
+
+def command_modules(names: Sequence[str] = COMMAND_NAMES) -> tuple[CommandModule, ...]:
+    """The command modules ``names`` names, imported (their definitions only: see cli/parser.py)."""
+    # __import__, not importlib.import_module: the interpreter's own import, which -X importtime reports.
+    return tuple(__import__(f"{__package__}.commands.{name}", fromlist=["register"]) for name in names)
+
+
+def root_parser() -> argparse.ArgumentParser:
+    """The parser with every command (what ``--help``, the reference pages and completion read)."""
+    return build_parser(command_modules())
+
+
+def __getattr__(name: str) -> tuple[CommandModule, ...]:
+    if name == "COMMAND_MODULES":  # every command module, for who reads the whole parser (docs, tests)
+        return command_modules()
+    raise AttributeError(name)
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (global flags and their values skipped), or None: no command, or ``--help``
+    before it."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if word in GLOBAL_VALUE_FLAGS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of ``argv``: the named command's module alone, else every command (help, aliases, typos)."""
+    word = command_word(argv)
+    module = word.replace("-", "_") if word and "_" not in word else None
+    return build_parser(command_modules((module,) if module in COMMAND_NAMES else COMMAND_NAMES))
+
 
 # Failures of the model's transport that are the environment's, not ours: named by class so the CLI needs
 # neither httpx nor botocore imported to recognise them.
@@ -78,8 +103,13 @@ def _quiet_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never a traceback for an expected failure."""
     args: argparse.Namespace | None = None
+    guard_terminal()  # every string that reaches the terminal is escaped in one place (cli/output.py)
+    # No pydantic plugin serves a command: looking for one scans every installed package's entry points, a
+    # cost each command paid before it read a byte (set the variable to load plugins anyway).
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
-        args = build_parser(COMMAND_MODULES).parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = parser_for(words).parse_args(words)
         check_runtime(args)
         code = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a reader that went away is reported here, not at exit

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any
-
-from ..domain.presentation import terminal_safe as terminal_safe  # one escaping for every command
+from typing import Any, TextIO
 
 PROG = "production-orchestrator"
 
@@ -37,6 +35,37 @@ EXIT_CODES = (
     (EXIT_INTERRUPTED, "interrupted (Ctrl-C); one line says what state was left"),
     (EXIT_BROKEN_PIPE, "the reader of stdout went away (e.g. | head)"),
 )
+
+
+def terminal_safe(text: str, *, keep_newlines: bool = False) -> str:
+    """The one escaping for every command (``domain.presentation.terminal_safe``), imported when first used so
+    the parser, built for every command, imports no model."""
+    from ..domain.presentation import terminal_safe as escape
+
+    return escape(text, keep_newlines=keep_newlines)
+
+
+class TerminalSafeStream:
+    """A text stream whose every write goes through :func:`terminal_safe` (newlines and tabs kept): whatever a
+    command prints, a customer's or approver's text reaches the terminal shown, never obeyed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write("\t".join(terminal_safe(part, keep_newlines=True) for part in str(text).split("\t")))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def guard_terminal() -> None:
+    """Route stdout and stderr through :class:`TerminalSafeStream` (once; the CLI's entry point calls it)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, TerminalSafeStream):
+            setattr(sys, name, TerminalSafeStream(stream))
 
 
 def say(message: str) -> None:

@@ -47,6 +47,8 @@ GROUP_SHOP = "the shop"
 GROUP_MESSAGES = "approvers and messages"
 GROUP_OPERATIONS = "operations"
 GROUPS = (GROUP_RUNS, GROUP_SHOP, GROUP_MESSAGES, GROUP_OPERATIONS)
+# The options before the command words that take a value (the command word is the first word after them).
+GLOBAL_VALUE_FLAGS = ("--data-dir", "--table", "--audit-key", "--receipt-key")
 # What a hidden old spelling carries over from before it to the command it stands for.
 _GLOBALS = ("data_dir", "table", "audit_key", "receipt_key")
 

@@ -8,11 +8,14 @@ Nothing here sends a prompt or prints a credential.
 from __future__ import annotations
 
 import socket
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..agent.model_settings import DEFAULT_OLLAMA_HOST
 from ..domain.errors import ConfigurationError
-from ..domain.records import ProviderBinding
+
+if TYPE_CHECKING:
+    from ..domain.records import ProviderBinding
 
 _CONNECT_TIMEOUT_S = 3
 

@@ -8,20 +8,17 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..domain.presentation import describe_existing_shortages, shop_stamp, shop_zone, terminal_safe
-from ..domain.shop.model import ShopState
-from ..services.audit import verify_audit
-from ..services.history import history
-from ..services.runtime import Runtime
-from ..services.shop import life as shop_life
-from ..services.shop.importing import ImportResult, plan_import
-from ..services.shop.life import existing_shortages
 from . import inputs
-from .output import EXIT_AUDIT_BROKEN, EXIT_OK, READ_ONLY, emit_json, say
+from .output import EXIT_AUDIT_BROKEN, EXIT_OK, READ_ONLY, emit_json, say, terminal_safe
 from .parser import data_dir
-from .root import local_runtime, utc_now
+
+if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
+    from ..domain.shop.model import ShopState
+    from ..services.runtime import Runtime
+    from ..services.shop import life as shop_life
+    from ..services.shop.importing import ImportResult
 
 
 def report_change(applied: shop_life.Applied, **values: Any) -> int:
@@ -40,6 +37,10 @@ def report_change(applied: shop_life.Applied, **values: Any) -> int:
 
 def shortage_lines(state: ShopState) -> list[str]:
     """Material the shop's scheduled orders already lack (none of any customer's plan), with who waits for it."""
+    from ..domain.presentation import describe_existing_shortages
+    from ..services.shop.life import existing_shortages
+    from .root import utc_now
+
     return describe_existing_shortages(existing_shortages(state, state.today(utc_now())))
 
 
@@ -66,6 +67,8 @@ def report_import(result: ImportResult, state: ShopState) -> int:
 
 def dry_run_report(rt: Runtime, state: ShopState) -> int:
     """Print what the import would change and what it would need ``--replace`` for; write nothing."""
+    from ..services.shop.importing import plan_import
+
     plan = plan_import(rt, state)
     problems = plan.problems()
     print("DRY_RUN=1")
@@ -85,6 +88,8 @@ def dry_run_report(rt: Runtime, state: ShopState) -> int:
 def print_chain_report(rt: Runtime) -> int:
     """Verify the keyed chain (``rt.audit_key``) and the votes' receipts (``rt.receipt_key``) and print the
     verdict (shared with ``audit verify``)."""
+    from ..services.audit import verify_audit
+
     report = verify_audit(rt)
     print(f"AUDIT_EVENTS={report.events}")
     print(f"AUDIT_KEYED={'yes' if rt.audit_key is not None else 'no'}")
@@ -101,6 +106,10 @@ def print_chain_report(rt: Runtime) -> int:
 
 def history_command(args: argparse.Namespace) -> int:
     """Print the decision history (also ``audit show``)."""
+    from ..domain.presentation import shop_stamp, shop_zone
+    from ..services.history import history
+    from .root import local_runtime
+
     where = data_dir(args)
     rt = local_runtime(where, create=False)
     store = rt.store

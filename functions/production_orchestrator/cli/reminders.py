@@ -13,16 +13,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..domain.approval.approvals import ApprovalRecord
-from ..domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
 from ..domain.errors import ValidationError
-from ..domain.ports import ApprovalMessage
-from ..services.asking.remind import Remind, RemindReport, remind
+from ..domain.limits import DEFAULT_REMINDER_POINTS as DEFAULT_POINTS
 from . import inputs
 from .output import emit
 from .root import DEFAULT_LINK_BASE, link_bases, local_runtime, record_link_base, utc_now
+
+if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
+    from ..domain.approval.approvals import ApprovalRecord
+    from ..domain.approval.reminders import ReminderSchedule
+    from ..domain.ports import ApprovalMessage
+    from ..services.asking.remind import RemindReport
 
 PASS_SECONDS = 60  # how often ``serve`` runs a pass
 
@@ -75,6 +78,8 @@ def add_reminder_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _points(text: str) -> tuple[str, ...]:
+    from ..domain.approval.reminders import parse_points
+
     try:
         return parse_points(text)
     except ValidationError as exc:
@@ -83,6 +88,8 @@ def _points(text: str) -> tuple[str, ...]:
 
 def schedule_of(args: argparse.Namespace) -> ReminderSchedule:
     """The reminder schedule the flags describe; backups without a time (or the reverse) is refused."""
+    from ..domain.approval.reminders import ReminderSchedule
+
     backups = tuple(str(b).strip().lower() for b in args.backup_approvers)
     if bool(backups) != (args.escalate_after is not None):
         raise ValidationError("--escalate-after and --backup-approvers go together: pass both, or neither")
@@ -101,6 +108,8 @@ def link_base_for(where: Path) -> Callable[[ApprovalRecord], str]:
 
 def run_pass(where: Path, schedule: ReminderSchedule, now: datetime) -> RemindReport:
     """One pass over ``where``'s open approvals, messages on stdout."""
+    from ..services.asking.remind import Remind, remind
+
     rt = local_runtime(where, create=False)
     assert rt.approvals is not None
     bases = link_base_for(where)

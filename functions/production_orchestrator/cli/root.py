@@ -1,18 +1,21 @@
 """The CLI's side of the data dir: its runtime (bootstrap.local: one data dir holds one shop, its approvals,
-sessions and key), and the logs beside it (refusals, the link base of each approval)."""
+sessions and key), and the logs beside it (refusals, the link base of each approval).
+
+Every command module imports this to build the parser, so the composition root and its adapters are imported
+only when a function here runs.
+"""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..adapters.local.mac_key import KEY_FILE, FileMacKey
-from ..adapters.local.sqlite_approvals import SqliteApprovalStore
-from ..bootstrap import DB_NAME, check_data_dir, local, utc_now
-from ..services.runtime import Runtime
-
-__all__ = ["DB_NAME", "check_data_dir", "local_runtime", "utc_now"]
+if TYPE_CHECKING:
+    from ..adapters.local.mac_key import FileMacKey
+    from ..adapters.local.sqlite_approvals import SqliteApprovalStore
+    from ..services.runtime import Runtime
 
 REFUSALS_LOG = "refusals.jsonl"
 LINKS_LOG = "links.jsonl"
@@ -22,7 +25,30 @@ DEFAULT_LINK_BASE = "http://127.0.0.1:8765/approve"
 def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
     """The runtime of ``data_dir`` (bootstrap.local). Only ``start`` may create it; every other command needs a
     shop."""
+    from ..bootstrap import local
+
     return local(data_dir, create=create)
+
+
+def utc_now() -> datetime:
+    """The wall clock, in UTC (bootstrap.utc_now)."""
+    from ..bootstrap import utc_now as now
+
+    return now()
+
+
+def check_data_dir(data_dir: Path, *, create: bool) -> None:
+    """``data_dir`` is a usable directory (bootstrap.check_data_dir), else ValidationError."""
+    from ..bootstrap import check_data_dir as check
+
+    check(data_dir, create=create)
+
+
+def db_path(data_dir: Path) -> Path:
+    """The shop's database in ``data_dir``."""
+    from ..bootstrap import DB_NAME
+
+    return data_dir / DB_NAME
 
 
 def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
@@ -35,12 +61,16 @@ def log_refusal(data_dir: Path, entry: dict[str, Any]) -> None:
 
 def local_approvals(data_dir: Path) -> SqliteApprovalStore:
     """The approval records of ``data_dir`` (same database as the shop)."""
-    return SqliteApprovalStore(data_dir / DB_NAME)
+    from ..adapters.local.sqlite_approvals import SqliteApprovalStore
+
+    return SqliteApprovalStore(db_path(data_dir))
 
 
 def local_mac_key(data_dir: Path) -> FileMacKey:
     """The receipt key of ``data_dir``, created (0600) on first use: it MACs decision receipts and the links of
     the audit chain."""
+    from ..adapters.local.mac_key import KEY_FILE, FileMacKey
+
     return FileMacKey(data_dir / KEY_FILE)
 
 

@@ -11,17 +11,20 @@ import argparse
 import dataclasses
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent.model_settings import ModelSettings
-from ..domain.errors import ResumeRefusedError
-from ..domain.records import ProviderBinding, utc_iso
-from ..services.deciding.claim import ResumeResult
-from ..services.runtime import Runtime
 from .approval_side import print_stale
 from .output import EXIT_NOT_APPLIED, EXIT_OK, PROG, emit, refused, say
 from .parser import DEFAULT_DATA_DIR, data_dir
 from .preflight import check_provider
 from .root import local_runtime, log_refusal, utc_now
+
+if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
+    from ..domain.errors import ResumeRefusedError
+    from ..domain.records import ProviderBinding
+    from ..services.deciding.claim import ResumeResult
+    from ..services.runtime import Runtime
 
 
 def binding_of(args: argparse.Namespace) -> ProviderBinding:
@@ -95,6 +98,8 @@ def resumed(args: argparse.Namespace, result: ResumeResult) -> int:
 
 def refused_resume(args: argparse.Namespace, where: Path, refusal: ResumeRefusedError) -> int:
     """The code on stdout, the reason on stderr, one line in refusals.jsonl; nothing else is written."""
+    from ..domain.records import utc_iso
+
     code = refused(refusal.code.value, refusal.human_message, as_json=args.json)
     print_stale(where, args.checkpoint, refusal)
     log_refusal(

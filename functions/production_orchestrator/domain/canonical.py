@@ -61,3 +61,9 @@ def sha256_hex(data: bytes) -> str:
 def content_hash(value: Any) -> str:
     """``sha256(canonical(value))``: the address of proposals, digests and identities."""
     return sha256_hex(canonical_bytes(value))
+
+
+def without_empty(data: dict[str, Any], *names: str) -> dict[str, Any]:
+    """``data`` without those of the fields ``names`` that are empty: a record keeps the digest it had before
+    those fields existed."""
+    return {key: value for key, value in data.items() if key not in names or value}

@@ -24,6 +24,7 @@ class RefusalCode(StrEnum):
     EXPIRED = "EXPIRED"
     UNAUTHORIZED_APPROVER = "UNAUTHORIZED_APPROVER"
     RECEIPT_INVALID = "RECEIPT_INVALID"
+    SUPERSEDED = "SUPERSEDED"
 
 
 class OrchestratorError(Exception):
@@ -51,6 +52,12 @@ class RequestTooLongError(IntakeError):
     code = "REQUEST_TOO_LONG"
 
 
+class MimeTooDeepError(IntakeError):
+    """A customer e-mail nests more MIME multiparts than any mail client writes (read no further)."""
+
+    code = "MIME_TOO_DEEP"
+
+
 class InboundRefusalCode(StrEnum):
     """Stable reasons a customer e-mail received by SES starts no run (domain/intake/inbound_mail.py)."""
 
@@ -60,6 +67,7 @@ class InboundRefusalCode(StrEnum):
     WRONG_RECIPIENT = "WRONG_RECIPIENT"
     MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
     MESSAGE_UNREADABLE = "MESSAGE_UNREADABLE"
+    MIME_TOO_DEEP = "MIME_TOO_DEEP"
     SENDER_INVALID = "SENDER_INVALID"
     SENDER_IS_APPROVER = "SENDER_IS_APPROVER"
 
@@ -71,6 +79,12 @@ class InboundRefusedError(ValidationError):
         super().__init__(f"{code.value}: {message}")
         self.code = code
         self.human_message = message
+
+
+class ClientTokenReusedError(ValidationError):
+    """A submit's client token already names a run of another request: nothing is stored or started."""
+
+    code = "CLIENT_TOKEN_REUSED"
 
 
 class SubmitterUnknownError(ValidationError):
@@ -107,6 +121,29 @@ class ShopChangeRefusedError(ValidationError):
     """An operator's change of the shop was refused; ``code`` is one of :class:`ShopChangeCode`. Nothing written."""
 
     def __init__(self, code: ShopChangeCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message
+
+
+class GuidanceCode(StrEnum):
+    """Stable reasons an approver's guidance for a revised plan (``revise``) is refused before anything is
+    written or planned."""
+
+    NO_GUIDANCE = "NO_GUIDANCE"
+    UNKNOWN_ORDER = "UNKNOWN_ORDER"
+    KEEP_NEW_ORDER = "KEEP_NEW_ORDER"
+    UNKNOWN_MACHINE = "UNKNOWN_MACHINE"
+    UNKNOWN_DAY = "UNKNOWN_DAY"
+    CLOSED_DAY = "CLOSED_DAY"
+    MINUTES_OVER_DAY = "MINUTES_OVER_DAY"
+
+
+class GuidanceRefusedError(ValidationError):
+    """Guidance for a revised plan names what the shop does not have or cannot do; ``code`` is one of
+    :class:`GuidanceCode`. Nothing written, no model called."""
+
+    def __init__(self, code: GuidanceCode, message: str) -> None:
         super().__init__(f"{code.value}: {message}")
         self.code = code
         self.human_message = message
@@ -259,3 +296,35 @@ class RequestAlreadyDecidedError(ValidationError):
     """The same customer request was already decided; starting it again needs ``--again``. Nothing written."""
 
     code = "REQUEST_ALREADY_DECIDED"
+
+
+class PossibleDuplicateError(OrchestratorError):
+    """The same sender sent the same request in another envelope (no Message-ID, pasted text, a new Message-ID):
+    it is held beside the earlier run, nothing planned, until a person starts it (``--again``) or drops it.
+
+    ``held_id`` names the hold (written once), ``checkpoint_id`` / ``order_id`` the earlier run."""
+
+    code = "POSSIBLE_DUPLICATE"
+
+    def __init__(self, message: str, *, held_id: str, checkpoint_id: str, order_id: str = "") -> None:
+        super().__init__(message)
+        self.held_id = held_id
+        self.checkpoint_id = checkpoint_id
+        self.order_id = order_id
+
+
+class HeldRequestCode(StrEnum):
+    """Stable reasons an action on a held request (``request drop``) is refused; nothing is written."""
+
+    NOT_FOUND = "NOT_FOUND"
+    REQUEST_NOT_HELD = "REQUEST_NOT_HELD"
+    HELD_ID_INVALID = "HELD_ID_INVALID"
+
+
+class HeldRequestError(ValidationError):
+    """An action on a held request was refused (unknown id, already started or dropped); nothing was written."""
+
+    def __init__(self, code: HeldRequestCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message

@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .approval.approvals import ApprovalRecord, ApproverLink, Vote
-from .approval.audit_chain import Head
 from .approval.mac import MacKey as MacKey
-from .approval.verification import SessionFacts
-from .intake.submissions import Submission
-from .messages.outbox import OutboxMessage
-from .records import AuditEvent, Completion, DecisionRecord
-from .shop.model import ShopState
+
+if TYPE_CHECKING:  # named in signatures only: a command imports the records it reads, not every port's
+    from .approval.approvals import ApprovalRecord, ApproverLink, Vote
+    from .approval.audit_chain import Head
+    from .approval.verification import SessionFacts
+    from .intake.held import PossibleDuplicate
+    from .intake.request_key import RunRequest
+    from .intake.submissions import Submission
+    from .messages.outbox import OutboxMessage
+    from .records import AuditEvent, Completion, DecisionRecord
+    from .shop.model import ShopState
 
 
 class ShopStore(Protocol):
@@ -56,7 +60,7 @@ class ShopStore(Protocol):
         raw: str,
         event: AuditEvent,
         approval: ApprovalRecord | None = None,
-        request_claim: str | None = None,
+        request_key: RunRequest | None = None,
     ) -> None:
         """Create the checkpoint (never overwrite) together with its audit event and, when given, its approval.
 
@@ -65,14 +69,36 @@ class ShopStore(Protocol):
         transaction, conditioned on the record read: if it is no longer open (decided, expired, already
         superseded by a concurrent "propose again") nothing is written and the domain error is raised.
 
-        ``request_claim`` (intake/request_key.request_claim) is created in the same transaction and never
-        overwritten: when another run holds it, nothing is written and ``RequestClaimTakenError`` is raised.
+        ``request_key`` (intake/request_key.RunRequest) is created in the same transaction under its request hash
+        and generation, never overwritten: when another run holds that generation, nothing is written and
+        ``RequestClaimTakenError`` is raised.
         """
         ...
 
-    def request_claim_count(self, stored_key: str) -> int:
-        """How many starts claimed the request stored under ``stored_key`` (intake/request_key.claim_key): the
-        next claim's generation."""
+    def runs_of_request(self, request_hash: str) -> list[RunRequest]:
+        """The request keys stored under ``request_hash``, by generation (one indexed read, whatever the history)."""
+        ...
+
+    def runs_of_message(self, message_key: str) -> list[RunRequest]:
+        """The request keys of the runs whose envelope had the sender's Message-ID ``message_key``."""
+        ...
+
+    def hold_request(self, record: PossibleDuplicate, event: AuditEvent) -> PossibleDuplicate:
+        """Store the held request with ``event`` unless its id is stored; return what is stored (the same
+        envelope held twice is one hold, and one event)."""
+        ...
+
+    def get_held_request(self, held_id: str) -> PossibleDuplicate | None:
+        """The held request ``held_id`` (any status), or None."""
+        ...
+
+    def held_requests(self) -> list[PossibleDuplicate]:
+        """Every held request (any status), oldest first."""
+        ...
+
+    def close_held_request(self, record: PossibleDuplicate, event: AuditEvent) -> None:
+        """Store ``record`` (started or dropped) with ``event`` if the stored one is still held; else nothing is
+        written and ``HeldRequestError`` (``REQUEST_NOT_HELD``; ``NOT_FOUND`` when there is none) is raised."""
         ...
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
@@ -284,7 +310,12 @@ class WorkflowStarter(Protocol):
     """Starts a run of the workflow (Step Functions ``StartExecution`` in AWS)."""
 
     def start(self, execution_name: str, execution_input: dict[str, Any]) -> str:
-        """Start an execution named ``execution_name``; return its ARN."""
+        """Start an execution named ``execution_name``; return its ARN. A name in use (by a closed execution,
+        or with another input) is ``IntegrityError``."""
+        ...
+
+    def execution_arn(self, execution_name: str) -> str:
+        """The ARN the execution named ``execution_name`` has (started or not): names are the workflow's own."""
         ...
 
 

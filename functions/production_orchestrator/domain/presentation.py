@@ -305,6 +305,19 @@ def describe_messages(proposal: ProposalContent) -> list[str]:
     ]
 
 
+def describe_revision(proposal: ProposalContent) -> list[str]:
+    """For a revised version: which version, who asked for what, and the calendar changes it makes (each
+    applied only with the plan); nothing for a request's first plan."""
+    lines = []
+    revision = proposal.revision
+    if revision is not None:
+        replaced = fingerprint(revision.supersedes)
+        lines.append(f"Version {revision.version}, revised by {revision.given_by} (supersedes {replaced})")
+        lines += [f"  asked: {line}" for line in revision.guidance.words()]
+    lines += [f"Calendar change (applied only with this plan): overtime {o.words()}" for o in proposal.calendar_changes]
+    return lines
+
+
 def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str = "UTC") -> str:
     """The plan as a person reviews it before deciding (times in ``zone``, the shop's)."""
     order = proposal.target_order
@@ -313,6 +326,7 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str =
         f"  {order.quantity} x {order.product}, priority {order.priority}, due {order.due}; "
         f"planned from {proposal.planning_day}",
         *(f"  {line}" for line in describe_given(proposal)),
+        *(f"  {line}" for line in describe_revision(proposal)),
         "",
         "What blocks it:",
         *(f"  - {line}" for line in describe_blockers(proposal)),
@@ -349,11 +363,12 @@ def render_shop(state: ShopState) -> str:
     for order in state.orders:
         for a in order.schedule:
             booked[(a.day, a.machine)].append((order.id, a.minutes))
-    capacity = {m.id: m.minutes_per_day for m in state.machines}
+    machines = {m.id: m for m in state.machines}
     for (day, machine), entries in sorted(booked.items()):
         names = ", ".join(f"{oid} ({hours(n)})" for oid, n in entries)
         used = sum(n for _, n in entries)
-        out.append(f"  {day} {machine}: {names} [{hours(used)} of {hours(capacity.get(machine, 0))}]")
+        capacity = machines[machine].minutes_on(day) if machine in machines else 0
+        out.append(f"  {day} {machine}: {names} [{hours(used)} of {hours(capacity)}]")
     waiting = [o.id for o in state.orders if not o.schedule]
     out.append(f"  not scheduled: {', '.join(waiting) or 'none'}")
     out += ["", "Materials (on hand / on order):"]

@@ -14,14 +14,13 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .canonical import content_hash
+from .limits import MAX_REASON_CHARS as MAX_REASON_CHARS  # the help shows it without importing pydantic
 
 HASH_PATTERN = re.compile(r"^[0-9a-f]{64}\Z")
 CHECKPOINT_ID_PATTERN = re.compile(r"^ckpt-[0-9a-f]{32}\Z")
 SESSION_ID_PATTERN = re.compile(r"^sess-[0-9a-f]{32}\Z")
 AGENT_ID_PATTERN = re.compile(r"^agent-[0-9a-f]{24}\Z")
 INTERRUPT_NAME = "production_orchestrator.approve_plan"
-# The longest reason a decision may carry (the page's textarea and the CLI say the same).
-MAX_REASON_CHARS = 2000
 CHECKPOINT_SCHEMA_VERSION: Literal[1] = 1
 DECISION_SCHEMA_VERSION: Literal[2] = 2
 

@@ -14,6 +14,7 @@ from importlib import resources
 from .errors import ValidationError
 from .intake.customer_message import read_message
 from .intake.facts import read_facts, resolve_request
+from .limits import SCENARIO_TITLES
 from .shop.file_format import read_shop
 from .shop.model import Order, ShopState, parse_day
 
@@ -21,11 +22,7 @@ PLANNING_DAY = "2026-08-12"
 TODAY = PLANNING_DAY
 TOMORROW = "2026-08-13"
 _FILES = "scenario_shops"
-TITLES = {
-    "rush-order": ("Rush crest patches for Northside FC", "RUSH-200"),
-    "team-jerseys": ("Team jerseys for Riverside United", "JERSEY-310"),
-    "metallic-monogram": ("Gold monograms for the Grand Hotel", "GOLD-500"),
-}
+TITLES = SCENARIO_TITLES
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,8 @@ class SubmitRequest(_Event):
     request: str = Field(min_length=1, max_length=MAX_REQUEST_CHARS)
     scenario: str | None = Field(default=None, max_length=60)
     as_of: PlanningDay | None = None
+    # Names the run: a retried POST with it returns the first run (without one, the request's text names it).
+    client_token: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
 
 
 class SubmitOutput(BaseModel):

@@ -1,7 +1,8 @@
 """The submit entry (Lambda Function URL, ``AWS_IAM`` auth, payload format 2.0). Imports nothing of strands.
 
-    POST {"request": "<customer e-mail>"}, SigV4-signed -> Lambda verified the signature and names the caller
-    in requestContext.authorizer.iam -> Submission(requested_by = that caller) -> StartExecution -> 202
+    POST {"request": "<customer e-mail>"[, "client_token": "<token>"]}, SigV4-signed -> Lambda verified the
+    signature and names the caller in requestContext.authorizer.iam -> Submission(requested_by = that caller)
+    -> StartExecution under the name of (caller, token or request) -> 202; a retried POST: the first run, 202
 
 The module imports boto3 and the logger only; the event classes, the event models (pydantic) and the submit
 step load with the first request.
@@ -18,7 +19,7 @@ import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..domain.errors import SubmitterUnknownError, ValidationError
+from ..domain.errors import ClientTokenReusedError, SubmitterUnknownError, ValidationError
 from .observability import logger, metrics
 from .root import core, runtime
 
@@ -81,7 +82,8 @@ def _body(event: LambdaFunctionUrlEvent) -> SubmitRequest:
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """POST only; 403 without an IAM caller, 400 on a bad body, else 202 with the execution ARN."""
+    """POST only; 403 without an IAM caller, 400 on a bad body, 409 on a client token of another request, else
+    202 with the execution ARN (a retry: the first run's)."""
     from aws_lambda_powertools.utilities.data_classes import LambdaFunctionUrlEvent
 
     from ..services.runs.submit import Submit, submit
@@ -107,11 +109,14 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             request=body.request,
             submitters=dict(core().settings.submitters),
             options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
+            client_token=body.client_token,
         )
         submitted = submit(rt, command)
     except SubmitterUnknownError as exc:
         logger.warning("submit by an unmapped caller refused", extra={"caller": caller_arn})
         return _reply(403, {"error": str(exc), "code": exc.code})
+    except ClientTokenReusedError as exc:
+        return _reply(409, {"error": str(exc), "code": exc.code})
     except ValidationError as exc:
         return _reply(400, {"error": str(exc), "code": "REQUEST_INVALID"})
     record = submitted.submission

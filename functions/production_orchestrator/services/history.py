@@ -15,6 +15,7 @@ from .runtime import Runtime
 # The events a decision's story is told by, and what each is called in the history.
 DECISION_EVENTS = {
     "approval_requested": "requested",
+    "plan_revised": "revised",
     "approval_created": "requested",
     "approval_vote": "vote",
     "decision_recorded": "decision",
@@ -65,6 +66,14 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
     if kind == "approval_requested":
         replaces = f"; replaces approval {detail['supersedes']}" if detail.get("supersedes") else ""
         return f"open until {detail.get('expires_at', '?')}{replaces}"
+    if kind == "plan_revised":
+        asked = "; ".join(str(line) for line in detail.get("guidance", ()))
+        changed = "; ".join(str(line) for line in detail.get("changes", ()))
+        return (
+            f"version {detail.get('version', '?')} by {detail.get('revised_by', '?')}, replaces approval "
+            f"{detail.get('supersedes', '?')}; asked: {asked}; changed: {changed}; open until "
+            f"{detail.get('expires_at', '?')}"
+        )
     if kind == "approval_vote":
         return f"approval {detail.get('status', '?')}"
     if kind == "decision_claim_taken_over":
@@ -83,7 +92,7 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
 def _entry(event: AuditEvent, approvals: ApprovalStore, cache: dict[str, Any]) -> HistoryEntry:
     detail = event.detail
     approval_id = str(detail.get("approval_id", ""))
-    approver = str(detail.get("approver", ""))
+    approver = str(detail.get("approver") or detail.get("revised_by") or "")
     reason = str(detail.get("reason", ""))
     if event.event_type == "approval_vote" and not reason:
         reason = _vote_reason(approvals, approval_id, approver, cache)

@@ -15,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..agent.context import RunContext
 from ..agent.model_settings import ModelSettings
 from ..domain.approval.claims import DEFAULT_LEASE
-from ..domain.approval.links import LinkMint
 from ..domain.errors import ConfigurationError
-from ..domain.planning.solver import DEFAULT_NODES
+from ..domain.limits import DEFAULT_NODES
 from ..domain.ports import (
     ApprovalNotifier,
     ApprovalStore,
@@ -35,6 +33,10 @@ from ..domain.ports import (
     WorkflowCallback,
     WorkflowStarter,
 )
+
+if TYPE_CHECKING:  # the agent's context and the link mint load where a run or a link needs them
+    from ..agent.context import RunContext
+    from ..domain.approval.links import LinkMint
 
 T = TypeVar("T")
 
@@ -99,6 +101,8 @@ def usage_of(result: Any) -> dict[str, int]:
 
 def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     """What one agent run shares with its tools and hooks."""
+    from ..agent.context import RunContext
+
     return RunContext(
         store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
     )

@@ -8,12 +8,15 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from ..domain.approval.authority import was_revised
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.errors import IntegrityError, ResumeRefusedError
+from ..domain.planning.proposal import load_proposal
+from ..domain.planning.versions import version_changes
 from ..domain.ports import ApprovalStore, ShopStore
 from ..domain.presentation import shop_zone
 from ..domain.records import Checkpoint, parse_utc
-from .evidence import current_state, what_changed
+from .evidence import current_state, review, what_changed
 from .runtime import Runtime
 
 
@@ -36,18 +39,73 @@ class CheckpointStatus:
     changes: tuple[str, ...] = ()
     # Every vote recorded on the governing approval, in order: {approver, approved, at, reason}.
     votes: tuple[dict[str, Any], ...] = ()
+    # The plan's version (1: the request's first plan), the proposal it supersedes, who revised it and what
+    # changed since the version before (moves, purchases, overtime, facts, the on-time verdict).
+    version: int = 1
+    supersedes: str = ""
+    revised_by: str = ""
+    version_changes: tuple[str, ...] = ()
+    # The version that replaced this one, when a revision did: {version, proposal_hash, approval_id}.
+    superseded_by: dict[str, Any] | None = None
+
+
+def plan_version(rt: Runtime, checkpoint: Checkpoint) -> dict[str, Any]:
+    """The version fields of :class:`CheckpointStatus` for ``checkpoint`` (empty for an unrevised first plan
+    whose proposal cannot be read: the resume gate names that)."""
+    try:
+        _, proposal = review(rt.store, checkpoint.checkpoint_id)
+    except (ResumeRefusedError, IntegrityError):
+        return {}
+    found = rt.approvals.approvals_for(checkpoint.checkpoint_id)
+    replaced = found[-1] if found and was_revised(found[-1]) else None
+    fields: dict[str, Any] = {"version": proposal.version}
+    if replaced is not None:
+        fields["superseded_by"] = {
+            "version": replaced.successor_version,
+            "proposal_hash": replaced.successor_hash,
+            "approval_id": replaced.superseded_by,
+        }
+    revision = proposal.revision
+    if revision is None:
+        return fields
+    before = rt.store.get_proposal(revision.supersedes)
+    changes = version_changes(load_proposal(before, revision.supersedes), proposal) if before is not None else []
+    fields.update(supersedes=revision.supersedes, revised_by=revision.given_by, version_changes=tuple(changes))
+    return fields
+
+
+def _claimed(raw: str, field: str) -> str:
+    try:
+        return str(json.loads(raw).get(field, ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 def stored_checkpoints(rt: Runtime) -> list[tuple[str, Checkpoint | Refusal]]:
     """Every stored checkpoint (the id it claims, and what the one seal-checking reader made of it)."""
-    found: list[tuple[str, Checkpoint | Refusal]] = []
-    for raw in rt.store.list_checkpoints():
-        try:
-            claimed_id = str(json.loads(raw).get("checkpoint_id", ""))
-        except (ValueError, AttributeError):
-            claimed_id = ""
-        found.append((claimed_id, read_checkpoint(raw, claimed_id)))
-    return found
+    return _read(rt.store.list_checkpoints())
+
+
+def _read(raws: list[str]) -> list[tuple[str, Checkpoint | Refusal]]:
+    return [(_claimed(raw, "checkpoint_id"), read_checkpoint(raw, _claimed(raw, "checkpoint_id"))) for raw in raws]
+
+
+@dataclass(frozen=True)
+class StatusQuery:
+    """Which runs ``status`` shows: the latest ``limit`` (None or 0: all) created on or after ``since`` (an ISO day or
+    timestamp; None: any). Only the runs shown are judged (decision, approvals, staleness)."""
+
+    limit: int | None = 100
+    since: str | None = None
+
+
+def _chosen(rt: Runtime, query: StatusQuery) -> tuple[list[tuple[str, Checkpoint | Refusal]], int]:
+    """The runs ``query`` picks, oldest first, and how many runs are stored."""
+    raws = rt.store.list_checkpoints()
+    picked = [r for r in raws if query.since is None or _claimed(r, "created_at") >= query.since]
+    if query.limit:
+        picked = picked[-query.limit :]
+    return _read(picked), len(raws)
 
 
 def checkpoint_status(rt: Runtime, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
@@ -95,12 +153,14 @@ def _votes(approvals: ApprovalStore, checkpoint_id: str) -> tuple[dict[str, Any]
     )
 
 
-def status(rt: Runtime) -> dict[str, Any]:
-    """The shop's revision and digest, plan applications, and every approval with its status."""
+def status(rt: Runtime, query: StatusQuery | None = None) -> dict[str, Any]:
+    """The shop's revision and digest, plan applications, and the approvals ``query`` picks (default: the latest
+    100) with their status; ``runs_total`` counts every stored run."""
     store, approvals, now = rt.store, rt.approvals, rt.clock()
     state = current_state(store)
     rows: list[CheckpointStatus] = []
-    for claimed_id, checkpoint in stored_checkpoints(rt):
+    chosen, total = _chosen(rt, query or StatusQuery())
+    for claimed_id, checkpoint in chosen:
         if isinstance(checkpoint, Refusal):
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
@@ -118,6 +178,7 @@ def status(rt: Runtime) -> dict[str, Any]:
                 status="stale" if changes else label,
                 changes=tuple(changes),
                 votes=_votes(approvals, checkpoint.checkpoint_id),
+                **plan_version(rt, checkpoint),
             )
         )
     return {
@@ -128,6 +189,13 @@ def status(rt: Runtime) -> dict[str, Any]:
         "domain_digest": state.digest(),
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
+        "runs_total": total,
+        # Requests held for a person (a possible duplicate of the run named), one indexed read.
+        "held": [
+            {"held_id": h.held_id, "kind": h.kind, "sender": h.sender, "duplicate_of": h.duplicate_of}
+            for h in store.held_requests()
+            if h.is_open
+        ],
         # The applied plans' messages by delivery status (outbox list shows each one).
         "messages": dict(sorted(Counter(m.status for m in store.outbox_messages() if m.is_plan).items())),
     }

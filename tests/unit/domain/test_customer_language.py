@@ -36,10 +36,10 @@ def test_german_request_gets_a_german_message() -> None:
     order, proposal = planned("de-01-stueck.eml")  # 60 Stück TOTE-NAVY bis 15.12.2026, from Marco
     draft = customer_draft(proposal)
     assert draft.language == "de" == order.language
-    assert draft.subject == f"Ihre Bestellung {order.id} ist für den 1. Dezember 2026 geplant"
+    assert draft.subject == "Ihre Bestellung 60 Stück navy tote bag ist für den 1. Dezember 2026 geplant"
     assert draft.body == (
         "Guten Tag Marco, Pizzeria Roma,\n\n"
-        f"vielen Dank für Ihre Bestellung {order.id}: 60 Stück navy tote bag. Sie wird voraussichtlich am "
+        "vielen Dank für Ihre Bestellung: 60 Stück navy tote bag. Sie wird voraussichtlich am "
         "1. Dezember 2026 fertig, rechtzeitig zum 15. Dezember 2026.\n\n"
         "Falls sich an der Bestellung etwas geändert hat, antworten Sie bitte auf diese Nachricht.\n\n"
         "Mit freundlichen Grüßen\nHarbour Print & Stitch"
@@ -55,23 +55,25 @@ def test_german_thousands_and_bought_material() -> None:
 
 
 def test_french_request_gets_a_french_message() -> None:
-    order, proposal = planned("fr-01-decembre.eml")
+    _, proposal = planned("fr-01-decembre.eml")
     draft = customer_draft(proposal)
     assert draft.language == "fr"
-    assert draft.subject == f"Votre commande {order.id} est prévue pour le 1er décembre 2026"
+    assert draft.subject == "Votre commande 300 pièces «\u00a0red tote bag\u00a0» est prévue pour le 1er décembre 2026"
     assert draft.body.startswith("Bonjour Claire Martin,\n\n")
-    assert f"merci pour votre commande {order.id} : 300 pièces «\u00a0red tote bag\u00a0»." in draft.body
+    assert "merci pour votre commande : 300 pièces «\u00a0red tote bag\u00a0»." in draft.body
     assert "Elle sera terminée le 1er décembre 2026, à temps pour le 4 décembre 2026." in draft.body
     assert draft.body.endswith("Cordialement,\nHarbour Print & Stitch")
 
 
 def test_spanish_request_gets_a_spanish_message() -> None:
-    order, proposal = planned("es-01-diciembre.eml")
+    _, proposal = planned("es-01-diciembre.eml")
     draft = customer_draft(proposal)
     assert draft.language == "es"
-    assert draft.subject == f"Su pedido {order.id} está previsto para el 5 de diciembre de 2026"
+    assert draft.subject == (
+        "Su pedido 120 unidades de embroidered cap with club logo está previsto para el 5 de diciembre de 2026"
+    )
     assert draft.body.startswith("Hola Ana López:\n\n")
-    assert f"gracias por su pedido {order.id}: 120 unidades de embroidered cap with club logo." in draft.body
+    assert "gracias por su pedido: 120 unidades de embroidered cap with club logo." in draft.body
     assert "Está previsto terminarlo el 5 de diciembre de 2026, a tiempo para el 10 de diciembre de 2026." in (
         draft.body
     )
@@ -80,12 +82,12 @@ def test_spanish_request_gets_a_spanish_message() -> None:
 
 
 def test_dutch_request_gets_a_dutch_message() -> None:
-    order, proposal = planned("nl-02-december.eml")
+    _, proposal = planned("nl-02-december.eml")
     draft = customer_draft(proposal)
     assert draft.language == "nl"
-    assert draft.subject == f"Uw bestelling {order.id} is gepland voor 8 december 2026"
+    assert draft.subject == "Uw bestelling 250 stuks embroidered cap with club logo is gepland voor 8 december 2026"
     assert draft.body.startswith("Beste Lena Vogt,\n\n")
-    assert f"hartelijk dank voor uw bestelling {order.id}: 250 stuks embroidered cap with club logo." in draft.body
+    assert "hartelijk dank voor uw bestelling: 250 stuks embroidered cap with club logo." in draft.body
     assert "Deze is naar verwachting op 8 december 2026 klaar, op tijd voor 17 december 2026." in draft.body
     assert draft.body.endswith("Met vriendelijke groet,\nHarbour Print & Stitch")
 
@@ -94,8 +96,9 @@ def test_english_request_keeps_the_english_message() -> None:
     order, proposal = planned("en-01-plain.eml")
     draft = customer_draft(proposal)
     assert draft.language == "en"
-    assert draft.subject == f"Your order {order.id} is planned for 2026-12-04"
-    assert draft.body.startswith("Hello Lena Vogt,\n\nthank you for your order")
+    assert draft.subject == "Your order 400 x navy tote bag is planned for 2026-12-04"
+    assert draft.body.startswith("Hello Lena Vogt,\n\nthank you for your order: 400 x navy tote bag.")
+    assert order.id not in draft.subject + draft.body  # an id the customer never gave is never quoted to them
     assert "It is planned to be finished on 2026-12-04, in time for 2026-12-04." in draft.body
     assert draft.body.endswith("Kind regards,\nHarbour Print & Stitch")
 

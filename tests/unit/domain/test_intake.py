@@ -117,8 +117,6 @@ def test_ambiguous_facts_are_refused(text: str, fact: str) -> None:
         ("Needed by: 2026-08-12", "Needed by: soonish", "not a date"),
         ("Priority: 100", "Priority: 0", "from 1 to 100"),
         ("Priority: 100", "Priority: 101", "from 1 to 100"),
-        ("Order: RUSH-200", "Order: rush 200; DROP TABLE", "not a valid order id"),
-        ("Order: RUSH-200", "Order: ../../etc", "not a valid order id"),
     ],
 )
 def test_bad_field_is_refused(old: str, new: str, message: str) -> None:
@@ -128,6 +126,23 @@ def test_bad_field_is_refused(old: str, new: str, message: str) -> None:
     facts = read_facts(msg, RUSH.state.products, date.fromisoformat(TODAY))
     with pytest.raises(IntakeError, match=message):
         resolve_request(msg, facts, RUSH.state, TODAY)
+
+
+@pytest.mark.parametrize("value", ["rush 200; DROP TABLE", "../../etc", "crest patches, red", "PO 4711/23"])
+def test_an_order_label_not_in_the_shops_order_id_form_is_no_order_id_and_refuses_nothing(value: str) -> None:
+    text = RUSH.customer_email.replace("Order: RUSH-200", f"Order: {value}")
+    msg = read_message(text)
+    order = resolve_request(msg, read_facts(msg, RUSH.state.products, date.fromisoformat(TODAY)), RUSH.state, TODAY)
+    assert order.id.startswith("REQ-") and (order.product, order.quantity) == ("CREST-PATCH-RED", 120)
+
+
+def test_an_order_label_in_the_shops_form_is_the_order_id_and_another_reference_is_kept_as_the_customers() -> None:
+    msg = read_message(RUSH.customer_email.replace("Order: RUSH-200", "Order: RUSH-201"))
+    order = resolve_request(msg, read_facts(msg, RUSH.state.products, date.fromisoformat(TODAY)), RUSH.state, TODAY)
+    assert (order.id, order.reference) == ("RUSH-201", "")
+    msg = read_message(RUSH.customer_email.replace("Order: RUSH-200", "PO number: 4500-1187"))
+    order = resolve_request(msg, read_facts(msg, RUSH.state.products, date.fromisoformat(TODAY)), RUSH.state, TODAY)
+    assert order.id.startswith("REQ-") and order.reference == "4500-1187"
 
 
 def test_an_order_id_already_in_the_shop_with_other_details_is_refused() -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import pytest
+
 from production_orchestrator.domain.records import Decision, audit_event, utc_iso
 from production_orchestrator.services.deciding.claim import Hold, hold
 from production_orchestrator.services.runs.repropose import ProposeAgain, propose_again
 from production_orchestrator.services.runtime import run_context
-from production_orchestrator.services.status import checkpoint_status, pending_approval_ages, status
+from production_orchestrator.services.status import StatusQuery, checkpoint_status, pending_approval_ages, status
 from tests.support.memory_world import MemoryWorld
 
 
@@ -131,3 +133,25 @@ def test_a_pending_plan_on_an_unchanged_shop_has_no_changes(world: MemoryWorld) 
     world.start()
     (row,) = status(world.ports())["approvals"]
     assert (row["status"], row["changes"], row["votes"]) == ("pending", (), ())
+
+
+def test_status_shows_the_latest_runs_and_reads_only_those(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = []
+    for _ in range(4):
+        runs.append(world.start())
+        world.clock.advance(days=1)
+    judged: list[str] = []
+    real = world.store.get_decision
+
+    def counted(checkpoint_id: str) -> object:
+        judged.append(checkpoint_id)
+        return real(checkpoint_id)
+
+    monkeypatch.setattr(world.store, "get_decision", counted)
+    report = status(world.ports(), StatusQuery(limit=2))
+    ids = [r.checkpoint.checkpoint_id for r in runs]
+    assert [row["checkpoint_id"] for row in report["approvals"]] == ids[-2:] and report["runs_total"] == 4
+    assert set(judged) == set(ids[-2:])  # the runs not shown are not read beyond their listing
+    since = runs[1].checkpoint.created_at
+    assert [row["checkpoint_id"] for row in status(world.ports(), StatusQuery(None, since))["approvals"]] == ids[1:]
+    assert len(status(world.ports(), StatusQuery(limit=None))["approvals"]) == 4

@@ -153,7 +153,13 @@ def supersede_write(table: DynamoTable, successor: ApprovalRecord) -> Item:
     if stored is None:
         raise NotFoundError(f"approval {successor.supersedes} does not exist")
     raw, old = stored
-    return replace_write(table, raw, old.superseded(successor.approval_id, parse_utc(successor.created_at)))
+    closed = old.superseded(
+        successor.approval_id,
+        parse_utc(successor.created_at),
+        version=successor.version,
+        proposal_hash=successor.proposal_hash,
+    )
+    return replace_write(table, raw, closed)
 
 
 class ApprovalChanges:

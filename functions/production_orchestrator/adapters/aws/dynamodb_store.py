@@ -25,6 +25,7 @@ from ...domain.errors import (
     ShopError,
     StaleStateError,
 )
+from ...domain.intake.request_key import RunRequest
 from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
@@ -33,7 +34,7 @@ from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, key, n, now_ns, s
 from .dynamodb_approvals import ApprovalChanges, approval_writes, supersede_write
 from .dynamodb_outbox import DynamoOutbox, outbox_item
-from .dynamodb_runs import DynamoRunItems
+from .dynamodb_runs import DynamoRunItems, request_key_puts
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
@@ -44,7 +45,6 @@ from .table_schema import (
     CHECKPOINT_SK_PREFIX,
     DECISION_SK_PREFIX,
     PARTITION_KEY,
-    REQUEST_CLAIM_SK_PREFIX,
     SHOP_PK,
     STATE_SK,
 )
@@ -184,10 +184,10 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         raw: str,
         event: AuditEvent,
         approval: ApprovalRecord | None = None,
-        request_claim: str | None = None,
+        request_key: RunRequest | None = None,
     ) -> None:
         """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
-        approval it supersedes, conditioned on the record read) and its request claim, in one transaction."""
+        approval it supersedes, conditioned on the record read) and its request key, in one transaction."""
         item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
         for _ in range(_OPTIMISTIC_ATTEMPTS):
             writes = [self._table.put_op(item, condition=_ABSENT)]
@@ -195,16 +195,15 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
                 writes += approval_writes(self._table, approval)
                 if approval.supersedes:
                     writes.append(supersede_write(self._table, approval))
-            superseding = len(writes) - 1
-            if request_claim is not None:
-                claim = {**key(SHOP_PK, REQUEST_CLAIM_SK_PREFIX + request_claim), "checkpoint_id": s(checkpoint_id)}
-                writes.append(self._table.put_op(claim, condition=_ABSENT))
+            superseding, claim = len(writes) - 1, len(writes)
+            if request_key is not None:
+                writes += request_key_puts(self._table, request_key)
             try:
                 self._table.transact([*writes, self._audit_put(event)])
             except ConditionFailed as failed:
                 if approval is not None and approval.supersedes and failed.failed(superseding):
                     continue  # the old approval changed since it was read (a vote): judge it again
-                if request_claim is not None and failed.failed(len(writes) - 1):
+                if request_key is not None and failed.failed(claim):
                     raise RequestClaimTakenError(
                         "another start of this request wrote its run first; this one wrote nothing"
                     ) from None

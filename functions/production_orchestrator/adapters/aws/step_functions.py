@@ -57,3 +57,8 @@ class StepFunctionsStarter:
         except BotoCoreError as exc:
             raise BackendError(f"states StartExecution failed: {type(exc).__name__}") from None
         return str(response["executionArn"])
+
+    def execution_arn(self, execution_name: str) -> str:
+        """The execution's ARN, from the state machine's: ``...:stateMachine:NAME`` -> ``...:execution:NAME:EXEC``."""
+        prefix, _, machine = self._state_machine_arn.rpartition(":stateMachine:")
+        return f"{prefix}:execution:{machine}:{execution_name}"

@@ -19,7 +19,14 @@ STATE_SK = "STATE"
 CHECKPOINT_SK_PREFIX = "CHECKPOINT#"
 DECISION_SK_PREFIX = "DECISION#"
 APPLICATION_SK_PREFIX = "APPLICATION#"
-REQUEST_CLAIM_SK_PREFIX = "REQUEST#"  # REQUEST#<request key>#<generation>: the run that claimed a customer request
+# The request key of each run (domain/intake/request_key.py), in partitions of their own so the duplicate
+# check reads one request's runs: RUNREQ#<request hash> / GEN#<generation, 6 digits> is the one conditional write two
+# identical starts race on; RUNMSG#<sender's Message-ID key> / RUN#<checkpoint id> finds a reused Message-ID.
+RUN_REQUEST_PK_PREFIX = "RUNREQ#"
+RUN_MESSAGE_PK_PREFIX = "RUNMSG#"
+# Requests held for a person (a possible duplicate): HELD / HELD#<held id>, one partition so they list in one read.
+HELD_PK = "HELD"
+HELD_SK_PREFIX = "HELD#"
 # The audit chain has its own partition, so a role that appends audit events but must not change the shop
 # (the public decision endpoint) is granted writes on AUDIT and none on SHOP (dynamodb:LeadingKeys).
 AUDIT_PK = "AUDIT"

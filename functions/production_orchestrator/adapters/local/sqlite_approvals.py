@@ -14,14 +14,17 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import faults
 from ...domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from ...domain.errors import IntegrityError, NotFoundError
-from ...domain.messages.outbox import OutboxMessage
 from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import queue_in
+
+if TYPE_CHECKING:  # the outbox's records load when a message is read or written
+    from ...domain.messages.outbox import OutboxMessage
 
 APPROVALS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS approvals (
@@ -65,7 +68,15 @@ def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     old = read_approval(conn, record.supersedes)
     if old is None:
         raise NotFoundError(f"approval {record.supersedes} does not exist")
-    save_approval(conn, old.superseded(record.approval_id, parse_utc(record.created_at)))
+    save_approval(
+        conn,
+        old.superseded(
+            record.approval_id,
+            parse_utc(record.created_at),
+            version=record.version,
+            proposal_hash=record.proposal_hash,
+        ),
+    )
 
 
 class SqliteApprovalStore(SqliteDatabase, ApprovalTransitions):

@@ -14,11 +14,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 from ...domain.errors import IntegrityError
-from ...domain.messages.approval_mail import from_approval_mail_v1
-from ...domain.messages.outbox import OutboxMessage, outbox_order
-from ...domain.records import AuditEvent
+
+if TYPE_CHECKING:  # the outbox's records load when a message is read or written, not with every store
+    from ...domain.messages.outbox import OutboxMessage
+    from ...domain.records import AuditEvent
 
 OUTBOX_SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
@@ -51,6 +53,8 @@ def migrate_approval_mail(conn: sqlite3.Connection) -> int:
     found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_LEGACY_TABLE,))
     if found.fetchone() is None:
         return 0
+    from ...domain.messages.approval_mail import from_approval_mail_v1
+
     rows = conn.execute(f"SELECT raw FROM {_LEGACY_TABLE} ORDER BY seq").fetchall()
     queue_in(conn, [from_approval_mail_v1(str(r[0])) for r in rows], once=True)
     conn.execute(f"DROP TABLE {_LEGACY_TABLE}")
@@ -76,6 +80,8 @@ class SqliteOutbox:
 
     def outbox_messages(self, proposal_hash: str | None = None) -> list[OutboxMessage]:
         """Every message (or one plan's), in ``outbox_order``."""
+        from ...domain.messages.outbox import OutboxMessage, outbox_order
+
         if proposal_hash is None:
             rows = self._conn.execute("SELECT seq, raw FROM outbox").fetchall()
         else:
@@ -89,6 +95,8 @@ class SqliteOutbox:
     ) -> bool:
         """Compare-and-set on the stored record: ``updated`` (with ``event``) only if the row still reads as
         ``previous``."""
+        from ...domain.messages.outbox import OutboxMessage
+
         if updated.key != previous.key:
             raise IntegrityError(f"outbox message {previous.key} cannot become {updated.key}")
         with self._write() as conn:

@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
@@ -19,18 +20,20 @@ from ...domain.approval.audit_chain import chained, head_of
 from ...domain.errors import (
     DecisionAlreadyClaimedError,
     IntegrityError,
-    RequestClaimTakenError,
     ShopError,
     StaleStateError,
 )
-from ...domain.intake.request_key import split_claim
-from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
 from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import OUTBOX_SCHEMA, SqliteOutbox, queue_in
+from .sqlite_requests import REQUESTS_SCHEMA, SqliteRequests, insert_request_key
+
+if TYPE_CHECKING:  # the outbox's records load when a message is read or written
+    from ...domain.intake.request_key import RunRequest
+    from ...domain.messages.outbox import OutboxMessage
 
 _SCHEMA = (
     """
@@ -60,19 +63,14 @@ CREATE TABLE IF NOT EXISTS audit_head (
     mac TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS request_claims (
-    claim_key TEXT NOT NULL,
-    generation INTEGER NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    PRIMARY KEY (claim_key, generation)
-);
 """
+    + REQUESTS_SCHEMA
     + OUTBOX_SCHEMA
     + APPROVALS_SCHEMA
 )
 
 
-class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges):
+class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, SqliteRequests):
     """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
     def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:
@@ -173,35 +171,22 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges):
         raw: str,
         event: AuditEvent,
         approval: ApprovalRecord | None = None,
-        request_claim: str | None = None,
+        request_key: RunRequest | None = None,
     ) -> None:
         """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
-        approval it supersedes) and its request claim, in one transaction: all of it, or nothing."""
+        approval it supersedes) and its request key, in one transaction: all of it, or nothing."""
         with self._write() as conn:
             try:
                 conn.execute("INSERT INTO checkpoints (checkpoint_id, raw) VALUES (?, ?)", (checkpoint_id, raw))
             except sqlite3.IntegrityError:
                 raise IntegrityError(f"checkpoint {checkpoint_id} already exists") from None
-            if request_claim is not None:
-                stored_key, generation = split_claim(request_claim)
-                try:
-                    conn.execute(
-                        "INSERT INTO request_claims (claim_key, generation, checkpoint_id) VALUES (?, ?, ?)",
-                        (stored_key, generation, checkpoint_id),
-                    )
-                except sqlite3.IntegrityError:
-                    raise RequestClaimTakenError("another start of this request wrote its run first") from None
+            if request_key is not None:
+                insert_request_key(conn, request_key)
             if approval is not None:
                 if approval.supersedes:
                     supersede_in(conn, approval)
                 insert_approval(conn, approval)
             self._insert_audit(event)
-
-    def request_claim_count(self, stored_key: str) -> int:
-        """How many starts claimed the request stored under ``stored_key``."""
-        return int(
-            self._conn.execute("SELECT COUNT(*) FROM request_claims WHERE claim_key = ?", (stored_key,)).fetchone()[0]
-        )
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
         """The checkpoint's stored JSON text."""

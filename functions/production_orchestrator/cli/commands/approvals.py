@@ -13,12 +13,9 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
-from ...domain.ports import ApprovalMessage
-from ...services.asking.relink import Relink, relink
-from ...services.evidence import current_approval
 from .. import inputs
 from ..aws import add_table_flag, audit_key_id, required_table, table_of, table_runtime
 from ..output import EXIT_OK, PROG, emit, say
@@ -30,6 +27,9 @@ from ..root import (
     local_runtime,
     record_link_base,
 )
+
+if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
+    from ...domain.ports import ApprovalMessage
 
 GROUP = GROUP_MESSAGES
 # The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops relink | wake-decided).
@@ -49,6 +49,8 @@ class StdoutNotifier:
 
 def _link_base(where: Path, approval_id: str, given: str | None) -> str:
     """The base the approval's first links used (recorded by ``start``), unless one is given."""
+    from ...services.evidence import current_approval
+
     if given:
         return given
     bases = link_bases(where)
@@ -60,6 +62,8 @@ def _link_base(where: Path, approval_id: str, given: str | None) -> str:
 
 
 def _relink(args: argparse.Namespace) -> int:
+    from ...services.asking.relink import Relink, relink
+
     if table_of(args) is not None:
         return _relink_aws(args)
     where = data_dir(args)
@@ -86,6 +90,8 @@ def _relink(args: argparse.Namespace) -> int:
 
 def _relink_aws(args: argparse.Namespace) -> int:
     """``approvals relink`` against the deployed table: the new link goes out through the approval topic."""
+    from ...services.asking.relink import Relink, relink
+
     table = required_table(args, "approvals relink on AWS")
     if not args.topic_arn or not args.link_base:
         raise ValidationError("approvals relink --table needs --topic-arn ARN and --link-base URL (the stack's)")

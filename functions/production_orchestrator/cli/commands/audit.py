@@ -11,7 +11,6 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
-from ...adapters.local.mac_key import KEY_FILE, FileMacKey
 from ..aws import add_table_flag, audit_key_id, receipt_key_id, table_of, table_runtime
 from ..parser import GROUP_OPERATIONS, actions, command, data_dir
 from ..printers import add_history_flags, history_command, print_chain_report
@@ -22,6 +21,8 @@ ALIASES = {"audit-verify": ("audit", "verify")}  # python -m production_orchestr
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from ...adapters.local.mac_key import KEY_FILE, FileMacKey
+
     table = table_of(args)
     if table is not None:
         rt = table_runtime(table, audit_key_id=audit_key_id(args), receipt_key_id=receipt_key_id(args))

@@ -18,9 +18,6 @@ from dataclasses import asdict
 from typing import Any
 
 from ...domain.errors import ValidationError
-from ...domain.shop.model import check_day
-from ...services.shop import life as shop_life
-from ...services.shop import order_list
 from .. import inputs
 from ..aws import add_table_flag, shop_runtime
 from ..output import EXIT_OK, emit_json
@@ -36,6 +33,8 @@ ALIASES = {f"order-{action}": ("order", action) for action in ("complete", "canc
 def _day(args: argparse.Namespace) -> str | None:
     if args.as_of is None:
         return None
+    from ...domain.shop.model import check_day
+
     try:
         return check_day(args.as_of)
     except ValueError as exc:
@@ -47,6 +46,9 @@ def _as_of(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from ...services.shop import life as shop_life
+    from ...services.shop import order_list
+
     rt = local_runtime(data_dir(args), create=False)
     now = rt.clock()
     state = shop_life.current_shop(rt)
@@ -70,11 +72,15 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _complete(args: argparse.Namespace) -> int:
+    from ...services.shop import life as shop_life
+
     applied = shop_life.complete(shop_runtime(args, data_dir(args)), shop_life.Complete(args.order_id, _day(args)))
     return report_change(applied, order=applied.change.detail["order_id"], status="complete")
 
 
 def _cancel(args: argparse.Namespace) -> int:
+    from ...services.shop import life as shop_life
+
     applied = shop_life.cancel(
         shop_runtime(args, data_dir(args)), shop_life.Cancel(args.order_id, args.reason, _day(args))
     )
@@ -82,6 +88,8 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> int:
+    from ...services.shop import life as shop_life
+
     applied = shop_life.progress(shop_runtime(args, data_dir(args)), shop_life.Progress(args.order_id, args.minutes))
     detail = applied.change.detail
     return report_change(applied, order=detail["order_id"], scheduled_minutes=detail["scheduled_minutes"])

@@ -23,24 +23,22 @@ import re
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...adapters.local.mail_transports import EmlDirectory, SmtpSecurity, SmtpTransport
 from ...contracts import ENV_MAIL_FROM, ENV_SMTP_PASSWORD, ENV_SMTP_USERNAME
-from ...domain.approval.links import LinkMint
 from ...domain.durations import parse_duration
 from ...domain.errors import OutboxRefusedError
-from ...domain.messages.outbox import APPROVAL_KINDS, PLAN_KINDS, OutboxMessage, outbox_key
-from ...domain.ports import MessageTransport
-from ...domain.presentation import fingerprint
-from ...domain.shop.model import EMAIL_PATTERN
-from ...services.outbox.deliver import Deliver, DeliveryReport, deliver
-from ...services.outbox.requeue import Requeue, requeue
 from ..inputs import proposal_hash
 from ..output import terminal_safe
 from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..reminders import link_base_for
 from ..root import local_mac_key, local_runtime
+
+if TYPE_CHECKING:  # the outbox and its transports load when a command runs, not when the parser is built
+    from ...adapters.local.mail_transports import SmtpSecurity
+    from ...domain.messages.outbox import OutboxMessage
+    from ...domain.ports import MessageTransport
+    from ...services.outbox.deliver import DeliveryReport
 
 DEFAULT_SENDER = "production-orchestrator@shop.example"
 EXIT_OK, EXIT_UNDELIVERED = 0, 6
@@ -154,6 +152,8 @@ def as_json(message: OutboxMessage) -> dict[str, Any]:
 
 
 def _what(m: OutboxMessage) -> str:
+    from ...domain.presentation import fingerprint
+
     """A message's last column: a plan's subject and plan, or which approval a request or reminder is for (never
     the link: the row has none)."""
     if m.is_plan:
@@ -188,6 +188,8 @@ def parse_smtp(value: str) -> tuple[str, int]:
 
 
 def _sender(args: argparse.Namespace) -> str:
+    from ...domain.shop.model import EMAIL_PATTERN
+
     """The From address, checked whole: plain ASCII, no display name, no line break (a header is built of it)."""
     if args.sender is not None:
         value, source = str(args.sender), "--from"
@@ -215,6 +217,8 @@ def _eml_directory(directory: Path) -> Path:
 
 
 def _transport(args: argparse.Namespace, shop_name: str) -> MessageTransport:
+    from ...adapters.local.mail_transports import EmlDirectory, SmtpTransport
+
     sender = _sender(args)
     if args.to_dir is not None:
         if args.starttls or args.smtps:
@@ -239,6 +243,9 @@ def _transport(args: argparse.Namespace, shop_name: str) -> MessageTransport:
 
 
 def _send(args: argparse.Namespace) -> int:
+    from ...domain.approval.links import LinkMint
+    from ...services.outbox.deliver import Deliver, deliver
+
     # Everything is checked before any message is claimed: a refusal changes nothing.
     lease = parse_duration(args.lease)
     where = data_dir(args)
@@ -265,6 +272,8 @@ def _label(m: OutboxMessage) -> str:
 
 
 def _print_report(report: DeliveryReport, *, approvals: bool) -> None:
+    from ...domain.messages.outbox import APPROVAL_KINDS, PLAN_KINDS
+
     for m in report.sent:
         subject = f": {terminal_safe(m.subject)}" if m.is_plan else ""
         print(f"sent    {_label(m)}{subject} ({m.transport_id})")
@@ -286,6 +295,8 @@ def _print_report(report: DeliveryReport, *, approvals: bool) -> None:
 
 
 def _message_key(text: str) -> str:
+    from ...domain.messages.outbox import outbox_key
+
     if _MAIL_ID.fullmatch(text.strip()):
         return text.strip()  # an approval's request or reminder, as outbox list shows it
     match = _MESSAGE_ID.fullmatch(text.strip().lower())
@@ -298,6 +309,8 @@ def _message_key(text: str) -> str:
 
 
 def _retry(args: argparse.Namespace) -> int:
+    from ...services.outbox.requeue import Requeue, requeue
+
     keys = tuple(dict.fromkeys(_message_key(i) for i in args.ids or ()))
     rt = local_runtime(data_dir(args), create=False)
     try:

@@ -9,10 +9,7 @@ import argparse
 from typing import Any
 
 from ...domain.errors import ValidationError
-from ...domain.planning.solver import DEFAULT_NODES
-from ...domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
-from ...services.evidence import current_state
-from ...services.runs.preview import preview_plan
+from ...domain.limits import DEFAULT_NODES
 from .. import inputs
 from ..files import parse_shop_file, read_text
 from ..output import EXIT_OK, emit_json
@@ -23,6 +20,10 @@ GROUP = GROUP_RUNS
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from ...domain.presentation import describe_at_risk, describe_blockers, describe_messages, describe_plan
+    from ...services.evidence import current_state
+    from ...services.runs.preview import preview_plan
+
     if args.request == "-" and args.shop == "-":
         raise ValidationError("--request and --shop cannot both be read from standard input; give one as a file")
     text = read_text(args.request, "request")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...domain.records import parse_utc
 from ..output import EXIT_OK, emit
 from ..parser import GROUP_MESSAGES, command, data_dir
 from ..reminders import add_reminder_flags, run_pass, schedule_of
@@ -21,6 +20,8 @@ GROUP = GROUP_MESSAGES
 
 
 def _remind(args: argparse.Namespace) -> int:
+    from ...domain.records import parse_utc
+
     where = data_dir(args)
     schedule = schedule_of(args)
     now = parse_utc(args.now) if args.now else utc_now()

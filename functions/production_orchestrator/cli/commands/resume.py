@@ -13,9 +13,8 @@ import os
 from typing import Any
 
 from ...contracts import ENV_DECISION_LEASE
-from ...domain.approval.verification import ResumeRequest
 from ...domain.errors import ResumeRefusedError, ValidationError
-from ...domain.records import MAX_REASON_CHARS
+from ...domain.limits import MAX_REASON_CHARS
 from .. import inputs
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
@@ -25,6 +24,8 @@ GROUP = GROUP_RUNS
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from ...domain.approval.verification import ResumeRequest
+
     if args.decision == "reject" and not args.reason.strip():
         raise ValidationError("a rejection needs a reason: pass --reason TEXT (the approval page asks for one too)")
     where, rt, binding = ready(args, create=False)

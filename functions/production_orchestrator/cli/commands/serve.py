@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...approval_web.local_server import APPROVE_PATH, LOOPBACK, check_bind, make_server, tls_context
+from ...approval_web.paths import APPROVE_PATH, LOOPBACK
 from ...domain.errors import ValidationError
-from ...domain.records import parse_utc
-from ...services.evidence import current_approval
 from .. import inputs
 from ..approval_side import local_endpoint
 from ..output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
@@ -67,6 +65,9 @@ class Listening:
 
 
 def pending_link_bases(data_dir: Path) -> set[str]:
+    from ...domain.records import parse_utc
+    from ...services.evidence import current_approval
+
     """The link bases of the approvals still open in ``data_dir`` (as ``start`` recorded them)."""
     approvals = local_approvals(data_dir)
     now = utc_now()
@@ -98,6 +99,8 @@ def warn_on_link_mismatch(data_dir: Path, port: int, where: Listening | None = N
 def listening(args: argparse.Namespace) -> Listening:
     """Where ``serve`` may answer, from ``--bind``, ``--tls-cert``/``--tls-key`` and ``--host-name``; a
     ValidationError (before anything listens) for a wildcard, a LAN address without TLS, or half a TLS pair."""
+    from ...approval_web.local_server import check_bind
+
     if (args.tls_cert is None) != (args.tls_key is None):
         raise ValidationError("--tls-cert and --tls-key go together: pass both, or neither")
     tls = args.tls_cert is not None
@@ -109,6 +112,8 @@ def listening(args: argparse.Namespace) -> Listening:
 
 
 def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening) -> Any:
+    from ...approval_web.local_server import make_server, tls_context
+
     try:
         context = tls_context(str(args.tls_cert), str(args.tls_key)) if where.tls else None
     except ValueError as exc:

@@ -16,24 +16,19 @@ With ``--table NAME`` import, export and receive run on a deployed stack's table
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
-from ...domain.presentation import render_shop
-from ...domain.records import audit_event
-from ...domain.shop.file_format import write_shop
-from ...domain.shop.model import ShopState
-from ...services.evidence import current_state
-from ...services.runs.requests import pending_requests
-from ...services.shop.importing import ImportShop, import_shop
-from ...services.shop.life import Receive, receive
 from .. import inputs
 from ..aws import add_table_flag, shop_runtime, table_of, table_runtime
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say
 from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import dry_run_report, report_change, report_import, shortage_lines
-from ..root import DB_NAME, local_runtime, utc_now
+from ..root import db_path, local_runtime, utc_now
+
+if TYPE_CHECKING:  # the shop and its services load when a command runs, not when the parser is built
+    from ...domain.shop.model import ShopState
 
 GROUP = GROUP_SHOP
 # The operator commands' old spellings (python -m production_orchestrator.cli.aws_ops shop-import ...).
@@ -41,6 +36,8 @@ ALIASES = {"shop-import": ("shop", "import"), "shop-export": ("shop", "export"),
 
 
 def _import(args: argparse.Namespace) -> int:
+    from ...services.shop.importing import ImportShop, import_shop
+
     state = parse_shop_file(read_text(args.path, "shop file"))
     table = table_of(args)
     if table is not None:  # the table's shop: the same guard and --dry-run
@@ -48,7 +45,7 @@ def _import(args: argparse.Namespace) -> int:
             return dry_run_report(table_runtime(table), state)
         return report_import(import_shop(table_runtime(table), ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
-        if not (data_dir(args) / DB_NAME).is_file():
+        if not db_path(data_dir(args)).is_file():
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
             say(f"dry run: nothing was written; there is no shop in {data_dir(args)} yet: the import would create it")
             return EXIT_OK
@@ -58,16 +55,25 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _receive(args: argparse.Namespace) -> int:
+    from ...services.shop.life import Receive, receive
+
     applied = receive(shop_runtime(args, data_dir(args)), Receive(args.material, args.quantity, args.ref))
     detail = applied.change.detail
     return report_change(applied, material=detail["material_id"], on_hand=detail["on_hand"])
 
 
 def _current(args: argparse.Namespace) -> ShopState:
+    from ...services.evidence import current_state
+
     return current_state(local_runtime(data_dir(args), create=False).store)
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ...domain.presentation import render_shop
+    from ...domain.shop.file_format import write_shop
+    from ...services.evidence import current_state
+    from ...services.runs.requests import pending_requests
+
     rt = local_runtime(data_dir(args), create=False)
     state = current_state(rt.store)
     # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
@@ -95,6 +101,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from ...domain.shop.file_format import write_shop
+
     table = table_of(args)
     if table is None:
         write_shop_file(write_shop(_current(args)), args.path)
@@ -107,8 +115,12 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _set_inventory(args: argparse.Namespace) -> int:
+    from ...domain.records import audit_event
+    from ...domain.shop import life
+    from ...services.evidence import current_state
+
     store = local_runtime(data_dir(args), create=False).store
-    quantity = args.quantity
+    quantity = life.counted(args.quantity, "the counted quantity")
     materials = current_state(store).materials
     # Ids are case-sensitive, but a count typed in another case names the one material it can only mean.
     same = [m.id for m in materials if m.id == args.material] or [

@@ -7,26 +7,25 @@ import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...approval_web.pages import render_for_file
 from ...domain.errors import ValidationError
-from ...domain.planning.proposal import ProposalContent
-from ...domain.ports import ApprovalStore, ShopStore
-from ...domain.presentation import render_review, shop_time, shop_zone, terminal_safe
-from ...domain.records import Checkpoint
-from ...services.deciding.review import LinkView
-from ...services.evidence import proposed_on, review, what_changed
-from ...services.status import checkpoint_status
 from .. import inputs
-from ..output import EXIT_OK, READ_ONLY, emit_json
+from ..output import EXIT_OK, READ_ONLY, emit_json, terminal_safe
 from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_approvals, local_runtime, utc_now
+
+if TYPE_CHECKING:  # what the command reads loads when it runs, not when the parser is built
+    from ...domain.planning.proposal import ProposalContent
+    from ...domain.ports import ApprovalStore, ShopStore
+    from ...domain.records import Checkpoint
 
 GROUP = GROUP_RUNS
 
 
 def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
+    from ...domain.presentation import shop_time
+
     expires = shop_time(checkpoint.expires_at, zone)
     return {
         "pending": f"waiting for a decision until {expires}",
@@ -34,11 +33,16 @@ def _meaning(label: str, who: str, checkpoint: Checkpoint, zone: str) -> str:
         "approved": f"approved by {who}",
         "rejected": f"rejected by {who}; nothing was applied",
         "expired": f"the approval window closed at {expires}; nothing was applied",
-        "superseded": "replaced by a new plan (propose again); the approvers' links open the new one",
+        "superseded": "replaced by a new plan (propose again or a revision); the approvers' links open the new one",
     }.get(label, label)
 
 
 def _show(args: argparse.Namespace) -> int:
+    from ...domain.presentation import render_review, shop_zone
+    from ...services.evidence import review
+    from ...services.runs.held import held_for
+    from ...services.status import checkpoint_status, plan_version
+
     if args.json and args.html is not None:
         raise ValidationError("--json and --html: choose one")
     where = data_dir(args)
@@ -46,6 +50,7 @@ def _show(args: argparse.Namespace) -> int:
     store = rt.store
     checkpoint, proposal = review(store, args.checkpoint)
     label, who = checkpoint_status(rt, checkpoint, rt.clock())
+    held = held_for(rt, checkpoint.checkpoint_id)  # requests held as possible duplicates of this run
     if args.json:
         emit_json(
             {
@@ -54,6 +59,8 @@ def _show(args: argparse.Namespace) -> int:
                 "checkpoint": checkpoint.model_dump(mode="json"),
                 "proposal_hash": checkpoint.proposal_hash,
                 "proposal": proposal.model_dump(mode="json"),
+                "possible_duplicates": [{"held_id": h.held_id, "sender": h.sender, "subject": h.subject} for h in held],
+                "version": {"version": 1, **plan_version(rt, checkpoint)},
             }
         )
         return EXIT_OK
@@ -68,6 +75,22 @@ def _show(args: argparse.Namespace) -> int:
     print(terminal_safe(f"Status: {status_line}"))
     print()
     print(terminal_safe(render_review(checkpoint, proposal, zone), keep_newlines=True))
+    version = plan_version(rt, checkpoint)
+    if version.get("version_changes"):
+        print()
+        print(f"Changed since version {version['version'] - 1}:")
+        print("".join(f"  - {terminal_safe(line)}\n" for line in version["version_changes"]), end="")
+    if version.get("superseded_by"):
+        after = version["superseded_by"]
+        print()
+        replaced = f"Revised: version {after['version']} replaces this one (proposal {after['proposal_hash']})"
+        print(terminal_safe(replaced))
+    for h in held:
+        print(
+            terminal_safe(
+                f"Held as a possible duplicate of this run: {h.held_id} from {h.sender or 'an unknown sender'}"
+            )
+        )
     return EXIT_OK
 
 
@@ -80,6 +103,11 @@ def _html(
     now: datetime,
 ) -> str:
     """The approval page of ``checkpoint`` as a file: what its approvers see, without the forms."""
+    from ...approval_web.pages import render_for_file
+    from ...domain.presentation import shop_zone
+    from ...services.deciding.review import LinkView
+    from ...services.evidence import proposed_on, what_changed
+
     found = approvals.approvals_for(checkpoint.checkpoint_id)
     if not found:
         raise ValidationError(f"run {checkpoint.checkpoint_id} has no approval record: there is no page to write")

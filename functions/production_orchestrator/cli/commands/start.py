@@ -11,21 +11,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ...domain.errors import AlreadyPendingError, ValidationError
-from ...domain.planning.solver import DEFAULT_NODES
-from ...domain.scenarios import SCENARIOS
-from ...domain.shop.model import parse_day
-from ...services.runs.plan_request import PlanRequest, on_current_shop
-from ...services.runtime import Runtime
+from ...domain.errors import AlreadyPendingError, PossibleDuplicateError, ValidationError
+from ...domain.limits import DEFAULT_NODES, SCENARIO_TITLES
 from .. import approval_side, inputs
 from ..files import read_text
 from ..given import add_given_flags, given_facts
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..running import ready, with_dir
+
+if TYPE_CHECKING:  # the services load when the command runs, not when the parser is built
+    from ...services.runs.plan_request import PlanRequest
+    from ...services.runtime import Runtime
 
 DEFAULT_SCENARIO = "rush-order"
 
@@ -37,7 +37,7 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
     start.add_argument(
         "--scenario",
         default=None,
-        choices=sorted(SCENARIOS),
+        choices=sorted(SCENARIO_TITLES),
         help=f"seed and plan a reference scenario (default {DEFAULT_SCENARIO} when no --request)",
     )
     start.add_argument("--request", default=None, metavar="PATH|-", help="a customer e-mail (.eml or plain text)")
@@ -47,6 +47,9 @@ def add_request_flags(start: argparse.ArgumentParser) -> None:
 
 def plan_request(args: argparse.Namespace, rt: Runtime) -> PlanRequest:
     """What ``start`` plans, from its flags."""
+    from ...domain.shop.model import parse_day
+    from ...services.runs.plan_request import PlanRequest, on_current_shop
+
     if args.as_of is not None:
         try:
             parse_day(args.as_of)
@@ -82,6 +85,21 @@ def _start(args: argparse.Namespace) -> int:
             as_json=args.json,
         )
         say(str(pending))
+        return EXIT_OK
+    except PossibleDuplicateError as held:
+        # The same sender's same words in another envelope: held beside the earlier run, exit 0, nothing planned.
+        emit(
+            {
+                "held_id": held.held_id,
+                "duplicate_of": held.checkpoint_id,
+                "duplicate_order": held.order_id or None,
+                "possible_duplicate": 1,
+            },
+            as_json=args.json,
+        )
+        say(str(held))
+        say(f"  start it anyway: `{PROG} start{with_dir(where)} --request {args.request} --again`; or drop it: "
+            f"`{PROG} request drop{with_dir(where)} {held.held_id}`")  # fmt: skip
         return EXIT_OK
     links = approval_side.issued_links(args, where, result, plan)
     cp = result.checkpoint
@@ -162,7 +180,8 @@ def register(subparsers: Any) -> None:
     start.add_argument(
         "--again",
         action="store_true",
-        help="plan a request that was already decided (approved, rejected or expired) once more",
+        help="plan a request that was already decided (approved, rejected or expired), or one held as a possible "
+        "duplicate, once more",
     )
     add_json_flag(start)
     approval_side.add_start_flags(start)

@@ -5,18 +5,31 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ...domain.presentation import shop_stamp, terminal_safe
-from ...services.status import status
-from ..output import EXIT_OK, READ_ONLY, emit_json
+from .. import inputs
+from ..output import EXIT_OK, READ_ONLY, emit_json, terminal_safe
 from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_runtime
 
 GROUP = GROUP_RUNS
 
 
+def _day(text: str) -> str:
+    """A ``--since`` day: YYYY-MM-DD (runs are compared by their UTC creation time)."""
+    from ...domain.shop.model import parse_day
+
+    try:
+        parse_day(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _status(args: argparse.Namespace) -> int:
+    from ...domain.presentation import shop_stamp
+    from ...services.status import StatusQuery, status
+
     where = data_dir(args)
-    report = status(local_runtime(where, create=False))
+    report = status(local_runtime(where, create=False), StatusQuery(args.limit or None, args.since))
     if args.json:
         emit_json(report)
         return EXIT_OK
@@ -35,6 +48,13 @@ def _status(args: argparse.Namespace) -> int:
                 f"  {a['checkpoint_id']}  {a['status']:<9}{who}  order {a['target_order_id']}  expires {expires}"
             )
         )
+        if a["version"] > 1:
+            revised = f"version {a['version']} by {a['revised_by']}, supersedes {a['supersedes'][:12]}..."
+            print(terminal_safe(f"      {revised}"))
+            print("".join(f"        - {terminal_safe(line)}\n" for line in a["version_changes"]), end="")
+        if a["superseded_by"]:
+            after = a["superseded_by"]
+            print(terminal_safe(f"      version {a['version']}: revised, version {after['version']} replaces it"))
         if a["changes"]:
             print("      stale: the shop changed since it was proposed (approving it would be refused):")
             print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")
@@ -43,7 +63,12 @@ def _status(args: argparse.Namespace) -> int:
             why = f': "{v["reason"]}"' if v["reason"] else ""
             print(terminal_safe(f"      vote: {v['approver']} {verdict} at {shop_stamp(v['at'], zone)}{why}"))
     if not report["approvals"]:
-        print("  no approvals yet")
+        print("  no approvals yet" if not report["runs_total"] else "  no approvals in what --limit/--since chose")
+    elif len(report["approvals"]) < report["runs_total"]:
+        print(f"  the latest {len(report['approvals'])} of {report['runs_total']} runs (--limit 0: all; --since DAY)")
+    for h in report["held"]:
+        who = h["sender"] or "an unknown sender"
+        print(terminal_safe(f"  {h['held_id']}  held      possible duplicate of {h['duplicate_of']} from {who}"))
     return EXIT_OK
 
 
@@ -58,4 +83,8 @@ def register(subparsers: Any) -> None:
         handler=_status,
     )
     stat.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    stat.add_argument(
+        "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N runs (default 100; 0: all)"
+    )
+    stat.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="runs created on or after")
     stat.set_defaults(on_interrupt=lambda _: READ_ONLY)

@@ -14,13 +14,10 @@ import argparse
 import json
 import re
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from ...domain.errors import ValidationError
-from ...domain.intake.submissions import MAX_REQUEST_CHARS
 from ..parser import GROUP_OPERATIONS, command
 
 SUBMIT_URL_OUTPUT = "SubmitUrl"  # the stack output infra/constructs/request_entry.py writes
@@ -67,6 +64,8 @@ def _body(text: str, as_of: str | None) -> dict[str, str]:
 
 def read_request(path: Path) -> str:
     """The request file's text; ``ValidationError`` when it is missing, not UTF-8, empty or too long."""
+    from ...domain.intake.submissions import MAX_REQUEST_CHARS
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -116,6 +115,9 @@ def url_region(url: str, fallback: str | None) -> str:
 
 def signed_post(url: str, body: bytes, credentials: Any, region: str) -> tuple[int, dict[str, Any]]:
     """POST ``body`` signed with SigV4 for the ``lambda`` service; the status and the JSON reply."""
+    import urllib.error
+    import urllib.request
+
     from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
     from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
 

@@ -135,6 +135,9 @@ class ApprovalRecord(_Frozen):
     notified: tuple[str, ...] = ()
     supersedes: str = ""
     superseded_by: str = ""
+    version: int = Field(default=1, ge=1, le=1000, exclude_if=lambda v: v == 1)  # the plan's; then its successor's:
+    successor_version: int = Field(default=0, ge=0, le=1000, exclude_if=lambda v: v == 0)
+    successor_hash: str = Field(default="", pattern=r"^([0-9a-f]{64})?$", exclude_if=lambda v: not v)
     # Reminders held or sent (``<point>|<approver>``) and when the backup approvers joined (once).
     reminders: tuple[ReminderMark, ...] = ()
     escalated_at: str = ""
@@ -239,10 +242,13 @@ class ApprovalRecord(_Frozen):
             raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}, not pending")
         return self.model_copy(update={"status": "expired", "closed_at": utc_iso(now)})
 
-    def superseded(self, successor: str, now: datetime) -> ApprovalRecord:
-        """The record closed by "propose again": only a pending approval in its window may be replaced."""
+    def superseded(self, successor: str, now: datetime, *, version: int = 0, proposal_hash: str = "") -> ApprovalRecord:
+        """Closed by "propose again" or a revision (a higher ``version``): only an open approval is replaced."""
         self._require_open(now)
-        return self.model_copy(update={"status": "superseded", "superseded_by": successor, "closed_at": utc_iso(now)})
+        revised = {"successor_version": version, "successor_hash": proposal_hash} if version > self.version else {}
+        return self.model_copy(
+            update={"status": "superseded", "superseded_by": successor, "closed_at": utc_iso(now), **revised}
+        )
 
     def woken(self, now: datetime, *, confirmed: bool = True) -> ApprovalRecord:
         """The record once the workflow was told (``confirmed``), or as a wake-up is about to be tried."""

@@ -81,6 +81,8 @@ def authorize(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> Verdi
         )
     if approval.status in ("decided", "rejected"):
         return _closed(approval, ask)
+    if was_revised(approval):
+        return superseded_refusal(approval)
     if approval.status == "superseded":
         return _refuse(
             RefusalCode.ALREADY_DECIDED,
@@ -96,6 +98,43 @@ def authorize(approval: ApprovalRecord | None, ask: Ask, now: datetime) -> Verdi
             f"{approval.required} approvals)",
         )
     return _open(approval, ask)
+
+
+def was_revised(approval: ApprovalRecord) -> bool:
+    """True when a revision (a newer version of the plan) replaced ``approval``."""
+    return approval.status == "superseded" and approval.successor_version > approval.version
+
+
+def superseded_refusal(approval: ApprovalRecord) -> Refusal:
+    """The refusal of anything asked of a version a revision replaced: it names the version that did."""
+    return _refuse(
+        RefusalCode.SUPERSEDED,
+        f"version {approval.version} of this plan (approval {approval.approval_id}) was revised: version "
+        f"{approval.successor_version} (proposal {approval.successor_hash[:12]}..., approval "
+        f"{approval.superseded_by}) replaces it; decide on version {approval.successor_version}",
+    )
+
+
+def authorize_revision(
+    approval: ApprovalRecord | None, actor: str, now: datetime, allowed: frozenset[str] | None = None
+) -> Refusal | None:
+    """None when ``actor`` may revise the plan ``approval`` is about (under the identity rules of a vote: one
+    the policy would let approve it, while it is open); else the refusal. Pure."""
+    if approval is None:
+        return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, "no approval was requested for this plan: none may revise it")
+    if was_revised(approval):
+        return superseded_refusal(approval)
+    if approval.status in ("decided", "rejected", "superseded"):
+        return _refuse(
+            RefusalCode.ALREADY_DECIDED,
+            f"approval {approval.approval_id} is already {approval.status}: only an open plan can be revised",
+        )
+    if approval.status == "expired" or now >= parse_utc(approval.expires_at):
+        return _refuse(RefusalCode.EXPIRED, f"approval {approval.approval_id} expired at {approval.expires_at}")
+    refusal = approval.policy.refusal_for(identity(actor), True, allowed)
+    if refusal is not None:
+        return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, f"{refusal}: they may not revise it either")
+    return None
 
 
 def _closed(approval: ApprovalRecord, ask: Ask) -> Verdict:

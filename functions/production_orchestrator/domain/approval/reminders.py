@@ -20,9 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..durations import parse_duration
 from ..errors import ValidationError
+from ..limits import DEFAULT_REMINDER_POINTS
 from ..records import parse_utc
 
-DEFAULT_POINTS = ("halfway", "24h")
+DEFAULT_POINTS = DEFAULT_REMINDER_POINTS
 _SHARE = re.compile(r"^([1-9][0-9]?)%\Z")
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
+import re
 from dataclasses import dataclass
 from datetime import date
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 
-from ..errors import IntakeError, RequestTooLongError
+from ..errors import IntakeError, MimeTooDeepError, RequestTooLongError
 from ..shop.model import EMAIL_PATTERN, Language
 from .language import detect_language
 from .thread import signature_name, split_signature, split_thread
@@ -124,13 +125,44 @@ def _parts(body: str) -> tuple[str, str, str]:
     return message, signature, earlier
 
 
+# Mail clients nest a few multiparts (mixed > alternative > related, a forward's own): deeper is refused before
+# the parser (which recurses, and checks each line against every open boundary) ever sees it.
+MAX_MIME_DEPTH = 12
+MAX_MIME_BOUNDARIES = 64
+_BOUNDARY = re.compile(r"boundary\s{0,8}=", re.IGNORECASE)
+
+
+def _mime_depth(message: MIMEPart) -> int:
+    """How deep ``message``'s multiparts nest, walked without recursion."""
+    deepest = 0
+    pending: list[tuple[MIMEPart, int]] = [(message, 0)]
+    while pending:
+        part, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if part.is_multipart() and depth <= MAX_MIME_DEPTH:
+            pending += [(child, depth + 1) for child in part.iter_parts()]
+    return deepest
+
+
+def _parsed(raw: str) -> EmailMessage | None:
+    if len(_BOUNDARY.findall(raw)) > MAX_MIME_BOUNDARIES:
+        raise MimeTooDeepError(f"the e-mail declares more than {MAX_MIME_BOUNDARIES} MIME boundaries")
+    # Parsed as bytes, so an 8-bit body is decoded by its own charset (or as the UTF-8 it usually is).
+    parsed = email.message_from_bytes(raw.encode("utf-8", "surrogateescape"), policy=email.policy.default)
+    if not isinstance(parsed, EmailMessage):
+        return None
+    if _mime_depth(parsed) > MAX_MIME_DEPTH:
+        raise MimeTooDeepError(f"the e-mail nests its MIME parts more than {MAX_MIME_DEPTH} levels deep")
+    return parsed
+
+
 def read_message(raw: str) -> CustomerMessage:
-    """The e-mail in ``raw`` (plain text or RFC 5322); ``IntakeError`` when it is empty or too long."""
+    """The e-mail in ``raw`` (plain text or RFC 5322); ``IntakeError`` when it is empty or too long,
+    ``MimeTooDeepError`` when its MIME parts nest deeper than any mail client writes."""
     if not isinstance(raw, str) or not raw.strip():
         raise IntakeError("the customer request is empty")
     raw = raw.lstrip("\ufeff")
-    # Parsed as bytes, so an 8-bit body is decoded by its own charset (or as the UTF-8 it usually is).
-    parsed = email.message_from_bytes(raw.encode("utf-8", "surrogateescape"), policy=email.policy.default)
+    parsed = _parsed(raw)
     if not isinstance(parsed, EmailMessage) or not any(h in parsed for h in _KNOWN_HEADERS):
         body, signature, earlier = _parts(raw)
         message = CustomerMessage(body=body, signature=signature, earlier=earlier)

@@ -65,6 +65,8 @@ _DAY_AFTER = ("the day after tomorrow", "uebermorgen", "ubermorgen", "apres-dema
 def fold(text: str) -> str:
     """``text`` in lower case with accents folded (``ä`` -> ``ae``... German, the rest dropped): the form
     dates, numbers and product words are matched in, so ``Décembre``, ``décembre`` and ``decembre`` agree."""
+    if text.isascii():
+        return text.lower()
     text = text.lower().replace("ß", "ss").replace("ä", "ae").replace("ö", "oe").replace("ü", "ue")
     text = text.replace("\u2019", "'")
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
@@ -83,12 +85,29 @@ _NEXT = (
     r"(?:next|this|coming|naechsten|nachsten|naechster|kommenden|kommender|diesen|prochain|el\s+proximo|"
     r"proximo|este|volgende|deze|aanstaande|komende)"
 )
+# "next week" and "this week" in the five languages (the week a "end of" or a weekday falls in).
+_NEXT_WEEK = (
+    r"next\s+week|the\s+following\s+week|naechste[rn]?\s+woche|nachste[rn]?\s+woche|kommende[rn]?\s+woche|"
+    r"semaine\s+prochaine|la\s+semaine\s+prochaine|(?:la\s+)?proxima\s+semana|semana\s+que\s+viene|"
+    r"volgende\s+week|komende\s+week"
+)
+_THIS_WEEK = (
+    r"this\s+week|the\s+week|dieser\s+woche|der\s+woche|cette\s+semaine|la\s+semaine|esta\s+semana|"
+    r"la\s+semana|deze\s+week|de\s+week"
+)
+_WEEK_OF = rf"{_NEXT_WEEK}|{_THIS_WEEK}"
 _RELATIVE_LEAD = r"(?:in|within|innerhalb\s+von|innerhalb|binnen|dans|sous|d'ici|en|dentro\s+de|over)"
 # "in 10 days" and its translations, without a lead word (no group names: it is embedded in other patterns).
 RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
+# "end of next week", "Ende nächster Woche", "fin de la semaine prochaine", "eind volgende week" (no group names).
+WEEK_END_EXPRESSION = rf"(?:the\s+)?(?:end|ende|fin|finales|eind)\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_WEEK_OF})\b"
 # One date expression; every alternative is a named group so resolve() knows which form it saw. It matches
 # text that was folded (lower case, no accents).
+# A weekday written before the date it names ("Thursday 21 January", "Dienstag, 26.01.2027"): part of that date.
+_WEEKDAY_BEFORE = rf"(?:(?:{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?(?=\d|(?:{_MONTH})\b))"
+_WEEKDAY_PREFIX = re.compile(rf"^(?P<weekday>{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?")
 DATE_EXPRESSION = (
+    rf"{_WEEKDAY_BEFORE}?(?:"
     r"(?P<iso>\d{4}-\d{1,2}-\d{1,2})"
     r"|(?P<numeric>\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![\d.]\d)|\d{1,2}\.\d{1,2}\.(?!\d))"
     rf"|(?P<month_day>(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?)"
@@ -96,7 +115,10 @@ DATE_EXPRESSION = (
     rf"|(?P<relative>{RELATIVE_EXPRESSION})"
     rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
     rf"|(?P<named>day\s+after\s+tomorrow|{_alternatives(_DAY_AFTER)}|{_alternatives(_TOMORROW)}|{_alternatives(_TODAY)})(?![\w'-])"
+    rf"|(?P<week_end>{WEEK_END_EXPRESSION})"
+    rf"|(?P<weekday_of_week>(?:{_WEEKDAY})\b,?\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_NEXT_WEEK})\b)"
     rf"|(?P<weekday>(?:{_NEXT}\s+(?:week\s+|woche\s+|semaine\s+|week\s+)?)?(?:{_WEEKDAY})\b(?:\s+prochain\b)?)"
+    r")"
 )
 _DATE = re.compile(rf"^(?:{DATE_EXPRESSION})\Z")
 _LEAD = re.compile(
@@ -151,11 +173,19 @@ def _calendar(kind: str, text: str, anchor: date) -> date | None:
     return _month_day(anchor, month_number, int(numbers[0]), numbers[1] if len(numbers) > 1 else None)
 
 
-def _relative(kind: str, text: str, anchor: date) -> date:
+def _relative(kind: str, text: str, anchor: date) -> date | None:
     if kind == "named":
         said = " ".join(text.split())
         return anchor + timedelta(days=0 if said in _TODAY else 1 if said in _TOMORROW else 2)
     tokens = text.split()
+    if kind in ("week_end", "weekday_of_week"):
+        # The week after the anchor's (Monday to Sunday) for "next week", the anchor's own for "this week";
+        # its end is the Friday.
+        later = re.search(_NEXT_WEEK, text) is not None
+        monday = anchor - timedelta(days=anchor.weekday()) + timedelta(days=7 if later else 0)
+        named = next((WEEKDAY_NAMES[w.strip(",")] for w in tokens if w.strip(",") in WEEKDAY_NAMES), 4)
+        day = monday + timedelta(days=named)
+        return day if day >= anchor else None  # "end of this week" written on a Saturday: not a guess to make
     if kind == "weekday":
         target = next(WEEKDAY_NAMES[w] for w in reversed(tokens) if w in WEEKDAY_NAMES)
         ahead = (target - anchor.weekday()) % 7 or 7
@@ -174,9 +204,14 @@ def resolve_due(phrase: str, anchor: date) -> date | None:
     if match is None:
         return None
     kind = match.lastgroup or ""
+    said = _WEEKDAY_PREFIX.match(text) if kind in ("iso", "numeric", "month_day", "day_month") else None
     try:
-        if kind in ("iso", "numeric", "month_day", "day_month"):
+        if said is None and kind in ("iso", "numeric", "month_day", "day_month"):
             return _calendar(kind, text, anchor)
+        if said is not None:
+            day = _calendar(kind, text[said.end() :], anchor)
+            # "Thursday 21 January" on a year where the 21st is a Wednesday: not a guess to make.
+            return day if day is not None and day.weekday() == WEEKDAY_NAMES[said.group("weekday")] else None
         return _relative(kind, text, anchor)
     except OverflowError:  # a date past 9999-12-31: no such day to plan for
         return None

@@ -2,8 +2,9 @@
 
     e-mail -> reader: what, how many, by when (RequestFacts)   rules here (deterministic provider), or a
                                                                 model through a typed tool (Bedrock, Ollama)
-           (vocabulary.py: labels and product words; thread.py: the newest message that states each fact)
-           -> labels read by rules for every provider: Customer:, Order:, Priority:
+           (vocabulary.py: labels and product words; thread.py: the newest message that states each fact;
+            due_phrases.py: due dates in sentences)
+           -> labels read by rules for every provider: Customer:, Order:, Priority: (order_labels.py)
            -> resolve_request: the same checks whoever read it -> an unscheduled Order, or IntakeError
               naming every missing or ambiguous fact (nothing is written, no further model call)
 
@@ -22,27 +23,30 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..canonical import content_hash
 from ..errors import IntakeError
+from ..planning.drafts import GENERATED_ID_PREFIX
 from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
-from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, fold, resolve_due
-from .numbers import ANY_DATE, NUMBER, bare_quantities, quantities, whole_number
+from .dates import fold, resolve_due
+from .due_phrases import due_days, one_day_in
+from .numbers import ANY_DATE, NUMBER, UNITS, bare_quantities, labelled_number, quantities, whole_number
+from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .thread import earlier_messages
-from .vocabulary import Catalogued, code_in, covers, labels, match_products, most_specific, prose, words
+from .vocabulary import (
+    Catalogued,
+    code_in,
+    covers,
+    joined_sizes,
+    labels,
+    match_products,
+    named_in,
+    names_of,
+    prose,
+    words,
+)
 
-DEFAULT_PRIORITY = 50
 MAX_QUANTITY = 10_000_000
-_DUE_LEAD = (
-    r"by|before|until|till|for|no\s+later\s+than|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
-    r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
-    r"avant(?:\s+le)?|pour(?:\s+le)?|d'ici(?:\s+le)?|au\s+plus\s+tard(?:\s+le)?|jusqu'au|le|"
-    r"para(?:\s+el)?|antes\s+del?|a\s+mas\s+tardar(?:\s+el)?|hasta(?:\s+el)?|el|"
-    r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
-)
-_DUE = re.compile(
-    rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION})",
-)
 
 
 class RequestFacts(BaseModel):
@@ -72,29 +76,25 @@ class RequestFacts(BaseModel):
     )
 
 
-def _shortened(text: str, products: Sequence[Catalogued]) -> list[str]:
-    """Descriptions people shorten after a number ("50 navy totes"): the longest run of the words that follow
-    it, every one a word of a description, names those products (several: ambiguous, refused later)."""
-    named: list[str] = []
-    for match in re.finditer(NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", ANY_DATE.sub(" ", fold(text))):
+_UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
+
+
+def _shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
+    """Names people shorten after a number ("50 navy totes"): for each number, the longest run of the words that
+    follow it that is all words of one or more products' names, with the products it fits (one mention each)."""
+    named: list[tuple[str, set[str]]] = []
+    plain = joined_sizes(ANY_DATE.sub(" ", fold(text)))  # "6 x 30" is one word, "6x30", never a number
+    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
         tokens = match.group(2).split()
+        while tokens and _UNIT_WORD.fullmatch(tokens[0]):
+            tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
         for size in range(len(tokens), 0, -1):
             said = words(" ".join(tokens[:size]))
-            fits = [p.description for p in products if said and covers(words(p.description), said)]
+            fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}
             if fits:
-                named += fits
+                named.append((" ".join(tokens[:size]), fits))
                 break
     return named
-
-
-def _due_days(text: str, anchor: date) -> dict[date, str]:
-    by_day: dict[date, str] = {}
-    for match in _DUE.finditer(fold(text)):
-        phrase = match.group("phrase") or match.group("alone")
-        day = resolve_due(phrase, anchor)
-        if day is not None:
-            by_day.setdefault(day, phrase)
-    return by_day
 
 
 @dataclass(frozen=True)
@@ -128,28 +128,40 @@ def _several(fact: str, values: dict[str, str], problems: list[str]) -> None:
 
 
 def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[str]) -> str | None:
-    """The product ``part`` names (labelled and in its sentences), None when it names none; both must agree."""
-    seen: dict[str, str] = {}
+    """The product ``part`` names (labelled and in its sentences), None when it names none. Every mention must
+    fit one product: a vaguer one ("50 dowel pins") agrees with a precise one ("6x30 dowel pins"); mentions that
+    fit no one product together are named as several."""
     text = prose(part.text)
-    named = [p.code for p in products if code_in(p.code, text)]
-    if not named:
-        named = [
-            p.description for p in most_specific([p for p in products if covers(words(text), words(p.description))])
-        ]
-    for value in [*labels(part.text).get("product", []), *(named or _shortened(text, products))]:
-        matched = match_products(value, products)
-        key = matched[0].code if len(matched) == 1 else " ".join(value.lower().split())
-        seen.setdefault(key, value)
-    if len(seen) > 1:
-        _several("product", seen, problems)
+    found = labels(part.text)
+    # "Order: stainless dowel pins": a label's value that is no order id may still name the product.
+    said = [v for v in found.get("order", []) if not ID_PATTERN.fullmatch(v) and match_products(v, products)]
+    mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*found.get("product", []), *said]]
+    coded = [p.code for p in products if code_in(p.code, text)]
+    mentions += [(code, {code}) for code in coded]
+    if not coded:
+        fully = named_in(text, products)
+        mentions += [(fully[0].code, {fully[0].code})] if len(fully) == 1 else [(p.code, {p.code}) for p in fully]
+    mentions += _shortened(text, products)
+    if not mentions:
         return None
-    return next(iter(seen.values()), None)
+    fits: set[str] | None = None
+    seen: dict[str, str] = {}
+    for value, matched in mentions:
+        key = next(iter(matched)) if len(matched) == 1 else " ".join(value.lower().split())
+        seen.setdefault(key, value)
+        fits = (matched or {key}) if fits is None else fits & (matched or {key})
+    if fits and len(fits) == 1:
+        return seen.get(next(iter(fits))) or next(iter(fits))
+    if fits:  # every mention fits several products: the resolver names them
+        return mentions[0][0]
+    _several("product", seen, problems)
+    return None
 
 
 def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
-        amount = whole_number(value)
+        amount = labelled_number(value)
         if amount is None:
             return value  # not a whole number: named by the resolver
         seen.setdefault(str(amount), f"{amount} (labelled)")
@@ -177,11 +189,11 @@ def _bare_quantity(body: str, problems: list[str]) -> int | None:
 def _read_due(part: _Part, problems: list[str]) -> str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("due", []):
-        day = resolve_due(value, part.anchor)
+        day = resolve_due(value, part.anchor) or one_day_in(value, part.anchor)
         if day is None:
             return value  # not a date: named by the resolver
         seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
-    for day, phrase in _due_days(prose(part.text), part.anchor).items():
+    for day, phrase in due_days(prose(part.text), part.anchor).items():
         seen.setdefault(day.isoformat(), phrase)
     if len(seen) > 1:
         _several("due date", seen, problems)
@@ -279,28 +291,6 @@ def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[st
     return day.isoformat()
 
 
-def _distinct(values: list[str], fact: str, problems: list[str]) -> str | None:
-    unique = list(dict.fromkeys(" ".join(v.split()) for v in values))
-    if len(unique) > 1:
-        problems.append(f"{fact}: the e-mail gives several ({'; '.join(unique)}); say which one")
-        return None
-    return unique[0] if unique else None
-
-
-def _labelled(found: dict[str, list[str]], fact: str, problems: list[str]) -> str | None:
-    return _distinct(found.get(fact, []), fact, problems)
-
-
-def _priority(found: dict[str, list[str]], problems: list[str]) -> int:
-    raw = _labelled(found, "priority", problems)
-    if raw is None:
-        return DEFAULT_PRIORITY
-    if not re.fullmatch(r"\d{1,3}", raw) or not 1 <= int(raw) <= 100:
-        problems.append(f"priority: must be a whole number from 1 to 100, got {raw!r}")
-        return DEFAULT_PRIORITY
-    return int(raw)
-
-
 _GIVEN_FACT_NAMES = {"product": "product", "quantity": "quantity", "due": "due date"}
 
 
@@ -335,18 +325,18 @@ def resolve_request(
         quantity = None
     due = _due(facts, anchor, planning_day, problems)
     found = thread_labels(message)
-    priority = _priority(found, problems)
+    priority, asked_priority = priority_of(found, trusts_priority(shop, message.sender), problems)
     customer = (
         (given.customer if given is not None else None)
-        or _labelled(found, "customer", problems)
+        or labelled(found, "customer", problems)
         or message.sender_name
         or message.signed_name
         or message.sender
         or "unnamed customer"
     )
-    order_id = _labelled(found, "order", problems)
-    if order_id is not None and not ID_PATTERN.fullmatch(order_id):
-        problems.append(f"order: {order_id!r} is not a valid order id")
+    labelled_order = labelled(found, "order", problems)
+    order_id = labelled_order if labelled_order and in_order_id_form(labelled_order, shop) else None
+    reference = customer_reference(labelled_order) if order_id is None else ""
     # What the reader found unclear is named once, in the reader's words.
     unclear = [" ".join(str(u).split())[:300] for u in facts.unclear if str(u).strip()]
     reported = {u.split(":", 1)[0].strip().lower() for u in unclear}
@@ -355,7 +345,8 @@ def resolve_request(
         raise IntakeError("the request cannot be planned: " + "; ".join(problems), problems=tuple(problems))
     order = Order(
         id=order_id
-        or "REQ-" + content_hash([message.sender, message.message_id, product.code, quantity, due])[:10].upper(),
+        or GENERATED_ID_PREFIX
+        + content_hash([message.sender, message.message_id, product.code, quantity, due])[:10].upper(),
         customer=customer[:120],
         customer_email=message.sender,
         product=product.code,
@@ -363,6 +354,8 @@ def resolve_request(
         due=due,
         priority=priority,
         language=message.language,
+        reference=reference,
+        asked_priority=asked_priority,
     )
     _check_existing(shop, order)
     return order

@@ -5,6 +5,7 @@
                       spam and virus verdicts PASS or GRAY           else SPAM_OR_VIRUS
                       the inbound address among the recipients       else WRONG_RECIPIENT
       accept_message: the stored message read, its text short enough else MESSAGE_UNREADABLE / MESSAGE_TOO_LARGE
+                      its MIME parts nested at most 12 deep      else MIME_TOO_DEEP
                       one From, the address SES judged DMARC on      else SENDER_INVALID
                       the sender is no approver                      else SENDER_IS_APPROVER
       -> requested_by = the channel (``inbound:<address>``), customer = the sender
@@ -23,7 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import InboundRefusalCode, InboundRefusedError, IntakeError, RequestTooLongError
+from ..errors import InboundRefusalCode, InboundRefusedError, IntakeError, MimeTooDeepError, RequestTooLongError
 from ..identity import channel_identity, is_email_address, normalize_identity
 from .customer_message import CustomerMessage, read_message
 
@@ -91,6 +92,8 @@ def accept_message(mail: ReceivedMail, raw: str, *, inbound_address: str, approv
         message = read_message(raw)
     except RequestTooLongError as exc:
         raise _refuse(InboundRefusalCode.MESSAGE_TOO_LARGE, str(exc)) from None
+    except MimeTooDeepError as exc:
+        raise _refuse(InboundRefusalCode.MIME_TOO_DEEP, str(exc)) from None
     except IntakeError as exc:
         raise _refuse(InboundRefusalCode.MESSAGE_UNREADABLE, str(exc)) from None
     sender = _single_sender(mail.header_from)

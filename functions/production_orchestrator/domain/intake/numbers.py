@@ -14,26 +14,30 @@ import re
 from collections.abc import Sequence
 
 from .dates import DATE_EXPRESSION, fold
-from .vocabulary import Catalogued, alike, words
+from .vocabulary import Catalogued, alike, names_of, words
 
 # A whole number as people write it: 1,200 / 1.200 / 1 200 (a space, no-break or narrow no-break) / 1'200.
 NUMBER_CORE = r"(?<![\w.,'#-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[ \u00a0\u202f']\d{3})+|\d{1,8})"
 NUMBER = NUMBER_CORE + r"(?![\w-]|[.,]\d)"
-_UNITS = (
+UNITS = (
     r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
-    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea"
+    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea|off(?!\s+(?:the|your|our|a|an|list|price)\b)"
 )
-_UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{_UNITS})(?!\w)")
+_UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{UNITS})(?!\w)")
 ANY_DATE = re.compile(DATE_EXPRESSION)
 
 
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
     ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
-    plain = ANY_DATE.sub(" ", fold(text))
+    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
+    totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
+    if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
+        return totals[:1]
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     for product in candidates:
-        names = {w for w in words(product.description) if len(w) >= 3} | {product.code.lower()}
+        names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
+        names |= {product.code.lower()}
         for match in re.finditer(NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
             said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
             if any(alike(n, w) for n in names for w in said):
@@ -58,19 +62,59 @@ _MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
 # ref 4411), a count of something else (30 people); dates are taken out before (in 10 days), and a number glued
 # to a word or an id (A4, #4411) never matches NUMBER.
 _NOT_A_QUANTITY = re.compile(
-    rf"\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|{_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
+    rf"(?<!\d)\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|(?<![\d.,]){_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
     r"euros?|dollars?|percent|prozent|pour\s?cent|por\s?ciento|procent)\b|[$\u20ac\u00a3%])|"
     r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?\s*\d+|"
     r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
-    r"account|konto|compte|cuenta|kundennummer)\b(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
-    rf"{_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b"
+    r"account|konto|compte|cuenta|kundennummer|quote|quotation|offer|angebot|devis|offre|oferta|presupuesto|"
+    r"cotizacion|offerte|po|p\.o|purchase\s+order|bestellnummer|auftragsnummer|bon\s+de\s+commande|pedido\s+n|"
+    r"pos|position|posten|item|line|ligne|linea|partida|regel)\b"
+    r"(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
+    rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
+    r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
+    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)"
+)
+# A telephone number without its label: "+44 24 7655 0192", "06 12 34 56 78" (groups, 8 digits or more).
+_PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?![\w,.]\d|\w)")
+_PHONE_DIGITS = 8
+
+
+def _not_quantities(text: str) -> str:
+    """``text`` without the numbers that cannot be how many (telephone numbers, times, money, ids...)."""
+    text = _PHONE.sub(lambda m: " " if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS else m.group(0), text)
+    return _NOT_A_QUANTITY.sub(" ", text)
+
+
+# A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
+_TOTAL_WORD = r"(?:total|insgesamt|gesamt|au\s+total|en\s+total|in\s+totaal|totaal)"
+_TOTAL = re.compile(
+    NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:(?:{UNITS})\.?\s*)?(?:in\s+)?{_TOTAL_WORD}\b"
+    rf"|\b{_TOTAL_WORD}\s*:?\s*(?:of\s+)?" + NUMBER_CORE
 )
 
 
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _NOT_A_QUANTITY.sub(" ", ANY_DATE.sub(" ", fold(text)))
+    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
+
+
+# A size or a material grade is no count: "6 x 30 mm", "16 h6 x 250", "M6", "1.4305", "20 mm", "bore 12 H7".
+_SIZE = re.compile(
+    r"(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?(?:\s{0,3}[a-z]{1,2}\d{1,2})?(?:\s{0,3}[x\u00d7*]\s{0,3}\d{1,4}(?:[.,]\d{1,2})?)+"
+    r"(?:\s{0,3}(?:mm|cm|m)\b)?|(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?\s{0,3}(?:mm|cm)\b"
+)
+
+
+def without_sizes(text: str) -> str:
+    """``text`` (folded) with sizes taken out: ``6 x 30 mm`` and ``20 mm`` say what a part is, not how many."""
+    return _SIZE.sub(" ", text)
+
+
+def labelled_number(value: str) -> int | None:
+    """A labelled quantity's number, its unit allowed after it: ``1,500 pcs``, ``500 Stück``, ``2.000 unidades``."""
+    match = re.fullmatch(NUMBER_CORE + rf"\s*(?:(?:{UNITS})\.?)?", fold(value).strip())
+    return whole_number(match.group(1)) if match else whole_number(value)
 
 
 def whole_number(text: str) -> int | None:

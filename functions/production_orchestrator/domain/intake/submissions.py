@@ -5,8 +5,10 @@
     RunAgentUntilApproval -> reads the Submission by its own execution name -> requested_by from it, never
                              from the execution input; none and separation of duties on -> refused
 
-The execution name is random (128 bits) and chosen by the submit step, so only that step can create the
-record a run will find; a hand-typed ``start-execution`` finds none.
+The execution name is chosen by the submit step from who asked and the caller's client token (or, without one,
+the request's own text), so a retried POST names the same execution and returns the first run instead of
+starting a second (issue 29); only that step can create the record a run will find (a hand-typed
+``start-execution`` finds none), and the caller is part of the name, so no one can take another caller's.
 
     SES receipt rule -> receive_email -> Submission(execution name from the SES message id and text,
                         requested_by = the inbound channel, customer = the authenticated sender) -> the same start
@@ -37,6 +39,16 @@ RequestHash = Annotated[str, AfterValidator(lambda v: require_hash(v, "request h
 def is_submission_name(value: str) -> bool:
     """True when ``value`` is an execution name the submit step could have chosen."""
     return EXECUTION_NAME_PATTERN.fullmatch(value) is not None
+
+
+CLIENT_TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,64}\Z")
+
+
+def submitted_execution_name(requested_by: str, request: str, client_token: str | None = None) -> str:
+    """The execution name of ``requested_by``'s submit of ``request``: named by the caller's ``client_token``
+    when given (one token, one run), else by the request's text, so a retried POST is the same execution."""
+    what = f"token:{client_token}" if client_token else "request:" + hashlib.sha256(request.encode("utf-8")).hexdigest()
+    return "sub-" + hashlib.sha256(f"submit\n{requested_by}\n{what}".encode()).hexdigest()[:32]
 
 
 def received_execution_name(message_id: str, request: str) -> str:

@@ -2,9 +2,10 @@
 
     <html> -> visible text: <head>, <style>, <script>, <template>, comments and CSS never;
               elements hidden by the ``hidden`` attribute or by inline CSS (display:none, visibility:hidden,
-              font-size:0, opacity:0, a zero height or width with overflow hidden, text in its background
-              colour) never; blocks and table rows become lines, cells are spaced; a <blockquote> is quoted
-              with ``> `` as a mail client sets it apart
+              font-size:0 or 1px, opacity:0, a zero height or width with overflow hidden, off-screen
+              positioning, clip, text in its background colour) never; blocks and table rows become lines
+              (under a header row, each cell labelled by its header), cells are spaced; a <blockquote> is
+              quoted with ``> `` as a mail client sets it apart
 
 What a person cannot see cannot be what they asked for: a hidden ``Quantity: 9999`` is not read.
 """
@@ -27,6 +28,7 @@ _BLOCK = frozenset(
     }
 )  # fmt: skip
 _CELL = frozenset({"td", "th"})
+_MAX_TABLES = 32  # nested deeper than this, a table's rows are read as plain lines
 # Elements a parser closes when the next one of the kind opens (<p>a<p>b, <li>a<li>b).
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
 _ZERO = r"0*\.?0+(?:px|pt|em|rem|%|ex|ch|vw|vh|mm|cm|in)?"
@@ -35,6 +37,20 @@ _HIDING = re.compile(
     rf"font-size\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)|opacity\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)|"
     r"mso-hide\s*:\s*all|color\s*:\s*transparent)",
     re.IGNORECASE,
+)
+# Text too small to read (a 1px font or less), moved off the screen, or clipped away is hidden as display:none is.
+_TINY_FONT = re.compile(
+    r"(?:^|;)\s*font-size\s*:\s*(?:0*\.\d+|0*1(?:\.0+)?)\s*(?:px|pt)\s*(?:!important)?\s*(?:;|$)", re.I
+)
+_OFF_SCREEN = re.compile(
+    r"(?:^|;)\s*(?:(?:left|top|right|bottom|margin-left|margin-top|text-indent)\s*:\s*-\s*\d{3,}(?:\.\d+)?\s*"
+    r"(?:px|pt|em|rem|%|vw|vh|cm|mm|in)?|transform\s*:\s*(?:translate[xy]?|scale)\s*\(\s*(?:-\s*\d{3,}|0\s*[,)]))",
+    re.I,
+)
+_CLIPPED = re.compile(
+    r"(?:^|;)\s*(?:clip\s*:\s*rect\s*\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)|"
+    r"clip-path\s*:\s*(?:inset\s*\(\s*(?:50|100)\s*%|circle\s*\(\s*0))",
+    re.I,
 )
 _COLLAPSED = re.compile(rf"(?:^|;)\s*(?:max-)?(?:height|width)\s*:\s*{_ZERO}\s*(?:!important)?\s*(?:;|$)", re.I)
 _OVERFLOW_HIDDEN = re.compile(r"overflow\s*:\s*hidden", re.IGNORECASE)
@@ -67,17 +83,30 @@ def _declared(style: str, name: str) -> str | None:
 class _Visible(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        # (tag, hidden, background, colour, blockquote) for every open element
-        self.stack: list[tuple[str, bool, str, str, bool]] = []
+        # Every open element with the state it leaves inside it (hidden, background, colour, quote depth), so
+        # reading the state is one look at the top, however deep the markup nests.
+        self.stack: list[tuple[str, bool, str, str, int]] = []
+        self.open_tags: dict[str, int] = {}
         self.lines: list[str] = []
         self.line: list[str] = []
         self.depth_of_line = 0
+        # Per open <table>: its header cells (a first row of <th>) and the open row's cells (is_th, text).
+        self.tables: list[tuple[list[str], list[tuple[bool, list[str]]]]] = []
 
     def _state(self) -> tuple[bool, str, str, int]:
-        hidden = any(e[1] for e in self.stack)
-        background = next((e[2] for e in reversed(self.stack) if e[2]), "#ffffff")
-        colour = next((e[3] for e in reversed(self.stack) if e[3]), "")
-        return hidden, background, colour, sum(1 for e in self.stack if e[4])
+        if not self.stack:
+            return False, "#ffffff", "", 0
+        _, hidden, background, colour, depth = self.stack[-1]
+        return hidden, background, colour, depth
+
+    def _push(self, tag: str, state: tuple[bool, str, str, int]) -> None:
+        self.stack.append((tag, *state))
+        self.open_tags[tag] = self.open_tags.get(tag, 0) + 1
+
+    def _pop(self) -> str:
+        tag = self.stack.pop()[0]
+        self.open_tags[tag] -= 1
+        return tag
 
     def _break(self) -> None:
         text = " ".join("".join(self.line).split())
@@ -85,9 +114,36 @@ class _Visible(HTMLParser):
             self.lines.append("> " * self.depth_of_line + text if text else "")
         self.line = []
 
+    def _end_row(self) -> None:
+        """A table row read as its reader reads it: under a header row, each cell labelled by its header
+        ("Quantity: 150"); a two-cell row whose first cell is a word or two, that word labelling the second."""
+        if not self.tables or not self.tables[-1][1]:
+            return
+        header, cells = self.tables[-1]
+        texts = [" ".join("".join(parts).split()) for _, parts in cells]
+        self.tables[-1] = (header, [])
+        if not header and len(cells) >= 2 and all(is_th for is_th, _ in cells):
+            header.extend(texts)
+            return
+        if header and len(texts) == len(header):
+            pairs = [(h, c) for h, c in zip(header, texts, strict=True) if h and c]
+        elif len(texts) == 2 and texts[0] and texts[1] and len(texts[0]) <= 40 and not re.search(r"\d", texts[0]):
+            pairs = [(texts[0], texts[1])]
+        else:
+            return
+        self.line = []
+        for label, value in pairs:
+            self.lines.append(f"{label.rstrip(': ')}: {value}")
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SELF_CLOSING_SIBLINGS and self.stack and self.stack[-1][0] == tag:
-            self.stack.pop()
+            self._pop()
+        if tag == "table" and len(self.tables) < _MAX_TABLES:
+            self.tables.append(([], []))
+        elif tag == "tr":
+            self._end_row()
+        elif tag in _CELL and self.tables and not self._state()[0]:
+            self.tables[-1][1].append((tag == "th", []))
         if tag in _BLOCK or tag == "br":
             self._break()
         elif tag in _CELL:
@@ -99,7 +155,8 @@ class _Visible(HTMLParser):
         hidden = (
             tag in _SKIPPED
             or "hidden" in values
-            or bool(_HIDING.search(style))
+            or bool(_HIDING.search(style) or _TINY_FONT.search(style) or _OFF_SCREEN.search(style))
+            or bool(_CLIPPED.search(style))
             or bool(_COLLAPSED.search(style) and _OVERFLOW_HIDDEN.search(style))
             or (tag == "font" and values.get("size", "").strip() in ("0", "-7"))
             or values.get("type", "").lower() == "hidden"
@@ -107,18 +164,29 @@ class _Visible(HTMLParser):
         background = _declared(style, "background-color") or _declared(style, "background") or ""
         background = background or (_colour(values["bgcolor"]) or "" if "bgcolor" in values else "")
         colour = _declared(style, "color") or (_colour(values.get("color", "")) or "" if tag == "font" else "")
+        was_hidden, inherited_background, inherited_colour, depth = self._state()
         if colour and not hidden:
-            _, inherited_background, _, _ = self._state()
             hidden = colour == (background or inherited_background)
-        self.stack.append((tag, hidden, background, colour, tag == "blockquote"))
+        self._push(
+            tag,
+            (
+                hidden or was_hidden,
+                background or inherited_background,
+                colour or inherited_colour,
+                depth + (tag == "blockquote"),
+            ),
+        )
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _CELL:
             self.line.append(" ")
-        if any(e[0] == tag for e in self.stack):
-            while self.stack:
-                if self.stack.pop()[0] == tag:
-                    break
+        if tag == "tr" or (tag == "table" and self.tables):
+            self._end_row()
+        if tag == "table" and self.tables:
+            self.tables.pop()
+        if self.open_tags.get(tag):
+            while self.stack and self._pop() != tag:
+                pass
         if tag in _BLOCK:
             self._break()
 
@@ -129,6 +197,8 @@ class _Visible(HTMLParser):
         if not "".join(self.line).strip():
             self.depth_of_line = depth
         self.line.append(data)
+        if self.tables and self.tables[-1][1]:
+            self.tables[-1][1][-1][1].append(data)
 
 
 def visible_text(markup: str) -> str:

@@ -13,7 +13,9 @@ from typing import Protocol
 from .dates import fold
 
 # "Label: value" lines; the label is matched folded (lower case, no accents), in any of the five languages.
-_LABEL = re.compile(r"^\s*\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3})\*{0,2}\s*:\s*(.+?)\s*\Z")
+_LABEL = re.compile(
+    r"^[ \t]{0,40}\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3}\.?)\*{0,2}[ \t]{0,40}:\s*(.+)"
+)
 LABELS = {
     "product": (
         "product", "product code", "item", "article", "sku", "produkt", "artikel", "artikelnummer", "produit",
@@ -41,6 +43,48 @@ LABELS = {
     ),
 }  # fmt: skip
 _LABEL_OF = {label: fact for fact, labels in LABELS.items() for label in labels}
+# Labels people word in their own way ("Required delivery date", "Gewünschter Liefertermin", "Fecha de entrega
+# deseada"): a label none of LABELS names is the fact its words point to, when they point to one fact only.
+_LABEL_WORDS = {
+    "due": re.compile(
+        r"\b(?:due|deadline|delivery|deliver|needed|need|required\s+by|wanted|requested\s+by|ship|shipping|"
+        r"faellig|benoetigt|gewuenscht\w*\s+(?:am|bis)|wunschtermin|\w*liefer\w*|\w*termin\w*|livraison|"
+        r"livrer|echeance|delai|entrega|entregar|plazo|\w*lever\w*|uiterlijk)\b"
+    ),
+    "quantity": re.compile(
+        r"\b(?:quantity|qty|amount|pieces|units|menge|anzahl|stueckzahl|quantite|nombre|cantidad|unidades|"
+        r"aantal|hoeveelheid|stuks|bestellmenge|liefermenge)\b"
+    ),
+    "product": re.compile(
+        r"\b(?:product|item|article|part|sku|produkt|artikel|teil|produit|piece|producto|articulo|pieza|"
+        r"artikelnummer|onderdeel)\b"
+    ),
+}
+_ORDER_WORDS = re.compile(
+    r"\b(?:po|p\.\s?o|purchase\s+order|order|bestellnummer|bestellung|bestell\w*|auftrag\w*|commande|pedido|"
+    r"orden|bestelling|bestelnummer|ordernummer)\b"
+)
+_NOT_A_FACT = re.compile(
+    r"\b(?:order\s+date|sent|quote|invoice|offer|angebot|rechnung|devis|facture|factura|address|adresse|"
+    r"\w*anschrift|\w*adresse|direccion|adres|afleveradres|terms|bedingungen|\w*bedingungen|conditions|"
+    r"condiciones|voorwaarden|note|notes|hinweis|remarque|nota|opmerking|contact|kontakt|method|mode|via|"
+    r"costs?|kosten|frais|gastos|price|preis|prix|precio|prijs)\b"
+)
+
+
+def label_fact(label: str) -> str | None:
+    """The fact a label names (``due``, ``quantity``...), None when it names none or several."""
+    key = _label_key(label)
+    if key in _LABEL_OF:
+        return _LABEL_OF[key]
+    if _NOT_A_FACT.search(key):
+        return None
+    facts = [fact for fact, pattern in _LABEL_WORDS.items() if pattern.search(key)]
+    if not facts and _ORDER_WORDS.search(key):
+        return "order"  # "PO number", "Your order no." (but "Order quantity" is the quantity)
+    return facts[0] if len(facts) == 1 else None
+
+
 _STOP = {
     "with", "and", "the", "for", "of", "a", "an", "in", "on", "to", "our", "your", "some", "please", "more",
     "und", "der", "die", "das", "mit", "fuer", "von", "ein", "eine", "einen", "unsere", "unser", "bitte",
@@ -52,13 +96,19 @@ _STOP = {
 
 
 class Catalogued(Protocol):
-    """What a reader needs of a product: its code and description."""
+    """What a reader needs of a product: its code and description (and, where the shop gives them, its
+    ``aliases``: the other names customers use for it)."""
 
     @property
     def code(self) -> str: ...
 
     @property
     def description(self) -> str: ...
+
+
+def names_of(product: Catalogued) -> tuple[str, ...]:
+    """The product's description and its aliases: every name a customer may call it by."""
+    return (product.description, *getattr(product, "aliases", ()))
 
 
 def stem(word: str) -> str:
@@ -73,25 +123,35 @@ def stem(word: str) -> str:
     return word
 
 
+# A size as people write it: "6 x 30", "6x30", "6 * 30 mm" are one word, "6x30" (it names a part, not a count).
+_SIZE = re.compile(r"(?<![\w.,])(\d{1,4}(?:[.,]\d{1,2})?)\s{0,3}[x\u00d7*]\s{0,3}(?=\d)")
+
+
+def joined_sizes(text: str) -> str:
+    """``text`` with each size written as one word: ``6 x 30`` -> ``6x30``."""
+    return _SIZE.sub(lambda m: m.group(1).replace(",", ".") + "x", text)
+
+
 def words(text: str) -> set[str]:
     """The words of ``text`` as :func:`stem` gives them, without stop words (for description matching)."""
-    return {stem(word) for word in re.findall(r"[a-z0-9]+", fold(text)) if word not in _STOP}
+    return {stem(word) for word in re.findall(r"[a-z0-9]+", joined_sizes(fold(text))) if word not in _STOP}
 
 
 def alike(a: str, b: str) -> bool:
     """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen),
-    or the same stem of at least six letters with short endings (embroidered, embroidery)."""
+    or the same stem of at least six letters with short endings (embroidered, embroidery; aandrijfas,
+    aandrijfassen)."""
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
-    if len(short) >= 4 and long in (short + "n", short + "en", short + "e"):
+    if len(short) >= 4 and long in (short + "n", short + "en", short + "e", short + short[-1] + "en"):
         return True
     shared = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
             break
         shared += 1
-    return shared >= 6 and len(a) - shared <= 3 and len(b) - shared <= 3
+    return shared >= 6 and len(a) - shared <= 4 and len(b) - shared <= 4
 
 
 def covers(said: set[str], wanted: set[str]) -> bool:
@@ -108,9 +168,9 @@ def labels(body: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for line in body.splitlines():
         match = _LABEL.match(line)
-        fact = _LABEL_OF.get(_label_key(match.group(1))) if match else None
+        fact = label_fact(match.group(1)) if match else None
         if match is not None and fact is not None:
-            found.setdefault(fact, []).append(match.group(2).strip("* "))
+            found.setdefault(fact, []).append(match.group(2).strip().strip("* "))
     return found
 
 
@@ -119,8 +179,12 @@ def prose(body: str) -> str:
     kept = []
     for line in body.splitlines():
         match = _LABEL.match(line)
-        if match is None or _label_key(match.group(1)) not in _LABEL_OF:
+        if match is None or label_fact(match.group(1)) is None:
             kept.append(line)
+        elif label_fact(match.group(1)) == "order" and not re.fullmatch(
+            r"[A-Za-z0-9][\w.-]{0,63}", match.group(2).strip()
+        ):
+            kept.append(match.group(2).strip())  # "Order: stainless dowel pins" is what is ordered, in words
     return "\n".join(kept)
 
 
@@ -128,17 +192,33 @@ def code_in(code: str, text: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9._-]){re.escape(code)}(?![A-Za-z0-9_-])", text, re.IGNORECASE) is not None
 
 
-def most_specific(matches: Sequence[Catalogued]) -> list[Catalogued]:
-    """Of products whose descriptions all match, the one whose words include every other's, if there is one."""
+def _named_words(product: Catalogued) -> list[set[str]]:
+    return [w for w in (words(name) for name in names_of(product)) if w]
+
+
+def most_specific(matches: Sequence[Catalogued], said: set[str] | None = None) -> list[Catalogued]:
+    """Of products whose names all match, the one whose matched name's words include every other's, if any."""
+
+    def best(product: Catalogued) -> set[str]:
+        named = [w for w in _named_words(product) if said is None or covers(said, w)]
+        return max(named or _named_words(product) or [set()], key=len)
+
     for candidate in matches:
-        if all(words(other.description) < words(candidate.description) for other in matches if other != candidate):
+        mine = best(candidate)
+        if all(best(other) < mine for other in matches if other != candidate):
             return [candidate]
     return list(matches)
 
 
+def named_in(text: str, products: Sequence[Catalogued]) -> list[Catalogued]:
+    """The products one of whose names (description or alias) ``text`` says in full, most specific first."""
+    said = words(text)
+    return most_specific([p for p in products if any(covers(said, w) for w in _named_words(p))], said)
+
+
 def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogued]:
-    """The products ``phrase`` names: an exact code, codes in it, descriptions in it, or it in descriptions
-    (words matched with their plurals and common inflections)."""
+    """The products ``phrase`` names: an exact code, codes in it, an alias as written, names (description or
+    aliases) in it, or it in names (words matched with their plurals and common inflections)."""
     exact = [p for p in products if p.code.lower() == phrase.strip().lower()]
     if exact:
         return exact
@@ -146,7 +226,10 @@ def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogu
     if coded:
         return coded
     said = words(phrase)
-    described = [p for p in products if covers(said, words(p.description))]
+    aliased = [p for p in products if any(words(a) == said for a in getattr(p, "aliases", ())) and said]
+    if len(aliased) == 1:
+        return aliased
+    described = [p for p in products if any(covers(said, w) for w in _named_words(p))]
     if described:
-        return most_specific(described)
-    return [p for p in products if said and covers(words(p.description), said)]
+        return most_specific(described, said)
+    return [p for p in products if said and any(covers(w, said) for w in _named_words(p))]

@@ -319,7 +319,9 @@ def render_email(message: OutboxMessage, sender: str, sender_name: str = "") -> 
     a file, SES) produces the same bytes. A header value holding a line break or a control character, or an
     address that is not one plain address, raises ``ValueError``.
     """
-    email = EmailMessage(policy=SMTP)
+    # Headers are not folded at 78: the email package folds a long Subject before an encoded word so that it
+    # reads back with a doubled space ("logo  está"); 998 is RFC 5322's own limit.
+    email = EmailMessage(policy=SMTP.clone(max_line_length=998))
     address = _header_value("From", sender)
     name = _HEADER_UNSAFE.sub("", " ".join(sender_name.split()))  # cosmetic: cleaned, never a reason to fail
     email["From"] = Address(display_name=name, addr_spec=address) if name else address

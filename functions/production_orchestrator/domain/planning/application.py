@@ -24,6 +24,7 @@ from ..errors import PlanningError
 from ..shop.changes import describe_changes
 from ..shop.footprint import changed_within, footprint_digest
 from ..shop.model import ProcurementTask, ShopState, procurement_key
+from .guidance import with_calendar
 from .proposal import ProposalContent
 
 
@@ -43,11 +44,13 @@ class Verdict:
 
 
 def result_of(state: ShopState, proposal: ProposalContent) -> ShopState:
-    """``state`` with the plan's schedule changes, its new order and its procurement, one revision on.
+    """``state`` with the plan's calendar changes (overtime), schedule changes, new order and procurement, one
+    revision on.
 
     A moved order must be exactly where the plan found it; the plan's own order is added when the shop does
     not hold it yet (a request waits beside the shop until its plan applies) or when it is held unscheduled.
     """
+    state = with_calendar(state, proposal.calendar_changes)
     orders = {o.id: o for o in state.orders}
     changed = []
     for change in proposal.schedule_changes:
@@ -76,7 +79,7 @@ def capacity(before: ShopState, after: ShopState, proposal: ProposalContent) -> 
     broken = []
     for slot in proposal.footprint.machine_days:
         machine = after.machine(slot.machine)
-        limit = 0 if machine is None or not machine.works_on(slot.day) else machine.minutes_per_day
+        limit = 0 if machine is None or not machine.works_on(slot.day) else machine.minutes_on(slot.day)
         booked = after.booked_minutes(slot.machine, slot.day)
         if booked > limit and booked > before.booked_minutes(slot.machine, slot.day):
             broken.append(f"capacity: {slot.machine} on {slot.day} would be booked {booked} of {limit} minutes")

@@ -19,6 +19,8 @@ from .greedy import HORIZON_DAYS, Placement
 from .materials import Line, Shortage
 from .proposal import AtRisk, Blocker, CapacityConflict, InventoryShortage
 
+CANNOT_MOVE = "the orders holding that time cannot move without missing their own due dates"
+
 
 def plan_blockers(target: Order, product: Product, short: list[Shortage], placement: Placement) -> tuple[Blocker, ...]:
     """What stops ``target`` by its due date: each shortage (with its arrival), then the capacity of its window."""
@@ -76,7 +78,7 @@ def _late_detail(
     if waited:
         detail += f"; it cannot start before {placement.earliest}, when {', '.join(waited)} can arrive"
     if placement.blocking:
-        detail += "; the orders holding that time cannot move without missing their own due dates"
+        detail += f"; {CANNOT_MOVE}"
     return detail
 
 

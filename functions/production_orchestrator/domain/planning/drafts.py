@@ -10,11 +10,15 @@ message is signed with the shop's name. The customer's message is written in the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..shop.model import Order, ShopState, runs
 from .proposal import AtRisk, CommunicationDraft, ProcurementAction, ScheduleChange
 from .wording import wording
+
+# The prefix of the order ids intake makes for requests that name none (domain/intake/facts.py): the shop's.
+GENERATED_ID_PREFIX = "REQ-"
 
 
 def _product(state: ShopState, order: Order) -> str:
@@ -43,14 +47,18 @@ def _customer(
     when = (words.partly if partly else words.late if late else words.on_time).format(**days)
     subject = words.subject_partly if partly else words.subject_late if late else words.subject_on_time
     note = f" {words.buying}" if buying else ""
+    # The customer is told their own reference (their PO number, or the order id they gave), never an id the
+    # shop made up for them: without one, the subject names what they ordered and the thanks no number at all.
+    theirs = target.reference or ("" if target.id.startswith(GENERATED_ID_PREFIX) else target.id)
+    thanks = words.thanks if theirs else words.thanks.replace(" {order}", "")
     return CommunicationDraft(
         audience="customer",
         to=target.customer_email,
-        subject=subject.format(order=target.id, finish=days["finish"]),
+        subject=re.sub(r" {2,}", " ", subject.format(order=theirs or what, finish=days["finish"])),
         body="\n\n".join(
             (
                 words.greeting.format(customer=target.customer),
-                words.thanks.format(order=target.id, what=what) + f" {when}{note}",
+                thanks.format(order=theirs, what=what) + f" {when}{note}",
                 words.reply,
                 f"{words.sign_off}\n{state.name}",
             )

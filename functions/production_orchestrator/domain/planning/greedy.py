@@ -39,7 +39,7 @@ class Board:
     def of(cls, state: ShopState, planning_day: str, horizon: int = HORIZON_DAYS) -> Board:
         """The board of ``state`` from ``planning_day``: working slots only, booked from every schedule."""
         days = day_range(planning_day, horizon)
-        capacity = {(m.id, d): m.minutes_per_day for m in state.machines for d in days if m.works_on(d)}
+        capacity = {(m.id, d): m.minutes_on(d) for m in state.machines for d in days if m.works_on(d)}
         board = cls(days=days, capacity=capacity)
         for order in state.orders:
             for a in order.schedule:

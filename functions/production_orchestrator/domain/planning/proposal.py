@@ -14,6 +14,7 @@ from ..canonical import canonical_bytes, content_hash, sha256_hex
 from ..errors import IntegrityError
 from ..shop.footprint import Footprint
 from ..shop.model import Allocation, Day, Id, Language, Order
+from .guidance import Overtime, Revision
 
 PLANNER_VERSION = "planner-4"
 # Proposals these versions wrote have no footprint: they are refused with this explanation, never guessed at.
@@ -167,14 +168,26 @@ class ProposalContent(_Frozen):
     result_footprint_digest: str
     result_digest: str
     given: GivenFacts | None = None
+    # A revised version: which one, what it supersedes, who asked for what (None: the request's first plan).
+    revision: Revision | None = None
+    # Overtime the plan adds to machines' calendars: applied with the plan, in its one write, never alone.
+    calendar_changes: tuple[Overtime, ...] = ()
 
     def to_canonical(self) -> dict[str, Any]:
-        """Plain JSON data; list order is fixed by construction. A proposal without facts given by a person
-        hashes as it did before they could be given."""
+        """Plain JSON data; list order is fixed by construction. A proposal without facts given by a person,
+        without a revision and without calendar changes hashes as it did before those could be recorded."""
         data = self.model_dump(mode="json")
-        if data.get("given") is None:
-            data.pop("given", None)
+        for name in ("given", "revision"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        if not data.get("calendar_changes"):
+            data.pop("calendar_changes", None)
         return data
+
+    @property
+    def version(self) -> int:
+        """1 for a request's first plan, then 2, 3... for each revision."""
+        return self.revision.version if self.revision is not None else 1
 
     def proposal_hash(self) -> str:
         """``sha256(canonical(content))``."""
@@ -197,6 +210,7 @@ class ProposalContent(_Frozen):
         if moved:
             parts.append(f"move {', '.join(moved)}")
         parts += [f"procure {a.quantity} {a.material_id} by {a.needed_by}" for a in self.procurement_actions]
+        parts += [f"overtime {o.words()}" for o in self.calendar_changes]
         parts += [f"{r.order_id} at risk ({r.reason})" for r in self.at_risk]
         return "; ".join(parts) + "."
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import PlanningError, UnplannableError
-from ..shop.footprint import footprint_digest, plan_footprint
+from ..shop.footprint import Footprint, MachineDay, footprint_digest, plan_footprint
 from ..shop.model import Order, ShopState, add_days, parse_day
 from .application import apply_proposal, result_of
-from .causes import Placed, cannot_arrive, plan_at_risk, plan_blockers
+from .causes import CANNOT_MOVE, Placed, cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement
+from .guidance import Guidance, Revision, planner_view
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
-from .proposal import PLANNER_VERSION, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
+from .proposal import PLANNER_VERSION, AtRisk, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
 from .solver import DEFAULT_NODES, Placing
 
 
@@ -66,6 +67,29 @@ def _plan(state: ShopState, target: Order, planning_day: str, nodes: int = DEFAU
     return _Plan(blockers=blockers, placement=placement, short=short, machines=product.machines, planned_by=planned_by)
 
 
+def _kept_named(at_risk: tuple[AtRisk, ...], guidance: Guidance | None) -> tuple[AtRisk, ...]:
+    """Each at-risk order's cause, naming the orders the approver asked to keep among those in its way."""
+    kept = set(guidance.keep) if guidance is not None else set()
+    named = []
+    for risk in at_risk:
+        held = [o for o in risk.blocking_orders if o in kept]
+        if held:
+            why = f"{', '.join(held)} kept where {'they are' if len(held) > 1 else 'it is'}, as the revision asked"
+            detail = risk.detail
+            if set(held) == set(risk.blocking_orders):  # nothing else holds that time: the keep is the cause
+                detail = detail.replace(f"; {CANNOT_MOVE}", "")
+            risk = risk.model_copy(update={"detail": f"{detail}; {why}"})
+        named.append(risk)
+    return tuple(named)
+
+
+def _with_days(footprint: Footprint, days: list[MachineDay]) -> Footprint:
+    """``footprint`` with the machine-days whose calendar the plan changes (a re-validated copy)."""
+    if not days:
+        return footprint
+    return Footprint.model_validate({**footprint.model_dump(), "machine_days": [*footprint.machine_days, *days]})
+
+
 @dataclass(frozen=True)
 class Requested:
     """What a customer's request brings to its plan besides the order id.
@@ -74,11 +98,14 @@ class Requested:
     shop (held with its run, not in the shop): it is planned as if taken in, while the proposal's base and
     footprint digests are those of the shop itself, so starting a run changes no digest and the plan adds its
     order when it applies. ``given``: the facts the person who started the run gave, recorded with the plan.
+    ``revision``: an approver's guidance for a revised version (the planners plan on its
+    :func:`~.guidance.planner_view`; the proposal records it and its overtime as calendar changes).
     """
 
     text: str = ""
     pending: Order | None = None
     given: GivenFacts | None = None
+    revision: Revision | None = None
 
 
 def build_proposal(
@@ -94,10 +121,12 @@ def build_proposal(
     ``solver_nodes`` is the solver's budget in work (nodes per objective stage; 0: the greedy plan only).
     """
     asked = Requested(text=request) if isinstance(request, str) else request
-    request_text, pending, given = asked.text, asked.pending, asked.given
+    request_text, pending, given, revision = asked.text, asked.pending, asked.given, asked.revision
     state = shop if pending is None or shop.order(pending.id) is not None else shop.with_order(pending)
     target = _target(state, order_id, planning_day)
-    plan = _plan(state, target, planning_day, solver_nodes, solve=solver_nodes > 0)
+    guidance = revision.guidance if revision is not None else None
+    view = planner_view(state, guidance, target)
+    plan = _plan(view, target, planning_day, solver_nodes, solve=solver_nodes > 0)
     blockers, placement, planned_by = plan.blockers, plan.placement, plan.planned_by
     changes = [
         ScheduleChange(order_id=oid, before=state.order(oid).schedule, after=after)  # type: ignore[union-attr]
@@ -115,12 +144,18 @@ def build_proposal(
         for x in lines
     )
     orders = {o.id: o for o in planned.orders}
-    at_risk = plan_at_risk(Placed(target, plan.machines, placement, plan.short), lines, orders, planning_day)
-    footprint = plan_footprint(
-        shop,
-        [(c.order_id, c.before, c.after) for c in changes],
-        added=[target],
-        procured=[a.material_id for a in actions],
+    at_risk = _kept_named(
+        plan_at_risk(Placed(target, plan.machines, placement, plan.short), lines, orders, planning_day), guidance
+    )
+    calendar = guidance.overtime if guidance is not None else ()
+    footprint = _with_days(
+        plan_footprint(
+            shop,
+            [(c.order_id, c.before, c.after) for c in changes],
+            added=[target],
+            procured=[a.material_id for a in actions],
+        ),
+        [MachineDay(machine=o.machine, day=o.day) for o in calendar],
     )
     content = {
         "planner_version": PLANNER_VERSION,
@@ -141,6 +176,8 @@ def build_proposal(
         "result_footprint_digest": "",
         "result_digest": "",
         "given": given,
+        "revision": revision,
+        "calendar_changes": calendar,
     }
     draft = ProposalContent(**content)
     after = result_of(shop, draft)

@@ -70,7 +70,7 @@ def horizon(planning_day: str) -> tuple[str, ...]:
 
 def capacities(state: ShopState, planning_day: str) -> dict[Slot, int]:
     """Capacity of every working machine-day in the horizon (a closed day or a day off is no slot)."""
-    return {(d, m.id): m.minutes_per_day for d in horizon(planning_day) for m in state.machines if m.works_on(d)}
+    return {(d, m.id): m.minutes_on(d) for d in horizon(planning_day) for m in state.machines if m.works_on(d)}
 
 
 def bookings(orders: Iterable[Order]) -> dict[Slot, int]:

@@ -28,12 +28,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import DEFAULT_NODES as DEFAULT_NODES  # the help shows it without importing the solver
 from ..shop.model import Allocation, Order, Product, ShopState, add_days, sorted_schedule
 from . import rules
 from .greedy import HORIZON_DAYS
 from .homes import earliest_homes
 
-DEFAULT_NODES = 200
 MAX_CANDIDATES = 60
 FOCUS_DAYS = 7  # the new order's machine-days up to this many days past its due date draw movable orders
 SEED = 7

@@ -125,14 +125,21 @@ def build_timeline(base: ShopState | None, proposal: ProposalContent) -> Timelin
     shown = tuple(add_days(days[0], i) for i in range(min(span, MAX_DAYS)))
     before, after = _place(base, proposal)
 
-    def row(grid: Grid, machine_id: str) -> tuple[Cell, ...]:
+    extra = {(o.machine, o.day): o.minutes for o in proposal.calendar_changes}
+
+    def row(grid: Grid, machine_id: str, overtime: bool = False) -> tuple[Cell, ...]:
         machine = machines.get(machine_id)
-        capacity = machine.minutes_per_day if machine is not None else FALLBACK_MINUTES_PER_DAY
+
+        def capacity(day: str) -> int:
+            if machine is None:
+                return FALLBACK_MINUTES_PER_DAY
+            return machine.minutes_on(day) + (extra.get((machine_id, day), 0) if overtime else 0)
+
         return tuple(
             Cell(
                 machine_id,
                 day,
-                capacity,
+                capacity(day),
                 machine is not None and not machine.works_on(day),
                 tuple(sorted(grid.get((machine_id, day), ()), key=lambda b: (_ORDER[b.kind], b.order_id))),
             )
@@ -143,7 +150,7 @@ def build_timeline(base: ShopState | None, proposal: ProposalContent) -> Timelin
         machines=tuple(touched),
         days=shown,
         before=tuple(row(before, m) for m in touched),
-        after=tuple(row(after, m) for m in touched),
+        after=tuple(row(after, m, overtime=True) for m in touched),
         other_machines=len(set(machines) - set(touched)),
         days_cut=span - len(shown),
     )

@@ -11,6 +11,7 @@ reported together; nothing is written while any problem is left.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -68,8 +69,37 @@ def _works(machine: dict[str, Any], day: str) -> str | None:
     return None
 
 
-def _product_problems(doc: Any, machines: dict[str, Any], materials: dict[str, Any]) -> list[Problem]:
+def _name_key(name: str) -> str:
+    """A product name as two names are compared: case, accents and spacing left out."""
+    folded = unicodedata.normalize("NFD", name.casefold())
+    return " ".join("".join(c for c in folded if not unicodedata.combining(c)).split())
+
+
+def _alias_problems(doc: Any) -> list[Problem]:
+    """An alias must name one product only: not one another product also has as an alias, code or description
+    (a customer who writes it would otherwise name two products)."""
+    owner: dict[str, str] = {}
+    for _, product in _entries(doc, "products"):
+        code = product.get("code")
+        for name in (code, product.get("description")):
+            if isinstance(name, str) and isinstance(code, str):
+                owner.setdefault(_name_key(name), code)
     problems: list[Problem] = []
+    for index, product in _entries(doc, "products"):
+        code, aliases = product.get("code"), product.get("aliases")
+        for a_index, alias in enumerate(aliases if isinstance(aliases, list) else []):
+            if not isinstance(alias, str) or not isinstance(code, str):
+                continue
+            other = owner.setdefault(_name_key(alias), code)
+            if other != code:
+                problems.append(
+                    (json_path("products", index, "aliases", a_index), f"alias {alias!r} also names {other}")
+                )
+    return problems
+
+
+def _product_problems(doc: Any, machines: dict[str, Any], materials: dict[str, Any]) -> list[Problem]:
+    problems: list[Problem] = _alias_problems(doc)
     for index, product in _entries(doc, "products"):
         for m_index, machine in enumerate(product.get("machines") or []):
             if isinstance(machine, str) and machine not in machines:
@@ -267,4 +297,6 @@ def write_shop(state: ShopState) -> dict[str, Any]:
         del document["closed_orders"]  # the same document as before orders could close
     if document["min_split_minutes"] == DEFAULT_MIN_SPLIT_MINUTES:
         del document["min_split_minutes"]  # the default, as a file that never set it reads
+    if not document["priority_from"]:
+        del document["priority_from"]
     return document

@@ -109,7 +109,7 @@ def _slot_part(state: ShopState, slot: MachineDay) -> dict[str, Any]:
     return {
         "machine": slot.machine,
         "day": slot.day,
-        "capacity": None if machine is None else (machine.minutes_per_day if machine.works_on(slot.day) else 0),
+        "capacity": None if machine is None else (machine.minutes_on(slot.day) if machine.works_on(slot.day) else 0),
         "bookings": [list(b) for b in bookings],
     }
 

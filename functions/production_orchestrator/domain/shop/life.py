@@ -92,9 +92,23 @@ def open_order(state: ShopState, given: str) -> Order:
     )
 
 
+# The largest amount every store keeps exactly: SQLite's 64-bit integers, DynamoDB's 38 digits, and JSON readers
+# that hold numbers as doubles (2**53). A larger one would be written and read back as another number.
+MAX_AMOUNT = 2**53 - 1
+
+
 def _positive(value: int, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise _refuse(ShopChangeCode.INVALID_QUANTITY, f"{what} must be a whole number of 1 or more, got {value!r}")
+    return counted(value, what)
+
+
+def counted(value: int, what: str) -> int:
+    """``value`` if it is an amount every store keeps exactly (0 to :data:`MAX_AMOUNT`), else a refusal."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
+        raise _refuse(
+            ShopChangeCode.INVALID_QUANTITY, f"{what} must be a whole number from 0 to {MAX_AMOUNT}, got {value!r}"
+        )
     return value
 
 
@@ -108,6 +122,7 @@ def receive(state: ShopState, given_material: str, quantity: int, ref: str = "")
     material = state.material(material_id(state, given_material))
     assert material is not None
     _positive(quantity, "the quantity delivered")
+    counted(material.on_hand + quantity, "on hand after the delivery")
     ref = clean_text(ref, "--ref", limit=MAX_REF_CHARS, required=False)
     left = quantity
     lines, closed, reduced = [], [], []

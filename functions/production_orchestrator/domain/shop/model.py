@@ -25,12 +25,13 @@ from pydantic import (
     model_validator,
 )
 
-from ..canonical import content_hash
+from ..canonical import content_hash, without_empty
 from .days import add_days as add_days
 from .days import check_day as check_day
 from .days import day_range as day_range
 from .days import parse_day as parse_day
 from .indexes import indexed, lookup, material_index, slot_index
+from .overtime import Overtimed
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
@@ -76,8 +77,8 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class Machine(_Frozen):
-    """A machine, its daily capacity and the days it works (every day but ``closed_days`` unless ``weekdays``)."""
+class Machine(_Frozen, Overtimed):
+    """A machine: daily capacity, working days (all but ``closed_days`` unless ``weekdays``), ``overtime``."""
 
     id: Id
     minutes_per_day: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
@@ -105,10 +106,10 @@ class Material(_Frozen):
     """A material: what is on hand, what is already ordered, and who supplies it how fast."""
 
     id: Id
-    on_hand: int = Field(ge=0)
+    on_hand: int = Field(ge=0, le=2**53 - 1)  # kept exactly by every store (domain/shop/life.py MAX_AMOUNT)
     supplier_email: Email
     lead_time_days: int = Field(ge=0, le=365)
-    on_order: int = Field(default=0, ge=0)
+    on_order: int = Field(default=0, ge=0, le=2**53 - 1)
 
 
 class MaterialPerUnit(_Frozen):
@@ -126,6 +127,11 @@ class Product(_Frozen):
     machines: tuple[Id, ...] = Field(min_length=1)
     minutes_per_unit: int = Field(ge=1, le=MAX_MINUTES_PER_DAY)
     materials: tuple[MaterialPerUnit, ...] = ()
+    aliases: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] = Field(default=(), max_length=50)
+
+    @model_serializer(mode="wrap")
+    def _without_absent_aliases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return without_empty(handler(self), "aliases")  # other names customers use; none: hashed as before
 
     @field_validator("machines")
     @classmethod
@@ -157,8 +163,7 @@ LANGUAGES: tuple[Language, ...] = ("en", "de", "fr", "es", "nl")
 
 class Order(_Frozen):
     """A customer order. An empty ``schedule`` means not yet scheduled. ``language``: the language the customer
-    wrote the request in (messages to them are written in it); absent for orders that did not come by e-mail.
-    """
+    wrote the request in (messages to them are written in it); absent for orders that did not come by e-mail."""
 
     id: Id
     customer: str = Field(min_length=1, max_length=120)
@@ -169,11 +174,13 @@ class Order(_Frozen):
     priority: int = Field(ge=1, le=100)
     schedule: tuple[Allocation, ...] = ()
     language: Language | None = None
+    asked_priority: str = Field(default="", max_length=40)  # the customer's own "Priority:", when not trusted
+    reference: str = Field(default="", max_length=40, pattern=r"^(?:[A-Za-z0-9][A-Za-z0-9/#_.-]{0,39})?$")
 
     @model_serializer(mode="wrap")
     def _without_absent_language(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # An order without a recorded language serializes (and hashes) as it did before the field existed.
-        data: dict[str, Any] = handler(self)
+        # An order without a recorded language (reference...) serializes and hashes as before the field existed.
+        data: dict[str, Any] = without_empty(handler(self), "asked_priority", "reference")
         if data.get("language") is None:
             data.pop("language", None)
         return data
@@ -237,9 +244,8 @@ class ShopState(_Frozen):
     # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
     staleness: Literal["footprint", "any-change"] = "footprint"
     closed_orders: tuple[ClosedOrder, ...] = ()
-    # The least minutes a part of a split or moved order may hold (smaller orders stay whole): no plan leaves
-    # a one-unit remnant a shop would not run. See domain/planning/rules.min_part.
     min_split_minutes: int = Field(default=DEFAULT_MIN_SPLIT_MINUTES, ge=1, le=MAX_MINUTES_PER_DAY)
+    priority_from: tuple[Annotated[str, Field(min_length=2, max_length=254)], ...] = Field(default=(), max_length=200)
 
     @field_validator("timezone")
     @classmethod
@@ -285,8 +291,7 @@ class ShopState(_Frozen):
         return tuple(sorted(value, key=procurement_key))
 
     def min_part(self, order_minutes: int) -> int:
-        """The least minutes a part of an order of ``order_minutes`` may hold: the shop's minimum split, or
-        the whole order when it is smaller."""
+        """The least minutes a plan may put in one part of an order of ``order_minutes`` (rules.min_part)."""
         return max(1, min(self.min_split_minutes, order_minutes))
 
     def today(self, now: datetime) -> str:
@@ -296,18 +301,14 @@ class ShopState(_Frozen):
     def to_canonical(self) -> dict[str, Any]:
         """The state as plain JSON data; every list is already in its defined order.
 
-        The default staleness rule is left out, so shops that never chose one keep the digests they had;
-        ``closed_orders`` is left out while empty, so a shop that never closed an order keeps the digest it
-        had before orders could close (and every proposal made on it its hash); so is the default
-        ``min_split_minutes``."""
+        The default staleness rule and minimum split are left out, and ``closed_orders`` while empty, so a shop
+        that never chose them keeps the digest it had before they existed (and every proposal made on it its
+        hash)."""
         data = self.model_dump(mode="json")
-        if data["staleness"] == "footprint":
-            del data["staleness"]
-        if not data["closed_orders"]:
-            del data["closed_orders"]
-        if data["min_split_minutes"] == DEFAULT_MIN_SPLIT_MINUTES:
-            del data["min_split_minutes"]  # the default: shops that never set it keep their digests
-        return data
+        for name, default in (("staleness", "footprint"), ("min_split_minutes", DEFAULT_MIN_SPLIT_MINUTES)):
+            if data[name] == default:
+                del data[name]
+        return without_empty(data, "closed_orders", "priority_from")
 
     def digest(self) -> str:
         """``sha256(canonical(shop state))``."""

@@ -22,6 +22,7 @@ from ...domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link
 from ...domain.approval.links import LinkMint
 from ...domain.approval.policy import ApprovalPolicy, checked_policy
 from ...domain.errors import IntegrityError, ValidationError
+from ...domain.limits import DEFAULT_APPROVER
 from ...domain.messages.approval_mail import is_mail_address
 from ...domain.planning.proposal import ProposalContent
 from ...domain.ports import ApprovalMessage
@@ -30,7 +31,6 @@ from ...domain.records import Checkpoint, audit_event, utc_iso
 from ..evidence import review
 from ..runtime import Runtime, need
 
-DEFAULT_APPROVER = "shop-owner"
 LOCAL_TASK_TOKEN = "local"  # locally nothing waits on a token: the decision endpoint runs the resume itself
 
 
@@ -92,6 +92,7 @@ class LinkPlan:
             if old
             else tuple(a for a in self.policy.approvers if self.delivered and a not in self.mailed),
             supersedes="" if old is None else old.approval_id,
+            version=proposal.version,
         )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ...domain.errors import IntakeError, PlanningError, ShopError, UnplannableError
 from ...domain.intake.customer_message import CustomerMessage
 from ...domain.intake.given import given_against_email
+from ...domain.planning.guidance import Revision
 from ...domain.planning.proposal import GivenFacts, ProposalContent
 from ...domain.planning.propose import Requested, build_proposal
 from ...domain.records import Checkpoint
@@ -25,13 +26,15 @@ class PlanRequest:
     """What one start plans: a customer's e-mail, on the data dir's shop, from a planning day.
 
     ``scenario`` names a reference shop to seed first (a no-op when the data dir already holds it);
-    ``given`` holds the facts the person starting the run gave themselves (recorded in the proposal).
+    ``given`` holds the facts the person starting the run gave themselves (recorded in the proposal);
+    ``revision`` makes the plan a revised version of an earlier one, under an approver's guidance.
     """
 
     text: str
     planning_day: str
     scenario: str = ""
     given: GivenFacts | None = None
+    revision: Revision | None = None
 
     @classmethod
     def of_scenario(cls, name: str, *, text: str | None = None, planning_day: str | None = None) -> PlanRequest:
@@ -51,6 +54,16 @@ class PlanRequest:
             text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario, given=proposal.given
         )
 
+    def revised(self, revision: Revision) -> PlanRequest:
+        """This request planned again under ``revision``: the facts it gives replace the ones given before
+        (given by the reviser), the rest of what was given stays."""
+        facts = revision.guidance.facts()
+        given = self.given
+        if facts:
+            earlier = given.facts() if given is not None else {}
+            given = GivenFacts.model_validate({**earlier, **facts, "given_by": revision.given_by})
+        return dataclasses.replace(self, given=given, revision=revision)
+
 
 def on_current_shop(rt: Runtime, text: str, planning_day: str | None = None) -> PlanRequest:
     """A request on the shop the runtime holds, planned from ``planning_day`` (default: today in its time zone)."""
@@ -67,9 +80,8 @@ def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) ->
     pending = None if shop.order(order.id) is not None else order
     try:
         # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
-        build_proposal(
-            shop, order.id, request.planning_day, Requested(text, pending=pending, given=request.given), solver_nodes=0
-        )
+        asked = Requested(text, pending=pending, given=request.given, revision=request.revision)
+        build_proposal(shop, order.id, request.planning_day, asked, solver_nodes=0)
     except UnplannableError:
         raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem
     except PlanningError as exc:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from ...domain.errors import ValidationError
 from ...domain.intake.customer_message import read_message
 from ...domain.intake.facts import read_facts, resolve_request
+from ...domain.limits import DEFAULT_NODES
 from ...domain.planning.proposal import ProposalContent
 from ...domain.planning.propose import Requested, build_proposal
-from ...domain.planning.solver import DEFAULT_NODES
 from ...domain.shop.model import ShopState, parse_day
 
 

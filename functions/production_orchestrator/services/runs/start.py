@@ -24,16 +24,19 @@ from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.policy import checked_policy
 from ...domain.canonical import canonical_bytes
 from ...domain.errors import StartError
-from ...domain.intake.customer_message import read_message
+from ...domain.intake.customer_message import CustomerMessage, read_message
+from ...domain.intake.request_key import request_hash, run_request
 from ...domain.planning.proposal import ProposalContent, load_proposal
+from ...domain.planning.versions import version_changes
 from ...domain.records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, require_hash, utc_iso
 from ...domain.scenarios import scenario as find_scenario
 from ...domain.shop.model import ShopState, parse_day
 from ..asking.request_approval import LinkPlan
 from ..evidence import current_state
 from ..runtime import Runtime, need, run_context, usage_of
+from .held import started_hold
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
-from .requests import WriteRun, check_not_started, next_claim, write_run
+from .requests import Checked, WriteRun, admit, write_run
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,23 @@ class StartResult:
     approval: ApprovalRecord | None = None
 
 
+def revision_detail(rt: Runtime, proposal: ProposalContent) -> dict[str, object]:
+    """What the audit event of a revised version records of it (nothing for a first plan): its version, what it
+    supersedes, who asked for what, and what changed since the version before."""
+    revision = proposal.revision
+    if revision is None:
+        return {}
+    stored = rt.store.get_proposal(revision.supersedes)
+    changes = version_changes(load_proposal(stored, revision.supersedes), proposal) if stored is not None else []
+    return {
+        "version": revision.version,
+        "supersedes_proposal": revision.supersedes,
+        "revised_by": revision.given_by,
+        "guidance": revision.guidance.words(),
+        "changes": changes,
+    }
+
+
 def _add(*usages: dict[str, int]) -> dict[str, int]:
     return {key: sum(u.get(key, 0) for u in usages) for key in {k for u in usages for k in u}}
 
@@ -57,6 +77,28 @@ def _fresh_id(shop: ShopState, order_id: str) -> str:
     while shop.order(f"{order_id}-{n}") is not None:
         n += 1
     return f"{order_id}-{n}"
+
+
+def _successor(rt: Runtime, message: CustomerMessage) -> Checked:
+    return Checked(len(rt.store.runs_of_request(request_hash(message))))
+
+
+def _checked(rt: Runtime, message: CustomerMessage, cmd: StartRun) -> Checked:
+    """A customer's request admitted (requests.admit); "propose again" carries its request on unchecked (its
+    run is keyed too, so later starts find it)."""
+    return _successor(rt, message) if cmd.replacing else admit(rt, message, again=cmd.again)
+
+
+def _reuse_note(checked: Checked | None) -> dict[str, list[str]]:
+    """The runs whose Message-ID this new request reuses, for its audit event (none: no field)."""
+    if checked is None or not checked.reuses_message_id_of:
+        return {}
+    return {"reuses_message_id_of": list(checked.reuses_message_id_of)}
+
+
+def _recheck(rt: Runtime, message: CustomerMessage, cmd: StartRun) -> int:
+    """After another start of the request wrote its key first: answer as a start after it would."""
+    return _checked(rt, message, cmd).generation
 
 
 @dataclass(frozen=True)
@@ -83,7 +125,9 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
 
     A customer's request on the data dir's shop is started once (services/runs/requests.py): while a run of it
     is open, ``AlreadyPendingError`` carries that run's ids; once decided, ``RequestAlreadyDecidedError``
-    unless ``again``; both before any model call, with nothing written. ``replacing`` ("propose again")
+    unless ``again``; both before any model call, with nothing written. The same words in another envelope
+    of the same sender are held (``PossibleDuplicateError``, the hold its only write) unless ``again``; a
+    start with ``again`` closes that hold as started. ``replacing`` ("propose again")
     starts the open request's successor run. Reference scenarios re-seed their own shop and are exempt.
     """
     request, binding, approval, again = cmd.request, cmd.binding, cmd.approval, cmd.again
@@ -95,10 +139,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     parse_day(request.planning_day)
     message = read_message(request.text)
     shop = shop_for(rt, request)
-    claim = None
-    if not request.scenario and not cmd.replacing:
-        claim = next_claim(rt, message)  # counted before the check: see write_run
-        check_not_started(rt, message, again=again)
+    checked = None if request.scenario else _checked(rt, message, cmd)
     request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = read_request(binding, rt.model_settings, message, shop, request.planning_day, request.given)
     if again and shop.order(order.id) is not None:
@@ -108,14 +149,15 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
-    ctx.given = request.given
+    ctx.given, ctx.revision = request.given, request.revision
     run_name = request.scenario or REQUEST_RUN
     if request.scenario:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
     agent_id = agent_identity(binding, run_name)
     agent = build_agent(binding, run_name, ctx, sessions.session_manager(session_id), rt.model_settings)
-    result = agent(first_message(message.text))
+    guidance = request.revision.guidance.words() if request.revision is not None else ()
+    result = agent(first_message(message.text, guidance))
     if result.stop_reason != "interrupt":
         raise StartError(f"the agent finished without asking for approval: {str(result).strip()}")
     faults.point("after_session_save")  # the session manager synced the interrupted agent
@@ -154,14 +196,16 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
         expires_at=utc_iso(now + cmd.window),
     ).sealed()
     record = None if approval is None else approval.record(checkpoint, proposal, now)
+    key = None if checked is None else run_request(message, checkpoint_id, checked.generation, checkpoint.created_at)
+
     write_run(
         rt,
         WriteRun(
             checkpoint,
-            lambda: check_not_started(rt, message, again=again),
-            claim,
+            lambda: _recheck(rt, message, cmd),
+            key,
             ctx.event(
-                "approval_requested",
+                "approval_requested" if request.revision is None else "plan_revised",
                 proposal_hash,
                 interrupt_id=interrupt.id,
                 expires_at=checkpoint.expires_at,
@@ -169,10 +213,14 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
                 approval_id="" if record is None else record.approval_id,
                 supersedes="" if record is None else record.supersedes,
                 required=0 if record is None else record.required,
+                **_reuse_note(checked),
+                **revision_detail(rt, proposal),
             ),
             record,
         ),
     )
+    if again and key is not None:
+        started_hold(rt, message, checkpoint_id)  # a held possible duplicate a person started
     faults.point("after_checkpoint_write")
     return StartResult(
         checkpoint=checkpoint,

@@ -1,6 +1,9 @@
 """Submit: a customer request handed in by an authenticated caller starts a run that knows who asked.
 
-    submit(caller verified by IAM, request) -> Submission stored (create once) -> execution started by name
+    submit(caller verified by IAM, request[, client token]) -> Submission stored (create once) under the name of
+        (caller, client token or the request's text) -> execution started by that name; a retried POST finds
+        its record and returns the first run (running or closed); a token that named another request is
+        refused (CLIENT_TOKEN_REUSED), nothing written
     requester_of(execution name) at RunAgentUntilApproval:
         a submission exists                   -> its requested_by (the verified caller)
         none, separation of duties on         -> RequesterUnverifiedError (nothing runs, nothing is written)
@@ -18,15 +21,26 @@ own ``requested_by`` (if a caller sends one) is never read.
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from ...domain.errors import IntegrityError, RequesterUnverifiedError, SubmitterUnknownError, ValidationError
+from ...domain.errors import (
+    ClientTokenReusedError,
+    IntegrityError,
+    RequesterUnverifiedError,
+    SubmitterUnknownError,
+    ValidationError,
+)
 from ...domain.identity import is_caller_arn, normalize_identity, requester_from_caller
 from ...domain.intake.inbound_mail import AcceptedMail
-from ...domain.intake.submissions import MAX_REQUEST_CHARS, Submission, received_execution_name
+from ...domain.intake.submissions import (
+    CLIENT_TOKEN_PATTERN,
+    MAX_REQUEST_CHARS,
+    Submission,
+    received_execution_name,
+    submitted_execution_name,
+)
 from ...domain.records import utc_iso
 from ..runtime import Runtime, need
 
@@ -42,20 +56,25 @@ class Submitted:
 @dataclass(frozen=True)
 class Submit:
     """``request`` handed in by the IAM caller ``caller_arn`` (``caller_id``); ``submitters`` maps callers to
-    people; ``options`` (such as the planning day) go into the execution input beside it."""
+    people; ``options`` (such as the planning day) go into the execution input beside it; ``client_token``
+    names the run (a retry with it is the same run), else the request's text does."""
 
     caller_arn: str
     caller_id: str
     request: str
     submitters: Mapping[str, str]
     options: Mapping[str, str] | None = None
+    client_token: str | None = None
 
 
 def submit(rt: Runtime, cmd: Submit) -> Submitted:
     """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller is
-    refused, nothing written), then start its run under a fresh execution name (``options``, such as the
-    planning day, go into the execution input beside it; never who asked)."""
+    refused, nothing written), then start its run under the name of (caller, client token or request text):
+    a retry returns the first run. ``options``, such as the planning day, go into the execution input beside
+    it; never who asked."""
     _check_request(cmd.request)
+    if cmd.client_token is not None and not CLIENT_TOKEN_PATTERN.fullmatch(cmd.client_token):
+        raise ValidationError("the client token must be 1 to 64 letters, digits or . _ : -")
     if not is_caller_arn(cmd.caller_arn):
         raise ValidationError("the caller is not named by an IAM or STS ARN")
     try:
@@ -63,9 +82,29 @@ def submit(rt: Runtime, cmd: Submit) -> Submitted:
     except ValueError as exc:
         raise SubmitterUnknownError(str(exc)) from None
     caller = (cmd.caller_arn, cmd.caller_id)
-    submission = _submission(f"sub-{secrets.token_hex(16)}", requested_by, caller, cmd.request, rt.clock())
-    need(rt.submissions, "submission store").put_submission(submission)
-    return _start(rt, submission, cmd.options)
+    name = submitted_execution_name(requested_by, cmd.request, cmd.client_token)
+    submission = _submission(name, requested_by, caller, cmd.request, rt.clock())
+    try:
+        stored = _record_once(rt, submission)
+    except IntegrityError:
+        raise ClientTokenReusedError(
+            "this client token already names a run of another request; nothing was submitted (use a new token)"
+        ) from None
+    return _start(rt, stored, cmd.options, retry=stored is not submission)
+
+
+def _record_once(rt: Runtime, submission: Submission) -> Submission:
+    """Store ``submission``, or find the same one stored by an earlier try (returned: its first time); another
+    record under the name is ``IntegrityError``."""
+    submissions = need(rt.submissions, "submission store")
+    try:
+        submissions.put_submission(submission)
+    except IntegrityError:
+        stored = submissions.get_submission(submission.execution_name)
+        if stored is None or _differs(stored, submission):
+            raise
+        return stored
+    return submission
 
 
 @dataclass(frozen=True)
@@ -80,7 +119,6 @@ def submit_received(rt: Runtime, cmd: SubmitReceived) -> Submitted:
     """Record the e-mail SES received as ``message_id`` (checked, ``accepted``) and start its run, once: a
     retry finds the record it wrote and starts the same execution again, which is no second run."""
     accepted, message_id = cmd.accepted, cmd.message_id
-    submissions = need(rt.submissions, "submission store")
     _check_request(accepted.request)
     submission = _submission(
         received_execution_name(message_id, accepted.request),
@@ -91,14 +129,8 @@ def submit_received(rt: Runtime, cmd: SubmitReceived) -> Submitted:
         rt.clock(),
         accepted.customer,
     )
-    try:
-        submissions.put_submission(submission)
-    except IntegrityError:
-        stored = submissions.get_submission(submission.execution_name)
-        if stored is None or _without_time(stored) != _without_time(submission):
-            raise
-        submission = stored
-    return _start(rt, submission, None)
+    stored = _record_once(rt, submission)
+    return _start(rt, stored, None, retry=stored is not submission)
 
 
 def _check_request(request: str) -> None:
@@ -125,16 +157,24 @@ def _submission(
     )
 
 
-def _without_time(submission: Submission) -> dict[str, object]:
-    return submission.model_dump(exclude={"submitted_at"})
+def _differs(stored: Submission, submission: Submission) -> bool:
+    """False when they are one submission (the time it was tried aside, and for a signed submit the caller's
+    session id, which changes with its credentials)."""
+    volatile = {"submitted_at", "caller_id", "caller_arn"} if submission.customer is None else {"submitted_at"}
+    return stored.model_dump(exclude=volatile) != submission.model_dump(exclude=volatile)
 
 
-def _start(rt: Runtime, submission: Submission, options: Mapping[str, str] | None) -> Submitted:
+def _start(rt: Runtime, submission: Submission, options: Mapping[str, str] | None, *, retry: bool) -> Submitted:
     # The input carries the request for the console reader; the run takes it (and who asked) from the record.
     # It is built from the record alone, so a retry starts the same name with the same input.
-    arn = need(rt.starter, "workflow starter").start(
-        submission.execution_name, {**(options or {}), "request": submission.request}
-    )
+    starter = need(rt.starter, "workflow starter")
+    try:
+        arn = starter.start(submission.execution_name, {**(options or {}), "request": submission.request})
+    except IntegrityError:
+        if not retry:
+            raise
+        # A retry of a submit whose execution ran (closed) or took other options: the first run answers.
+        arn = starter.execution_arn(submission.execution_name)
     return Submitted(submission=submission, execution_arn=arn)
 
 

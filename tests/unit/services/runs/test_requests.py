@@ -10,14 +10,16 @@ import pytest
 
 from production_orchestrator.domain.errors import (
     AlreadyPendingError,
+    PossibleDuplicateError,
     RefusalCode,
     RequestAlreadyDecidedError,
     ResumeRefusedError,
 )
+from production_orchestrator.domain.intake.request_key import RunRequest
 from production_orchestrator.domain.records import audit_event
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.services.asking.request_approval import operator_plan
-from production_orchestrator.services.runs import start as start_module
+from production_orchestrator.services.runs.held import held_for
 from production_orchestrator.services.runs.plan_request import PlanRequest
 from production_orchestrator.services.runs.requests import pending_requests
 from production_orchestrator.services.runs.start import StartResult, StartRun, start_run
@@ -95,56 +97,110 @@ def test_the_same_request_again_while_pending_returns_its_run_and_writes_nothing
 
 
 def test_two_starts_of_one_request_at_once_write_one_run(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The second start passed the check before the first wrote its run (the check is not itself a write): its
-    checkpoint write loses the request claim, nothing of its run is written, and it answers as a second start
+    """The second start read the request's runs before the first wrote its run (the check is not itself a write):
+    its checkpoint write loses the request key, nothing of its run is written, and it answers as a second start
     after the first would, with the first run's ids."""
-    real_check = start_module.check_not_started
-    checks: list[int] = []
-
-    def check_before_the_first_wrote(*args: object, **kwargs: object) -> None:
-        checks.append(1)
-        if len(checks) == 2:  # the second start's check, as if it ran while the first was still planning
-            return
-        real_check(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(start_module, "check_not_started", check_before_the_first_wrote)
-    monkeypatch.setattr(world.store, "request_claim_count", lambda _key: 0)  # both counted before either wrote
     first = start(world, TOTES)
+    real = world.store.runs_of_request
+    reads: list[int] = []
+
+    def read_before_the_first_wrote(request_hash: str) -> list[RunRequest]:
+        reads.append(1)
+        return [] if len(reads) == 1 else real(request_hash)
+
+    monkeypatch.setattr(world.store, "runs_of_request", read_before_the_first_wrote)
     checkpoints, approvals = world.store.list_checkpoints(), world.approvals.list_approvals()
     events = [e.event_type for e in world.store.audit_events()]
     with pytest.raises(AlreadyPendingError) as second:
         start(world, TOTES)
-    assert second.value.checkpoint_id == first.checkpoint.checkpoint_id
+    assert second.value.checkpoint_id == first.checkpoint.checkpoint_id and len(reads) == 2
     assert world.store.list_checkpoints() == checkpoints and world.approvals.list_approvals() == approvals
     new_events = [e.event_type for e in world.store.audit_events()][len(events) :]
     assert "approval_requested" not in new_events  # the run's own event went with its checkpoint, not written
 
 
-def test_the_same_text_without_a_message_id_is_the_same_request(world: MemoryWorld) -> None:
-    caps = start(world, CAPS)
+def test_a_different_request_reusing_a_message_id_is_a_new_request_noted_in_the_audit(world: MemoryWorld) -> None:
+    totes = start(world, TOTES)
+    other = TOTES.replace("400 navy tote bags", "150 navy tote bags").replace("by Friday", "by Thursday")
+    second = start(world, other)
+    assert second.checkpoint.checkpoint_id != totes.checkpoint.checkpoint_id
+    [_, noted] = [e for e in world.store.audit_events() if e.event_type == "approval_requested"]
+    assert noted.checkpoint_id == second.checkpoint.checkpoint_id
+    assert noted.detail["reuses_message_id_of"] == [totes.checkpoint.checkpoint_id]
+
+
+def test_another_sender_with_the_same_message_id_and_words_is_a_new_request(world: MemoryWorld) -> None:
+    totes = start(world, TOTES)
+    other = start(world, TOTES.replace("lena@harbour-books.example>", "ops@tide-cafe.example>", 1))
+    assert other.checkpoint.checkpoint_id != totes.checkpoint.checkpoint_id
+    assert world.store.held_requests() == []
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        pytest.param(TOTES.replace("festival-totes-0001", "festival-totes-0002"), id="a new Message-ID"),
+        pytest.param("\n".join(line for line in TOTES.splitlines() if not line.startswith("Message-ID")), id="none"),
+        pytest.param(TOTES.split("\n\n", 1)[1], id="the body pasted"),
+    ],
+)
+def test_the_same_words_in_another_envelope_are_held_as_a_possible_duplicate(world: MemoryWorld, envelope: str) -> None:
+    totes = start(world, TOTES)
     before = world.snapshot()
-    with pytest.raises(AlreadyPendingError) as again:
-        start(world, "  " + CAPS.replace("\n", "\r\n").upper() + "\n\n")
-    assert again.value.checkpoint_id == caps.checkpoint.checkpoint_id
-    assert world.snapshot() == before
+    with pytest.raises(PossibleDuplicateError) as held:
+        start(world, envelope)
+    assert (held.value.checkpoint_id, held.value.order_id) == (
+        totes.checkpoint.checkpoint_id,
+        totes.proposal.target_order.id,
+    )
+    assert held.value.code == "POSSIBLE_DUPLICATE" and "--again" in str(held.value)
+    [hold] = world.store.held_requests()
+    assert (hold.held_id, hold.status, hold.duplicate_of) == (
+        held.value.held_id,
+        "held",
+        totes.checkpoint.checkpoint_id,
+    )
+    after = world.snapshot()  # the hold and its event are the only writes: no run, no approval, no model call
+    assert after[:2] == before[:2] and after[3:] == before[3:]
+    assert [e.event_type for e in world.store.audit_events()][len(before[2]) :] == ["request_held"]
+    assert held_for(world.ports(), totes.checkpoint.checkpoint_id) == [hold]
+    events = len(world.store.audit_events())
+    with pytest.raises(PossibleDuplicateError):  # the same envelope again: the same hold, nothing written
+        start(world, envelope)
+    assert world.store.held_requests() == [hold] and len(world.store.audit_events()) == events
+
+
+def test_a_start_reads_only_the_runs_of_its_own_request(world: MemoryWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    start(world, TOTES)
+    start(world, CAPS)
+
+    def every_run() -> list[str]:
+        raise AssertionError("a start read every stored run")
+
+    monkeypatch.setattr(world.store, "list_checkpoints", every_run)
+    with pytest.raises(AlreadyPendingError):
+        start(world, TOTES)
+    with pytest.raises(PossibleDuplicateError):
+        start(world, CAPS)
+    start(world, TOTES.replace("400 navy tote bags", "150 navy tote bags"))
 
 
 def test_a_decided_request_is_refused_unless_again(world: MemoryWorld) -> None:
-    caps = start(world, CAPS)
-    world.resume(caps, False, reason="no capacity")
+    totes = start(world, TOTES)
+    world.resume(totes, False, reason="no capacity")
     before = world.snapshot()
     with pytest.raises(RequestAlreadyDecidedError, match=r"rejected.*--again"):
-        start(world, CAPS)
+        start(world, TOTES)
     assert world.snapshot() == before
-    assert start(world, CAPS, again=True).checkpoint.checkpoint_id != caps.checkpoint.checkpoint_id
+    assert start(world, TOTES, again=True).checkpoint.checkpoint_id != totes.checkpoint.checkpoint_id
 
 
 def test_an_expired_request_is_closed(world: MemoryWorld) -> None:
-    start(world, CAPS)
+    start(world, TOTES)
     world.clock.advance(days=3)
     assert pending_requests(world.ports()) == []
     with pytest.raises(RequestAlreadyDecidedError, match="expired"):
-        start(world, CAPS)
+        start(world, TOTES)
 
 
 def test_a_change_inside_the_footprint_stales_and_names_it(world: MemoryWorld) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from production_orchestrator.domain.errors import (
+    ClientTokenReusedError,
     IntegrityError,
     RequesterUnverifiedError,
     SubmitterUnknownError,
@@ -195,3 +196,63 @@ def test_old_records_without_a_customer_stay_readable() -> None:
     old = json.loads(record.model_dump_json())
     del old["customer"]
     assert Submission.model_validate(old).customer is None
+
+
+def _signed(request: str = REQUEST, token: str | None = None) -> Submit:
+    return Submit(
+        caller_arn=OLGA, caller_id="AROAEXAMPLE:1", request=request, submitters=SUBMITTERS, client_token=token
+    )
+
+
+def test_a_retried_submit_returns_the_first_run() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    first = submit(_rt(store, starter, T0), _signed())
+    again = submit(_rt(store, starter, T0 + timedelta(seconds=30)), _signed())
+    assert again == first  # the stored record (its first submitted_at) and the same execution
+    assert len(store._records) == 1 and len(starter.started) == 1
+
+
+def test_a_retry_after_the_first_run_ended_still_returns_it() -> None:
+    """Step Functions refuses a closed execution's name (ExecutionAlreadyExists): the retry answers with it."""
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    first = submit(_rt(store, starter, T0), _signed())
+    starter.started[0] = (starter.started[0][0], {"closed": "yes"})  # what a closed execution looks like to start
+    again = submit(_rt(store, starter, T0 + timedelta(days=1)), _signed())
+    assert again.execution_arn == first.execution_arn and len(starter.started) == 1
+
+
+def test_a_client_token_names_the_run() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    one = submit(_rt(store, starter, T0), _signed(token="po-42"))
+    two = submit(_rt(store, starter, T0), _signed(token="po-43"))  # the same words, another run on purpose
+    assert one.submission.execution_name != two.submission.execution_name and len(starter.started) == 2
+    assert submit(_rt(store, starter, T0), _signed(token="po-42")) == one
+
+
+def test_a_client_token_of_another_request_is_refused_and_writes_nothing() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    submit(_rt(store, starter, T0), _signed(token="po-42"))
+    records, started = dict(store._records), list(starter.started)
+    with pytest.raises(ClientTokenReusedError) as refused:
+        submit(_rt(store, starter, T0), _signed(REQUEST.replace("120", "300"), token="po-42"))
+    assert refused.value.code == "CLIENT_TOKEN_REUSED"
+    assert store._records == records and starter.started == started
+
+
+@pytest.mark.parametrize("token", ["", "a" * 65, "no spaces", "ü"])
+def test_a_malformed_client_token_is_refused_and_writes_nothing(token: str) -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    with pytest.raises(ValidationError):
+        submit(_rt(store, starter, T0), _signed(token=token))
+    assert store._records == {} and starter.started == []
+
+
+def test_two_callers_of_the_same_words_are_two_submissions() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    submitters = {**SUBMITTERS, "arn:aws:iam::123456789012:role/Sales": "sam@shop.example"}
+    olga = submit(_rt(store, starter, T0), Submit(OLGA, "", REQUEST, submitters))
+    sam = submit(
+        _rt(store, starter, T0),
+        Submit("arn:aws:sts::123456789012:assumed-role/Sales/sam", "", REQUEST, submitters),
+    )
+    assert olga.submission.execution_name != sam.submission.execution_name

@@ -1,0 +1,6 @@
+"""Where the local pages answer: constants only, so the CLI's parser shows them without importing the pages."""
+
+from __future__ import annotations
+
+LOOPBACK = "127.0.0.1"
+APPROVE_PATH = "/approve"

@@ -1,0 +1,71 @@
+"""Due dates in a customer's sentences: after a lead word ("by", "bis", "avant le", "para el", "uiterlijk",
+"needed", "delivery"...), said alone ("in 10 days", "end of next week"), or pointed back at ("... starts on 18
+January, so we need them by then"); and the one date a labelled value holds among other words.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from datetime import date
+
+from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, WEEK_END_EXPRESSION, fold, resolve_due
+from .numbers import ANY_DATE
+
+_DUE_LEAD = (
+    r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|"
+    r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
+    r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
+    r"entrega(?:\s+el)?|entregar(?:\s+el)?|como\s+muy\s+tarde(?:\s+el)?|levering(?:\s+op)?|leveren(?:\s+op)?|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
+    r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
+    r"avant(?:\s+le)?|pour(?:\s+le)?|d'ici(?:\s+le)?|au\s+plus\s+tard(?:\s+le)?|jusqu'au|le|"
+    r"para(?:\s+el)?|antes\s+del?|a\s+mas\s+tardar(?:\s+el)?|hasta(?:\s+el)?|el|"
+    r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
+)
+_DUE = re.compile(
+    rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION})",
+)
+
+
+def one_day_in(value: str, anchor: date) -> date | None:
+    """The one day a labelled value names among other words ("2027-01-16 at the latest", "Friday, please")."""
+    days = {resolve_due(m.group(0), anchor) for m in ANY_DATE.finditer(fold(value))} - {None}
+    return days.pop() if len(days) == 1 else None
+
+
+# A due date said by pointing back at a date just written: "assembly starts on 18 January, so we need them by
+# then", "Montage beginnt am 25.01., daher ... bis dahin".
+_THEN = re.compile(
+    r"(?<![\w'])(?:(?:by|before|until|till)\s+then|by\s+that\s+(?:date|day|time)|bis\s+dahin|"
+    r"bis\s+zu\s+diesem\s+(?:tag|termin|datum)|d'ici\s+la|avant\s+cette\s+date|pour\s+cette\s+date|"
+    r"para\s+entonces|antes\s+de\s+esa\s+fecha|para\s+esa\s+fecha|tegen\s+die\s+tijd|voor\s+die\s+datum|"
+    r"op\s+die\s+datum)(?![\w'])"
+)
+_THEN_REACH = 300
+
+
+def _days_referred_to(text: str, anchor: date) -> dict[date, str]:
+    """The day each "by then" points at: the last date written before it in the same few lines."""
+    dates = [(m.end(), m.group(0)) for m in ANY_DATE.finditer(text)]
+    ends = [end for end, _ in dates]
+    found: dict[date, str] = {}
+    for match in _THEN.finditer(text):
+        before = bisect_right(ends, match.start())
+        if before and match.start() - ends[before - 1] <= _THEN_REACH:
+            day = resolve_due(dates[before - 1][1], anchor)
+            if day is not None:
+                found.setdefault(day, f"{dates[before - 1][1]} ({match.group(0)})")
+    return found
+
+
+def due_days(text: str, anchor: date) -> dict[date, str]:
+    by_day: dict[date, str] = {}
+    folded = fold(text)
+    for match in _DUE.finditer(folded):
+        phrase = match.group("phrase") or match.group("alone")
+        day = resolve_due(phrase, anchor)
+        if day is not None:
+            by_day.setdefault(day, phrase)
+    for day, phrase in _days_referred_to(folded, anchor).items():
+        by_day.setdefault(day, phrase)
+    return by_day

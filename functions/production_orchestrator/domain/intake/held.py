@@ -1,0 +1,63 @@
+"""Held requests: a customer request that waits for a person before any plan is made for it.
+
+    start / submit / receive_email -> the request is a *possible duplicate* (request_key.judge) of run R
+        -> PossibleDuplicate(kind possible_duplicate, duplicate_of R, the text) stored once (its id names the envelope)
+        -> nothing planned, no model called
+    a person: start it (``start --again``: status started, the new run named) or drop it (``request drop``)
+
+The id is derived from the request and the envelope, so the same envelope handed in again (a retried
+delivery, a second paste) finds its hold instead of making a second one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..canonical import sha256_hex
+from ..records import Timestamp, require_id
+
+HELD_SCHEMA_VERSION: Literal[1] = 1
+HELD_ID_PATTERN = re.compile(r"^held-[0-9a-f]{16}\Z")
+HeldKind = Literal["possible_duplicate"]
+HeldStatus = Literal["held", "started", "dropped"]
+
+
+def held_id(request_hash: str, envelope: str) -> str:
+    """The id of the hold of the request ``request_hash`` in the envelope ``envelope`` (request_key.envelope_hash)."""
+    return "held-" + sha256_hex(f"{request_hash}\n{envelope}".encode())[:16]
+
+
+def require_held_id(value: str) -> str:
+    """``value`` if it is a held request's id, else ``ValueError`` (ids become store keys)."""
+    return require_id(value, HELD_ID_PATTERN, "held request id")
+
+
+class PossibleDuplicate(BaseModel):
+    """One held request: what it says, whose run it may repeat, and what a person did with it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = HELD_SCHEMA_VERSION
+    held_id: str = Field(pattern=r"^held-[0-9a-f]{16}$")
+    kind: HeldKind = "possible_duplicate"
+    status: HeldStatus = "held"
+    request_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    sender: str = Field(default="", max_length=320)
+    message_id: str = Field(default="", max_length=200)
+    subject: str = Field(default="", max_length=300)
+    text: str = Field(min_length=1)
+    duplicate_of: str = Field(pattern=r"^ckpt-[0-9a-f]{32}$")  # the earlier run's checkpoint
+    duplicate_order: str = ""  # the earlier run's order id, as its run shows it
+    created_at: Timestamp
+    closed_at: str = ""
+    closed_by: str = ""
+    started_as: str = ""  # the checkpoint of the run a person started from it
+    reason: str = Field(default="", max_length=500)
+
+    @property
+    def is_open(self) -> bool:
+        """Nobody has started or dropped it yet."""
+        return self.status == "held"

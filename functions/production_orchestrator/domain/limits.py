@@ -1,0 +1,24 @@
+"""The bounds, defaults and names a command's help shows, apart from the models that enforce them.
+
+Pure constants, no imports: the CLI's parser reads them to write its help without importing pydantic or the
+shop model (``--help`` answers at once); the modules that enforce each bound import it from here.
+"""
+
+from __future__ import annotations
+
+# The longest reason a decision may carry (the page's textarea and the CLI say the same).
+MAX_REASON_CHARS = 2000
+# The planning solver's budget in work, never in time: branch-and-bound nodes per objective stage.
+DEFAULT_NODES = 200
+# Who decides on a local run started without --approvers.
+DEFAULT_APPROVER = "shop-owner"
+# When approvers who have not voted are reminded (domain/approval/reminders.py reads the points).
+DEFAULT_REMINDER_POINTS = ("halfway", "24h")
+# The reference scenarios (DESIGN.md section 3): name -> (title, target order).
+SCENARIO_TITLES = {
+    "rush-order": ("Rush crest patches for Northside FC", "RUSH-200"),
+    "team-jerseys": ("Team jerseys for Riverside United", "JERSEY-310"),
+    "metallic-monogram": ("Gold monograms for the Grand Hotel", "GOLD-500"),
+}
+# The longest note an approver may leave the agent with a revision.
+MAX_NOTE_CHARS = 1000

@@ -1,0 +1,85 @@
+"""Revise: an approver's "yes, but not like that" makes the next version of the same request's plan.
+
+    open approval of version N, an approver's guidance
+      -> authorize_revision (the identity rules of a vote; decided, expired, revised already: refused)
+      -> check_guidance on the current shop (unknown order/machine/day, closed day, minutes over a day)
+         ... all before any model call, with nothing written
+      -> the agent plans again on the current shop with the guidance (a fresh run, the real loop)
+      -> version N+1: its checkpoint, its approval (same policy and links, no votes: they do not carry over;
+         expiry counted from now) and its ``plan_revised`` audit event are written, and version N's approval
+         closed (pending -> superseded, naming version N+1), in one transaction conditioned on version N
+         still being open
+
+Two revisions at once both run the agent, but only one transaction can close version N's approval: the other
+writes no checkpoint and no approval, and is refused naming the version that won (SUPERSEDED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from ...domain.approval.authority import authorize_revision
+from ...domain.approval.policy import identity
+from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
+from ...domain.planning.guidance import Guidance, Revision, check_guidance
+from ...domain.records import ProviderBinding, parse_utc
+from ..asking.request_approval import LinkPlan
+from ..evidence import review
+from ..runtime import Runtime, need
+from .plan_request import PlanRequest, shop_for
+from .start import StartResult, StartRun, start_run
+
+
+@dataclass(frozen=True)
+class Revise:
+    """``actor`` asks for a revised plan of ``checkpoint_id`` under ``guidance``, planned by the agent on
+    ``binding``. ``allowed``: the deployment's approver list, when it names one (as for a vote);
+    ``before_agent``: a check run once the revision may proceed, before the model is called (the CLI's
+    "can the model be reached")."""
+
+    checkpoint_id: str
+    actor: str
+    guidance: Guidance
+    binding: ProviderBinding
+    allowed: frozenset[str] | None = None
+    before_agent: Callable[[], None] | None = None
+
+
+def revise(rt: Runtime, cmd: Revise) -> StartResult:
+    """The next version of ``checkpoint_id``'s plan, made under ``guidance`` and waiting for approval.
+
+    Refused (``ResumeRefusedError``: UNAUTHORIZED_APPROVER, ALREADY_DECIDED, EXPIRED, SUPERSEDED;
+    ``GuidanceRefusedError`` for the guidance) before any model call, with nothing written.
+    """
+    approvals = need(rt.approvals, "approval store")
+    checkpoint, proposal = review(rt.store, cmd.checkpoint_id)
+    found = approvals.approvals_for(checkpoint.checkpoint_id)
+    old = found[-1] if found else None
+    refusal = authorize_revision(old, cmd.actor, rt.clock(), cmd.allowed)
+    if refusal is not None:
+        raise refusal.error()
+    assert old is not None  # authorize_revision refuses a plan without an approval
+    request = PlanRequest.again(checkpoint, proposal)
+    check_guidance(shop_for(rt, request), cmd.guidance, proposal.target_order.id, proposal.planning_day)
+    revision = Revision(
+        version=proposal.version + 1,
+        supersedes=checkpoint.proposal_hash,
+        given_by=identity(cmd.actor),
+        guidance=cmd.guidance,
+    )
+    if cmd.before_agent is not None:
+        cmd.before_agent()
+    window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
+    try:
+        return start_run(
+            rt, StartRun(request.revised(revision), cmd.binding, window, LinkPlan.successor(old), replacing=True)
+        )
+    except (DecisionAlreadyClaimedError, ApprovalExpiredError) as exc:
+        # Lost to a concurrent revision (or a decision, or the window): nothing of this one was written.
+        after = approvals.get_approval(old.approval_id)
+        raced = authorize_revision(after, cmd.actor, rt.clock(), cmd.allowed)
+        if raced is not None:
+            raise raced.error() from None
+        raise ResumeRefusedError(RefusalCode.ALREADY_DECIDED, f"the plan was closed meanwhile ({exc})") from None

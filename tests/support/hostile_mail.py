@@ -1,0 +1,48 @@
+"""Adversarial customer e-mails at the request length limit, shared by the intake's tests and its bench: each must
+be read or refused quickly (every intake pattern runs in linear time), and refused ones write nothing."""
+
+from __future__ import annotations
+
+from production_orchestrator.domain.intake.customer_message import MAX_MIME_DEPTH, MAX_REQUEST_CHARS
+
+HEAD = "From: Mia Berg <mia@club.example>\nDate: Mon, 10 Aug 2026 09:00:00 +0200\nSubject: order\nMIME-Version: 1.0\n"
+ASK = "60 navy tote bags by Friday"
+ROOM = MAX_REQUEST_CHARS - 400  # the body's text fills the limit, headers and the request beside it
+
+
+def nested_mime(depth: int, body: str = ASK) -> str:
+    """An e-mail whose text part sits ``depth`` multipart/mixed levels deep."""
+    opening = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n' for i in range(depth))
+    closing = "".join(f"\n--b{i}--" for i in reversed(range(depth)))
+    return f"{HEAD}{opening}Content-Type: text/plain; charset=utf-8\n\n{body}{closing}\n"
+
+
+def html(markup: str) -> str:
+    return f"{HEAD}Content-Type: text/html; charset=utf-8\n\n{markup}\n"
+
+
+def _fill(unit: str) -> str:
+    return unit * (ROOM // len(unit))
+
+
+HOSTILE: dict[str, str] = {
+    "digit run before the product": _fill("7") + " navy tote bags by Friday",
+    "spaced digits": _fill("1 ") + ASK,
+    "grouped digits": _fill("1,000 ") + ASK,
+    "digits and x": _fill("1x") + ASK,
+    "repeated dashes": _fill("-") + "\n" + ASK,
+    "repeated dots": _fill(".") + "\n" + ASK,
+    "repeated colons": _fill("a:") + "\n" + ASK,
+    "a label and spaces": "Quantity:" + _fill(" ") + "60\n" + ASK,
+    "quote markers": _fill(">") + "\n" + ASK,
+    "dates": _fill("12.12. ") + ASK,
+    "numbers and words": _fill("12 navy ") + ASK,
+    "phone-like groups": _fill("+1 22 ") + ASK,
+    "deep divs": html(_fill("<div>") + ASK),
+    "deep tables": html(_fill("<table><tr><td>") + ASK),
+    "deep styled spans": html(_fill('<span style="color:red">') + ASK),
+    "unclosed end tags": html(_fill("</b>") + ASK),
+    "MIME just too deep": nested_mime(MAX_MIME_DEPTH + 1),
+    "MIME 2000 deep": nested_mime(2000),
+}
+REFUSED_MIME = ("MIME just too deep", "MIME 2000 deep")
