@@ -28,6 +28,7 @@ SEND_OUTBOX_HANDLER: Final = "production_orchestrator.handlers.send_outbox.handl
 SUBMIT_HANDLER: Final = "production_orchestrator.handlers.submit.handler"
 RECEIVE_EMAIL_HANDLER: Final = "production_orchestrator.handlers.receive_email.handler"
 REMIND_HANDLER: Final = "production_orchestrator.handlers.remind.handler"
+SIGN_OPERATOR_AUDIT_HANDLER: Final = "production_orchestrator.handlers.sign_operator_audit.handler"
 RECEIPT_RULE_SET_HANDLER: Final = "production_orchestrator.handlers.receipt_rule_set.handler"
 
 # State names an operator sees in the Step Functions console.

@@ -99,6 +99,10 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:PutItem": (SUBMISSIONS,),
         "dynamodb:GetItem": (SUBMISSIONS,),
     },
+    # the operator function: reads the audit chain head to sign only its successors
+    "sign_operator_audit": {
+        "dynamodb:GetItem": (AUDIT,),
+    },
     # reads only
     "report_pending_age": {
         "dynamodb:GetItem": (APPROVALS,),
@@ -124,7 +128,16 @@ RECEIPT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
 # of them verifies (that is the operator's audit verify --table).
 AUDIT_KEY_ACTIONS: Final[Mapping[str, tuple[str, ...]]] = {
     module: ("kms:GenerateMac",)
-    for module in ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox")
+    for module in (
+        "run_agent",
+        "request_approval",
+        "decide",
+        "resume_agent",
+        "record_expiry",
+        "send_outbox",
+        # MACs the operator's own shop writes (domain/approval/operator_signing.py), for the CLI's --table
+        "sign_operator_audit",
+    )
 }
 # decide wakes the workflow once a decision is recorded; it never reports a failure.
 TASK_RESPONSE_ACTIONS: Final = ("states:SendTaskSuccess",)

@@ -12,6 +12,7 @@ from .constructs.approval_channel import ApprovalChannel
 from .constructs.approval_workflow import ApprovalWorkflow
 from .constructs.inbound_mail import InboundMail
 from .constructs.operations import Operations
+from .constructs.operator_access import OperatorAccess
 from .constructs.outbox_sender import OutboxSender
 from .constructs.reminders import Reminders
 from .constructs.request_entry import RequestEntry
@@ -80,6 +81,7 @@ class ProductionOrchestratorStack(Stack):
             if settings.inbound_address
             else None
         )
+        self.operator = OperatorAccess(self, "Operator", store=self.store, functions=self.functions)
         self.operations = Operations(
             self,
             "Operations",

@@ -16,6 +16,8 @@
 6. Lambda asset sizes (unzipped) per function, of the assets built in 3
 7. planning on generated shops of 5 machines / 100 orders, 20 / 1,000 and 50 / 5,000 over 90 days
    (scripts/bench_planning.py; alone: ``python scripts/bench_planning.py --update evidence/bench.json``)
+8. the CLI: ``--help``, ``status``, ``show`` and ``start`` CPU as ratios against ``import boto3`` in the same
+   rounds (scripts/bench_cli.py; alone: ``python scripts/bench_cli.py --update evidence/bench.json``)
 """
 
 from __future__ import annotations
@@ -557,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tests.support.moto_aws import environment, moto_server
 
-    from scripts import bench_planning
+    from scripts import bench_cli, bench_planning
 
     report: dict[str, Any] = {"machine": f"{os.cpu_count()} cpus, python {sys.version.split()[0]}", "runs": args.runs}
     began = time.monotonic()
@@ -577,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("bytes_per_pending_approval", lambda: bytes_per_approval(endpoint, tmp)),
                 ("lambda_assets", assets),
                 ("planning", lambda: bench_planning.run(args.runs, shops=400)),
+                ("cli", lambda: bench_cli.run(args.runs)),
             ]
             if args.only:
                 unknown = set(args.only) - {name for name, _ in steps}

@@ -61,6 +61,8 @@ ASSUMED = {
         "send_outbox": 1.0,  # one SES call per message
         "submit": 0.3,
         "remind": 0.5,  # arm, disarm, or one wake-up (a few table calls, one SNS publish per approver)
+        "sign_operator_audit": 0.2,  # two KMS GenerateMac per operator write; none per run
+        "receipt_rule_set": 1.0,  # at deploy and teardown only
     },
     "invocations_per_run": {
         "submit": 1,

@@ -25,6 +25,7 @@ from .domain.approval.claims import DEFAULT_LEASE
 from .domain.limits import DEFAULT_NODES
 
 if TYPE_CHECKING:
+    from .domain.ports import MacKey
     from .services.runtime import Runtime
 
 DB_NAME = "shop.sqlite3"
@@ -51,6 +52,8 @@ class AwsTarget:
     state_machine_arn: str | None = None
     session_bucket: str | None = None
     session_prefix: str = "sessions/"
+    # The stack's operator function, which MACs the operator's shop writes (the CLI has no GenerateMac).
+    operator_function: str | None = None
     decision_lease: timedelta = DEFAULT_LEASE
     solver_nodes: int = DEFAULT_NODES
 
@@ -180,8 +183,13 @@ def aws(
     # The audit chain's links are MACed in KMS with their own key, so every function that appends an event may
     # MAC one without being able to forge a decision receipt (only the decision function signs those).
     kms = client("kms") if settings.audit_key_id or settings.receipt_key_id else None
-    audit_key = KmsMacKey(kms, settings.audit_key_id) if settings.audit_key_id else None
+    audit_key: MacKey | None = KmsMacKey(kms, settings.audit_key_id) if settings.audit_key_id else None
     receipt_key = KmsMacKey(kms, settings.receipt_key_id) if settings.receipt_key_id else None
+    signer = getattr(settings, "operator_function", None)
+    if signer and audit_key is None:
+        from .adapters.aws.operator_signer import LambdaAuditSigner
+
+        audit_key = LambdaAuditSigner(client("lambda"), str(signer))
     parts: dict[str, Any] = {}
     if "sessions" in wanted:
         from .adapters.aws.s3_sessions import S3SessionStore  # imports strands: the agent functions only

@@ -169,18 +169,16 @@ def test_the_receipt_key_file_is_private(started: Any) -> None:
 
 def test_stale_plan_shows_what_changed_and_proposes_again(started: Any) -> None:
     data_dir, run = started(*SOD)
-    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "0").returncode == 0
     made, _ = endpoint(data_dir)
     page = made.show(link(run, 2))
-    assert (
-        "Inventory THREAD-RED-40: 600 -&gt; 1500." in page.body and "Propose again on the current shop" not in page.body
-    )
+    assert "Inventory THREAD-RED-40: 600 -&gt; 0." in page.body and "Propose again on the current shop" not in page.body
     refused = cli(
         "resume", "--data-dir", str(data_dir), "--checkpoint", run["CHECKPOINT_ID"], "--decision", "approve",
         "--reviewed-hash", run["PROPOSAL_HASH"], "--approver", "ben@example.com",
     )  # fmt: skip
     assert refused["REFUSED"] == "STALE_DOMAIN_STATE"
-    assert "Inventory THREAD-RED-40: 600 -> 1500." in refused.stderr and "repropose" in refused.stderr
+    assert "Inventory THREAD-RED-40: 600 -> 0." in refused.stderr and "repropose" in refused.stderr
     again = cli("repropose", "--data-dir", str(data_dir), "--checkpoint", run["CHECKPOINT_ID"])
     assert again.returncode == 0, again.stderr
     assert again["PROPOSAL_HASH"] != run["PROPOSAL_HASH"] and again["SUPERSEDED_APPROVAL_ID"] == run["APPROVAL_ID"]

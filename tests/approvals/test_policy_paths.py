@@ -135,7 +135,7 @@ def test_proposing_again_recomputes_the_quorum_under_the_stored_policy(started: 
 
 def test_a_stale_plan_is_rejected_on_the_page_and_the_approval_closes(started: Any) -> None:
     data_dir, run = started(*SOD)
-    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "0").returncode == 0
     made, recorder = endpoint(data_dir)
     shown = made.show(link(run, 2))
     assert "The shop changed" in shown.body and "Approve this exact plan" not in shown.body and "Reject" in shown.body
@@ -158,7 +158,7 @@ def test_a_stale_plan_is_rejected_on_the_page_and_the_approval_closes(started: A
 
 def test_resume_reject_cancels_a_stale_plan(started: Any) -> None:
     data_dir, run = started(*SOD)
-    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "0").returncode == 0
     digest = shop_state(data_dir)["digest"]
     stale = _resume(data_dir, run, "approve", "ben@example.com")
     assert stale["REFUSED"] == "STALE_DOMAIN_STATE" and "or cancel it" in stale.stderr
@@ -213,7 +213,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(started: An
     from production_orchestrator.services.runs.repropose import propose_again
 
     data_dir, run = started(*SOD)
-    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "0").returncode == 0
     both = threading.Barrier(2)
     results: list[Any] = []
 

@@ -189,13 +189,13 @@ def test_a_stale_plan_shows_what_changed_and_proposes_again(browser: Any, tmp_pa
 
     port = free_port()
     data_dir, values = _start(tmp_path, port)
-    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert cli("shop", "--data-dir", str(data_dir), "set-inventory", "THREAD-RED-40", "0").returncode == 0
     served = Served(data_dir, port)
     try:
         _get(browser, values["APPROVAL_URL_3"])  # cy
         body = browser.find_element(By.TAG_NAME, "body").text
-        assert "The shop changed since this plan was proposed" in body
-        assert "Inventory THREAD-RED-40: 600 -> 1500." in body
+        assert "This plan no longer holds on the current shop" in body
+        assert "Inventory THREAD-RED-40: 600 -> 0." in body
         assert not browser.find_elements(By.CSS_SELECTOR, "button.approve")
         _shot(browser, "5-stale-plan")
         assert _press(browser, "button.again") == "A new plan was proposed"

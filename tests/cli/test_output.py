@@ -67,7 +67,7 @@ def test_show_says_expired_and_superseded(pending: Callable[..., Pending]) -> No
     time.sleep(1.2)  # past the one-second window, however fast the start returned
     assert _json(short.cli("show", "--checkpoint", short.checkpoint_id, "--json"))["status"] == "expired"
     run = pending()
-    assert run.cli("shop", "set-inventory", "THREAD-RED-40", "1500").returncode == 0
+    assert run.cli("shop", "set-inventory", "THREAD-RED-40", "0").returncode == 0
     again = run.cli("repropose", "--checkpoint", run.checkpoint_id, "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["superseded_approval_id"]

@@ -111,8 +111,11 @@ def test_invalid_json_or_shape_exits_2_without_a_shop(tmp_path: Path, text: str)
 def test_replacing_the_shop_makes_pending_plans_stale(tmp_path: Path) -> None:
     pending = start_into(tmp_path / "run", "rush-order")
     doc = json.loads(pending.cli("shop", "export", "-").stdout)
-    doc["materials"][0]["on_hand"] += 1  # a recount, as a whole new shop file
-    recount = str(write(tmp_path / "recount.json", doc))
+    first, *rest = doc["materials"]
+    more = {**doc, "materials": [dict(first, on_hand=first["on_hand"] + 1), *rest]}
+    assert pending.cli("shop", "import", str(write(tmp_path / "more.json", more))).returncode == 0  # stales nothing
+    doc["materials"] = [m if m["id"] != "THREAD-RED-40" else dict(m, on_hand=0) for m in doc["materials"]]
+    recount = str(write(tmp_path / "recount.json", doc))  # a recount with no red thread: the plan is short
     before = fingerprint(pending.data_dir)
     guarded = pending.cli("shop", "import", recount)
     assert guarded.returncode == 2 and "IMPORT_CONFLICT" in guarded.stderr and pending.checkpoint_id in guarded.stderr

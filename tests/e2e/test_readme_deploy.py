@@ -204,6 +204,7 @@ class Runner:
                 "ApprovalTopicArn": self.deployment.topic_arn,
                 "StateMachineArn": self.deployment.state_machine_arn,
                 "SessionBucketName": self.deployment.bucket_name,
+                "OperatorFunctionName": self.deployment.function_name("sign_operator_audit"),
             }
         )
         # The template's bucket is versioned (StateStore): so is the deployment's, for the teardown to empty.
@@ -213,7 +214,7 @@ class Runner:
         self.aws.client("s3").put_bucket_versioning(
             Bucket=self.deployment.bucket_name, VersioningConfiguration={"Status": "Enabled"}
         )
-        assert {"SubmitUrl", "DecisionUrl", "TableName", "ApprovalTopicArn"} <= set(outputs)
+        assert {"SubmitUrl", "DecisionUrl", "TableName", "ApprovalTopicArn", "OperatorFunctionName"} <= set(outputs)
 
     def _aws(self, line: str) -> Any:
         words = shlex.split(line)

@@ -30,6 +30,7 @@ STRANDS_FREE = (
     "receive_email",
     "remind",
     "receipt_rule_set",
+    "sign_operator_audit",
 )
 AGENT = ("run_agent", "resume_agent")
 

@@ -243,7 +243,16 @@ def test_hmac_keys_do_not_delegate_to_iam_and_name_the_roles_that_mac(template: 
     named = [s for s in receipt if "AWS::AccountId" not in _principal_refs(s)]
     assert _principals(named, "kms:VerifyMac") == _role_arns(template, ["resume_agent"])
     audit = next(v for k, v in policies.items() if "audit chain" in k)
-    appenders = ["run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox", "remind"]
+    appenders = [
+        "run_agent",
+        "request_approval",
+        "decide",
+        "resume_agent",
+        "record_expiry",
+        "send_outbox",
+        "remind",
+        "sign_operator_audit",  # the operator's --table writes, through the operator function
+    ]
     assert _principals(audit, "kms:GenerateMac") == _role_arns(template, appenders)
 
 

@@ -261,6 +261,7 @@ def test_each_handler_has_its_own_function_role_log_group_and_tracing(template_j
         "send_outbox",
         "submit",
         "remind",
+        "sign_operator_audit",  # the operator's --table writes' audit MACs
     }
     roles = {json.dumps(fn["Properties"]["Role"]) for fn in functions.values()}
     assert len(roles) == len(functions), "every function has its own role"
@@ -359,7 +360,16 @@ def test_the_audit_chain_is_maced_by_its_own_key_that_every_appender_may_sign_wi
     keys = _hmac_keys(template_json)
     (key_id,) = [k for k, key in keys.items() if "audit chain" in key["Properties"]["Description"]]
     assert keys[key_id]["Properties"]["KeyUsage"] == "GENERATE_VERIFY_MAC"
-    appenders = ("run_agent", "request_approval", "decide", "resume_agent", "record_expiry", "send_outbox", "remind")
+    appenders = (
+        "run_agent",
+        "request_approval",
+        "decide",
+        "resume_agent",
+        "record_expiry",
+        "send_outbox",
+        "remind",
+        "sign_operator_audit",
+    )
     for handler in appenders:
         env = template_json["Resources"][_function_id(template_json, handler)]["Properties"]["Environment"]
         assert env["Variables"]["PO_AUDIT_KEY_ID"] == {"Ref": key_id}

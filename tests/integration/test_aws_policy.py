@@ -288,7 +288,7 @@ def test_two_propose_again_at_once_leave_one_successor_and_no_orphan(aws: AwsWor
     flow = start(aws)
     flow.request_approval()
     event = AuditEvent(event_type="inventory_set", at="2026-08-12T09:00:00Z")
-    DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 1500, event)
+    DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 0, event)
     cold_start()
     root = agent_root()
     results = together([lambda: propose_again(root.runtime, ProposeAgain(flow.approval_id, root.binding))] * 2)

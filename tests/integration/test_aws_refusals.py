@@ -86,7 +86,7 @@ def _other_reviewed_hash(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.Mon
 
 def _inventory_counted(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
     event = AuditEvent(event_type="inventory_set", at="2026-08-12T09:00:00Z", detail={"material_id": "THREAD-RED-40"})
-    DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 650, event)
+    DynamoShopStore(aws.dynamodb, aws.table).set_inventory("THREAD-RED-40", 0, event)  # none on hand: the plan is short
     return {}
 
 

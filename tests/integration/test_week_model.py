@@ -1,6 +1,7 @@
 """A shop's week, model-based (tests/support/week_model.py), on both stores: random interleavings of starts,
-approvals, rejects, expiries and operator writes; never an overbooked machine-day, never a plan applied whose
-footprint differs from what its approvers saw, exactly one application per approved plan.
+approvals, rejects, expiries, operator writes, completions and deliveries, under the staleness rule by
+re-validation; never an overbooked machine-day, never a plan applied that breaks a rule or a promise its approvers
+saw, no plan staled by a change that only frees capacity or stock, exactly one application per approved plan.
 
 Small here (``make test``); ``make week-model`` runs more and longer sequences (PO_WEEK_EXAMPLES, PO_WEEK_STEPS).
 """
@@ -20,7 +21,8 @@ STEPS = int(os.environ.get("PO_WEEK_STEPS", "14"))
 
 def _exercised(outcomes: dict[str, int]) -> None:
     # The sequences are seeded, so these counts are fixed: each kind of step the invariants guard happened.
-    for kind in ("start:started", "start:already_pending", "approve:applied", "approve:applied_on_a_changed_shop"):
+    kinds = ("start:started", "start:already_pending", "approve:applied", "approve:applied_on_a_changed_shop")
+    for kind in (*kinds, "approve:applied_where_the_footprint_changed", "free:complete", "free:receive"):
         assert outcomes.get(kind, 0) > 0, f"no {kind} in {outcomes}"
 
 

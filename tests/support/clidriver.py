@@ -45,8 +45,11 @@ class Run:
 
 
 def env(extra: Mapping[str, str] | None = None, *, drop: tuple[str, ...] = ()) -> dict[str, str]:
-    """The environment a CLI subprocess runs with: this one without PYTHONPATH or PO_DATA_DIR, plus ``extra``."""
+    """The environment a CLI subprocess runs with: this one without PYTHONPATH or PO_DATA_DIR, plus ``extra``.
+    The user's configuration directory points nowhere unless ``extra`` names one: a developer's own
+    production-orchestrator.toml never changes what a test runs."""
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PO_DATA_DIR", *drop)}
+    environment["XDG_CONFIG_HOME"] = str(ROOT / "tests" / "support" / "no-user-config")
     environment.update(extra or {})
     return environment
 

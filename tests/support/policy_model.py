@@ -129,6 +129,8 @@ class Chain:
     expires_at: datetime
     domain_digest: str
     secrets: dict[str, str]
+    first_day: str = ""  # the first day the plan changes: once it has passed in the shop, the plan is stale by time
+    red_needed: int = 0  # THREAD-RED-40 its order needs beyond what the plan buys: less on hand, and it is stale
     status: str = "pending"
     votes: list[tuple[str, bool]] = field(default_factory=list)
     resumed: bool = False
@@ -257,9 +259,18 @@ class PolicyMachine(RuleBasedStateMachine):
         return state and state.digest(), store.application_count(), ids, decisions, records, len(store.audit_events())
 
     def stale(self, chain: Chain) -> bool:
-        """The shop moved on since the chain's plan was proposed (a fact of the store, not of the policy)."""
+        """The chain's plan no longer holds (a fact of the store and the clock, not of the policy): a day of it
+        passed in the shop, another plan placed its order, or less red thread is on hand than it counts on.
+        More thread than it found is no conflict."""
         state = self.rt.store.load_state()
-        return state is not None and state.digest() != chain.domain_digest
+        if state is None:
+            return False
+        if state.today(self.clock()) > chain.first_day:
+            return True
+        if state.digest() == chain.domain_digest:
+            return False
+        target, red = state.order("RUSH-200"), state.material("THREAD-RED-40")
+        return bool(target and target.schedule) or (red is not None and red.on_hand < chain.red_needed)
 
     def check(self, case: str, predicted: str, observed: str) -> None:
         self.tally.case(case, observed)
@@ -276,7 +287,10 @@ class PolicyMachine(RuleBasedStateMachine):
             self.rt.store.get_proposal(result.checkpoint.proposal_hash) or b"", result.checkpoint.proposal_hash
         )
         procured = sum(a.quantity for a in proposal.procurement_actions)
+        red = sum(a.quantity for a in proposal.procurement_actions if a.material_id == "THREAD-RED-40")
         chain = Chain(
+            first_day=min(a.day for c in proposal.schedule_changes for a in (*c.before, *c.after)),
+            red_needed=proposal.target_order.quantity * 10 - red,  # CREST-PATCH-RED: 10 RED-40 per patch
             root=root or approval.approval_id,
             approval_id=approval.approval_id,
             checkpoint_id=result.checkpoint.checkpoint_id,

@@ -111,7 +111,7 @@ def _reviewed_hash_mismatch(p: Pending) -> tuple[str, ...]:
 
 
 def _stale_domain_state(p: Pending) -> tuple[str, ...]:
-    changed = p.cli("shop", "set-inventory", "THREAD-RED-40", "1500")
+    changed = p.cli("shop", "set-inventory", "THREAD-RED-40", "0")  # the plan's purchase no longer covers its order
     if changed.returncode != 0:
         raise AssertionError(changed.stderr)
     return p.resume_args()

@@ -3,15 +3,21 @@ approvals, rejects, expiries and operator writes on one shop, run in-process aga
 code (the real Strands loop with the scripted model) on SQLite or on DynamoDB (moto).
 
     start e-mail k (k from a small pool: totes and caps in several sizes, with and without a Message-ID)
-    approve / reject a run (CLI resume)   operator write (set-inventory)   clock jump (expiry)
+    approve / reject a run (CLI resume)   operator write (set-inventory)   clock jump (expiry, days passing)
+    order complete / shop receive (changes that only free capacity or stock)
 
-The reference is deliberately simple and independent of the staleness code: an approve goes exactly when
-the footprint part of the shop (``footprint_digest``) is what the plan was made on; otherwise it is
-STALE_DOMAIN_STATE. Invariants after every step:
+The reference is deliberately simple and independent of the staleness code: an approve after a day of the plan
+has passed (since the day it was made) is STALE_DOMAIN_STATE; one on a shop whose footprint part
+(``footprint_digest``) is what the plan was made on goes; any other may go or be STALE_DOMAIN_STATE, and
+when it goes the invariants below say it was right to. Invariants after every step:
 
 - never an overbooked machine-day (capacity and calendar of every machine-day the shop books);
-- never a plan applied whose footprint differs from what its approvers saw (checked on the shop as it was
-  just before the apply, and against the ``plan_applied`` event's own digests);
+- never a plan applied that breaks a rule or a promise its approvers saw: on the shop just before the apply
+  every order it moves was where it found it, the independent checker finds no broken rule, and after it
+  every order it changes runs exactly as the plan said, the new order finishing on the day and with the
+  on-time verdict the plan showed (and the ``plan_applied`` event names the digests and the check);
+- a change that only frees capacity or stock (an order completed that no pending plan moves, a delivery)
+  stales no pending plan that held before it;
 - exactly one application per approved plan, none for a rejected or expired one;
 - a start of a request whose run is open answers ALREADY_PENDING and writes nothing; a reject or an expiry
   leaves the shop's digest exactly as it was.
@@ -37,16 +43,21 @@ from production_orchestrator.domain.errors import (
     RequestAlreadyDecidedError,
     ResumeRefusedError,
 )
+from production_orchestrator.domain.planning import checker
+from production_orchestrator.domain.planning.materials import ready_day, shortages
 from production_orchestrator.domain.planning.proposal import ProposalContent
+from production_orchestrator.domain.planning.still_holds import changed_days
 from production_orchestrator.domain.records import audit_event, parse_utc
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.footprint import footprint_digest
 from production_orchestrator.domain.shop.model import ShopState
 from production_orchestrator.services.asking.request_approval import operator_plan
 from production_orchestrator.services.deciding.resume_approval import ResumeDirect, resume_direct
+from production_orchestrator.services.evidence import freshness, load_checkpoint
 from production_orchestrator.services.runs.plan_request import PlanRequest
 from production_orchestrator.services.runs.start import StartRun, start_run
 from production_orchestrator.services.runtime import Runtime
+from production_orchestrator.services.shop import life as shop_life
 from production_orchestrator.services.shop.importing import ImportShop, import_shop
 from tests.support.policy_model import BINDING, Clock
 
@@ -95,6 +106,7 @@ class Run:
     proposal_hash: str
     proposal: ProposalContent
     expires: Any
+    made_on: str = ""  # the shop's day the plan was made
     status: str = "pending"  # pending | applied | rejected
 
 
@@ -169,32 +181,73 @@ class WeekModel:
         assert not decided, "a decided request started again without --again"
         assert self.state().digest() == before[0], "a start changed the shop"
         cp = result.checkpoint
-        self.runs.append(Run(email, cp.checkpoint_id, cp.proposal_hash, result.proposal, parse_utc(cp.expires_at)))
+        made_on = self.state().today(parse_utc(cp.created_at))
+        self.runs.append(
+            Run(email, cp.checkpoint_id, cp.proposal_hash, result.proposal, parse_utc(cp.expires_at), made_on)
+        )
         self.tally.case("start:started")
+
+    def day_passed(self, run: Run) -> bool:
+        """A day the plan changes (or must buy by) is before today, and a day passed since it was made."""
+        state = self.state()
+        today = state.today(self.clock())
+        days = [d for d, _ in changed_days(run.proposal)] + [a.needed_by for a in run.proposal.procurement_actions]
+        return today > run.made_on and min(days) < today
 
     def approve(self, run: Run) -> None:
         before_state, before = self.state(), self.fingerprint()
         same_footprint = footprint_digest(before_state, run.proposal.footprint) == run.proposal.footprint_digest
         expired = self.clock() >= run.expires
+        passed = self.day_passed(run)
         observed = self.decide(run, True)
         self.tally.case(f"approve:{observed}")
         if expired:
             assert observed == "EXPIRED", f"an approve after the window: {observed}"
+        elif passed:
+            assert observed == "STALE_DOMAIN_STATE", f"a plan whose day has passed was {observed}"
         elif same_footprint:
             assert observed == "applied", f"a plan whose footprint is as its approvers saw it was {observed}"
         else:
-            assert observed == "STALE_DOMAIN_STATE", f"a plan whose footprint changed was {observed}"
+            assert observed in ("applied", "STALE_DOMAIN_STATE"), f"a plan on a changed shop was {observed}"
         if observed != "applied":
             assert self.fingerprint() == before, f"a refused approve ({observed}) wrote something"
             return
         run.status = "applied"
         if before_state.digest() != run.proposal.base_digest:
             self.tally.case("approve:applied_on_a_changed_shop")
+            if not same_footprint:
+                self.tally.case("approve:applied_where_the_footprint_changed")
+        self.held_as_promised(run, before_state)
         events = [e.detail for e in self.rt.store.audit_events() if e.event_type == "plan_applied"]
         mine = [d for d in events if d.get("footprint_digest") == run.proposal.footprint_digest]
         assert mine and mine[-1]["applied_on_digest"] == before_state.digest()
         assert mine[-1]["proposed_on_digest"] == run.proposal.base_digest
         assert mine[-1]["result_digest"] == self.state().digest()
+        unchanged = before_state.digest() == run.proposal.base_digest
+        assert mine[-1]["staleness_check"] == ("unchanged" if unchanged else "still holds")
+
+    def held_as_promised(self, run: Run, before: ShopState) -> None:
+        """The applied plan broke no rule and kept every promise its approvers saw (checked independently)."""
+        proposal, after = run.proposal, self.state()
+        target = proposal.target_order.model_copy(update={"schedule": ()})
+        for change in proposal.schedule_changes:
+            found = before.order(change.order_id)
+            if change.order_id != target.id:
+                assert found is not None and found.schedule == change.before, f"{change.order_id} had moved"
+            placed = after.order(change.order_id)
+            assert placed is not None and placed.schedule == change.after, f"{change.order_id} not as planned"
+        shop = before if before.order(target.id) else before.with_order(target)
+        product = shop.product(target.product)
+        assert product is not None
+        day = proposal.planning_day
+        earliest = ready_day(shortages(shop, target, product, day), day)
+        plan = checker.Plan(shop, target, day, earliest, {c.order_id: c.after for c in proposal.schedule_changes})
+        broken = checker.violations(plan)
+        assert not broken, f"the applied plan breaks {broken}"
+        placed = after.order(target.id)
+        assert placed is not None and placed.last_day == max(a.day for a in proposal.new_schedule())
+        late_shown = any(r.order_id == target.id and r.finish > r.due for r in proposal.at_risk)
+        assert (placed.last_day > placed.due) == late_shown, "the new order's on-time verdict changed"
 
     def reject(self, run: Run) -> None:
         digest = self.state().digest()
@@ -208,6 +261,35 @@ class WeekModel:
     def operator_write(self, material: str, quantity: int) -> None:
         self.rt.store.set_inventory(material, quantity, audit_event("inventory_set", self.clock()))
         self.tally.case("operator_write")
+
+    def fresh_runs(self) -> set[str]:
+        """Pending runs whose plan holds now (the staleness rule, asked without deciding)."""
+        found = set()
+        for run in self.runs:
+            if run.status == "pending" and self.clock() < run.expires:
+                checkpoint = load_checkpoint(self.rt.store, run.checkpoint_id)
+                if not freshness(self.rt.store, checkpoint, run.proposal, self.clock()).stale:
+                    found.add(run.checkpoint_id)
+        return found
+
+    def freeing_change(self, pick: int, quantity: int) -> None:
+        """An order completes that no pending plan moves, or a delivery arrives: no plan that held may go stale."""
+        held = self.fresh_runs()
+        moved = {c.order_id for r in self.runs if r.status == "pending" for c in r.proposal.schedule_changes}
+        free = [o.id for o in self.state().orders if o.id not in moved]
+        try:
+            if pick % 2 and free:
+                shop_life.complete(self.rt, shop_life.Complete(free[pick % len(free)]))
+                self.tally.case("free:complete")
+            else:
+                material = MATERIALS[pick % len(MATERIALS)]
+                shop_life.receive(self.rt, shop_life.Receive(material, quantity))
+                self.tally.case("free:receive")
+        except OrchestratorError:
+            self.tally.case("free:refused")
+            return
+        still = self.fresh_runs()
+        assert held <= still, f"a change that only frees capacity or stock staled {sorted(held - still)}"
 
     def clock_jump(self, hours: int) -> None:
         self.clock.now += timedelta(hours=hours)
@@ -244,9 +326,12 @@ class WeekModel:
         elif roll < 0.72:
             run = self.rng.choice(pending)
             action, act = f"reject {run.email}", lambda: self.reject(run)
-        elif roll < 0.88:
+        elif roll < 0.8:
             material, quantity = self.rng.choice(MATERIALS), self.rng.choice((0, 50, 500, 5000))
             action, act = f"set {material} {quantity}", lambda: self.operator_write(material, quantity)
+        elif roll < 0.88:
+            pick, quantity = self.rng.randrange(1000), self.rng.choice((1, 50, 500))
+            action, act = f"free {pick} {quantity}", lambda: self.freeing_change(pick, quantity)
         else:
             hours = self.rng.choice((1, 6, 31))
             action, act = f"clock +{hours}h", lambda: self.clock_jump(hours)

@@ -91,6 +91,8 @@ class RunContext:
     revision: Revision | None = None
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
+    # Told each step as it begins (a person watching a terminal); None: nobody is.
+    progress: Callable[[str], None] | None = None
 
     def __post_init__(self) -> None:
         self.store = run_view(self.store)

@@ -11,13 +11,20 @@ from typing import Any
 
 from strands import Agent
 from strands.agent.conversation_manager import NullConversationManager
+from strands.hooks import HookProvider
 
 from ..domain.records import ProviderBinding, agent_identity
 from .context import RunContext
 from .hooks import ApprovalHook, AuditHook
+from .progress import ProgressHook
 from .prompts import SYSTEM_PROMPT
 from .providers import ModelSettings, build_model, build_retry_strategy
 from .tools import build_tools
+
+
+def progress_hooks(ctx: RunContext) -> list[HookProvider]:
+    """The progress hook when the run reports its steps (it changes nothing the agent does)."""
+    return [ProgressHook(ctx.progress)] if ctx.progress is not None else []
 
 
 def build_agent(
@@ -37,7 +44,7 @@ def build_agent(
         name="production-planner",
         # Never trim: the conversation is the planner's memory across processes.
         conversation_manager=NullConversationManager(),
-        hooks=[ApprovalHook(ctx), AuditHook(ctx)],
+        hooks=[ApprovalHook(ctx), AuditHook(ctx), *progress_hooks(ctx)],
         session_manager=session_manager,
         callback_handler=None,
         retry_strategy=build_retry_strategy(settings),

@@ -13,11 +13,12 @@ from strands import tool
 from strands.types.tools import AgentTool
 
 from .. import faults
-from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError
+from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError, StaleStateError
 from ..domain.messages.outbox import messages_digest, queue_messages
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.planning.propose import Requested, analyze_blockers, apply_proposal, build_proposal
-from ..domain.records import require_hash
+from ..domain.planning.still_holds import judged_today
+from ..domain.records import parse_utc, require_hash
 from ..domain.shop.model import Order, ShopState, add_days, hours
 from .context import RunContext
 
@@ -67,13 +68,32 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
     if proposal_hash != checkpoint.proposal_hash or decision.reviewed_hash != proposal_hash:
         raise IntegrityError("the approved proposal is not the one this call names")
     proposal = stored_proposal(ctx, proposal_hash)
-    state = _state(ctx)
-    if ctx.store.application_count(proposal_hash):
-        # A resume that died after its apply is being finished: the plan is in, never apply it again.
-        return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
-    # The one staleness rule again, on the shop as read here: the write below is conditioned on exactly
-    # this state, so a shop that moves on between the read and the write refuses instead of applying.
-    new_state = apply_proposal(state, proposal)
+    for _ in range(APPLY_ATTEMPTS):
+        state = _state(ctx)
+        if ctx.store.application_count(proposal_hash):
+            # A resume that died after its apply is being finished: the plan is in, never apply it again.
+            return _json({"applied": False, "revision": state.revision, "summary": proposal.summary()})
+        try:
+            new_state, applied_now = _apply_on(ctx, proposal, proposal_hash, state)
+        except StaleStateError:
+            continue  # the shop moved between the read and the write: judge again on it, rebase again
+        faults.point("after_apply_before_session_sync")
+        return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
+    raise StaleStateError("the shop kept changing while the plan was applied; nothing was written")
+
+
+APPLY_ATTEMPTS = 5
+
+
+def _apply_on(
+    ctx: RunContext, proposal: ProposalContent, proposal_hash: str, state: ShopState
+) -> tuple[ShopState, bool]:
+    """Apply ``proposal`` on ``state`` as read: the one staleness rule again, then the plan's changes rebased onto
+    ``state`` in one write conditioned on exactly that state (``StaleStateError`` when it moved meanwhile)."""
+    checkpoint, decision = ctx.approved_checkpoint, ctx.decision
+    assert checkpoint is not None and decision is not None
+    new_state = apply_proposal(state, proposal, judged_today(state, parse_utc(checkpoint.created_at), ctx.clock()))
+    check = "unchanged" if state.digest() == proposal.base_digest else "still holds"
     # The drafted messages were part of what the human approved: queued with the plan, in the same write.
     messages = queue_messages(proposal, proposal_hash, checkpoint.checkpoint_id, ctx.clock())
     applied_now = ctx.store.apply_plan(
@@ -92,11 +112,12 @@ def apply_approved(ctx: RunContext, proposal_hash: str) -> str:
             applied_on_digest=state.digest(),
             result_digest=new_state.digest(),
             footprint_digest=proposal.footprint_digest,
+            staleness_rule=state.staleness,
+            staleness_check=check,  # unchanged | still holds: the plan rebased onto a changed shop
         ),
         messages=messages,
     )
-    faults.point("after_apply_before_session_sync")
-    return _json({"applied": applied_now, "revision": new_state.revision, "summary": proposal.summary()})
+    return new_state, applied_now
 
 
 # What the read-only tools show a model: enough to follow the plan, never the whole of a large shop.

@@ -6,6 +6,7 @@
     POST ?a=&s= form decision=approve|reject     -> decide (services/deciding/decide.py: the one policy), then the
                                                     page of what it did, or the form again with why not
                      decision=repropose (stale)  -> plan again on the current shop, same links
+                     decision=revise + guidance  -> the next version, planned with the holder's guidance
 
 The link secret arrives in the query string (the forms post back to their own URL); a form field ``s``
 is accepted too. Neither is ever logged or rendered.
@@ -26,6 +27,10 @@ from ..services.runtime import Runtime
 from . import pages as page
 
 Reproposer = Callable[[LinkView], str]  # runs the agent again; returns the new proposal hash
+# Runs the agent again with the holder's guidance (the "Change the plan" form's fields); returns the new
+# version's (proposal hash, version), or raises the refusal (OrchestratorError) with nothing written.
+Reviser = Callable[[LinkView, Mapping[str, str]], tuple[str, int]]
+GUIDANCE_FIELDS = ("keep", "overtime", "quantity", "due", "product", "note")
 
 # Refusals after which the holder may still decide: the form comes back, with why and what they typed.
 _FORM_AGAIN = {
@@ -52,8 +57,14 @@ class DecisionEndpoint:
     rt: Runtime
     allowed_approvers: Sequence[str] | None = None
     reproposer: Reproposer | None = None
+    reviser: Reviser | None = None
     # Local mode resumes synchronously, so the page can say how it ended; the Lambda cannot.
     report_outcome: bool = False
+
+    @property
+    def can_revise(self) -> bool:
+        """The pages offer "Change the plan" (a reviser is composed in)."""
+        return self.reviser is not None
 
     def clock(self) -> datetime:
         """The runtime's clock."""
@@ -70,7 +81,9 @@ class DecisionEndpoint:
         if view is None:
             return PageResponse(404, page.render_neutral(), "not_usable")
         if view.is_open(now) and not view.approval.has_voted(view.approver):
-            body = page.render_confirmation(view, now=now, can_repropose=self.reproposer is not None)
+            body = page.render_confirmation(
+                view, now=now, can_repropose=self.reproposer is not None, can_revise=self.can_revise
+            )
             return PageResponse(200, body, "stale_shown" if view.changes else "confirmation_shown")
         return PageResponse(200, self._state(view, now), "state_shown")
 
@@ -83,6 +96,8 @@ class DecisionEndpoint:
         reviewed_hash = form.get("reviewed_hash", "")
         if choice == "repropose":
             return self._repropose(approval_id, secret, reviewed_hash)
+        if choice == "revise":
+            return self._revise(approval_id, secret, reviewed_hash, form)
         if choice not in ("approve", "reject"):
             return PageResponse(400, page.render_invalid("the form is incomplete or malformed"), "invalid")
         command = Decide(
@@ -117,7 +132,12 @@ class DecisionEndpoint:
         if result.status == "invalid" or (result.code in _FORM_AGAIN and view.is_open(now)):
             status, label = (400, "invalid") if result.status == "invalid" else _FORM_AGAIN[result.code]  # type: ignore[index]
             body = page.render_confirmation(
-                view, now=now, can_repropose=self.reproposer is not None, message=result.detail, reason=reason
+                view,
+                now=now,
+                can_repropose=self.reproposer is not None,
+                message=result.detail,
+                reason=reason,
+                can_revise=self.can_revise,
             )
             return PageResponse(status, body, label)
         return PageResponse(409, self._page(view, now, result.detail), "closed")
@@ -132,7 +152,9 @@ class DecisionEndpoint:
     def _page(self, view: LinkView, now: datetime, problem: str) -> str:
         """The page a holder sees after a POST that recorded nothing: the form if they may still decide."""
         if view.is_open(now) and not view.approval.has_voted(view.approver):
-            return page.render_confirmation(view, now=now, can_repropose=self.reproposer is not None, message=problem)
+            return page.render_confirmation(
+                view, now=now, can_repropose=self.reproposer is not None, message=problem, can_revise=self.can_revise
+            )
         return self._state(view, now, problem=problem)
 
     def _repropose(self, approval_id: str, secret: str, reviewed_hash: str) -> PageResponse:
@@ -153,3 +175,19 @@ class DecisionEndpoint:
             after = self._view(approval_id, secret) or view
             return PageResponse(409, self._page(after, now, str(exc)), "closed")
         return PageResponse(200, page.render_reproposed(proposal_hash=new_hash), "reproposed")
+
+    def _revise(self, approval_id: str, secret: str, reviewed_hash: str, form: Mapping[str, str]) -> PageResponse:
+        now = self.clock()
+        view = self._view(approval_id, secret)
+        if view is None:
+            return PageResponse(404, page.render_neutral(), "closed")
+        if self.reviser is None or not view.is_open(now) or reviewed_hash != view.checkpoint.proposal_hash:
+            problem = "this plan cannot be changed from here (it is closed, or it is not the plan shown)"
+            return PageResponse(409, self._page(view, now, problem), "closed")
+        guidance = {name: str(form.get(name, "")).strip() for name in GUIDANCE_FIELDS}
+        try:
+            new_hash, version = self.reviser(view, guidance)
+        except OrchestratorError as exc:
+            after = self._view(approval_id, secret) or view
+            return PageResponse(409, self._page(after, now, str(exc)), "not_revised")
+        return PageResponse(200, page.render_revised(proposal_hash=new_hash, version=version), "revised")

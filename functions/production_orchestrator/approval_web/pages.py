@@ -21,6 +21,7 @@ from html import escape
 from ..domain.approval.approvals import ApprovalRecord
 from ..domain.planning.proposal import ProposalContent
 from ..domain.planning.timeline import build_timeline
+from ..domain.planning.versions import version_changes
 from ..domain.presentation import (
     MESSAGES_ON_APPROVAL,
     describe_allocations,
@@ -85,7 +86,7 @@ def _changes(changes: list[str], can_repropose: bool) -> str:
         else "Reject it to cancel it; a new run plans on the current shop."
     )
     return (
-        '<section class="note bad" role="alert"><h2>The shop changed since this plan was proposed</h2>'
+        '<section class="note bad" role="alert"><h2>This plan no longer holds on the current shop</h2>'
         f"{items(changes)}<p>Approving it would be refused. {then}</p></section>"
     )
 
@@ -132,7 +133,46 @@ def _plan(view: LinkView) -> list[str]:
     ]
 
 
-def _forms(view: LinkView, *, can_repropose: bool, reason: str) -> str:
+def _field(name: str, label: str, kind: str = "text", hint: str = "") -> str:
+    extra = f' placeholder="{escape(hint)}"' if hint else ""
+    return f'<label for="rv-{name}">{label}</label><input id="rv-{name}" name="{name}" type="{kind}"{extra}>'
+
+
+def _revise_form(view: LinkView, hidden: str) -> str:
+    """ "Change the plan": guidance for the agent to plan again with (a new version, decided afresh)."""
+    first = view.proposal.planning_day
+    return (
+        '<details class="change"><summary>Change the plan</summary>'
+        f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="revise">'
+        '<p class="small">The agent plans this request again with what you ask. The result is a new version; '
+        "this one can then no longer be approved, and every approver decides on the new one.</p>"
+        + _field("keep", "Keep these orders where they are (ids, comma-separated)", hint="STANDARD-100")
+        + _field("overtime", "Overtime (MACHINE:DAY:MINUTES, comma-separated)", hint=f"EMB-01:{first}:120")
+        + _field("quantity", "Quantity", "number")
+        + _field("due", "Due day", "date")
+        + _field("product", "Product code")
+        + '<label for="rv-note">Note to the agent</label>'
+        '<textarea id="rv-note" name="note" rows="2" maxlength="1000"></textarea>'
+        '<button type="submit" class="again">Plan it again with this</button></form></details>'
+    )
+
+
+def _versions(view: LinkView) -> str:
+    """The version this one revised, beside it: what changed, and its own before/after timeline."""
+    previous, revision = view.previous, view.proposal.revision
+    if previous is None or revision is None:
+        return ""
+    changed = items(version_changes(previous, view.proposal))
+    asked = items(revision.guidance.words())
+    return (
+        f"<section><h2>Version {revision.version}: changed by {escape(revision.given_by)}</h2>"
+        f"<p>Asked:</p>{asked}<p>What changed since version {revision.version - 1}:</p>{changed}</section>"
+        f"<section><h2>Version {revision.version - 1} (replaced by this one)</h2>"
+        f"{render_timeline(build_timeline(view.base, previous))}</section>"
+    )
+
+
+def _forms(view: LinkView, *, can_repropose: bool, reason: str, can_revise: bool = False) -> str:
     hidden = _hidden(view.checkpoint)
     parts = []
     if view.changes:
@@ -151,6 +191,8 @@ def _forms(view: LinkView, *, can_repropose: bool, reason: str) -> str:
             '<p class="note">You started this run, so you may not approve it (separation of duties). '
             "You can still reject it.</p>"
         )
+    if can_revise:
+        parts.append(_revise_form(view, hidden))
     label = "Reason for rejecting (required, kept in the audit trail)"
     parts.append(
         f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="reject">'
@@ -168,19 +210,26 @@ def _deadline(view: LinkView, now: datetime) -> str:
 
 
 def render_confirmation(
-    view: LinkView, *, now: datetime, can_repropose: bool = False, message: str = "", reason: str = ""
+    view: LinkView,
+    *,
+    now: datetime,
+    can_repropose: bool = False,
+    message: str = "",
+    reason: str = "",
+    can_revise: bool = False,
 ) -> str:
     """An open approval: a summary card with the forms whose POST decides (the first screen of a phone), then
     the schedule before and after, why, the details, its fingerprint, provider, who is asked and the time
     left. ``message``: why the last POST recorded nothing; ``reason``: what was typed, kept."""
     stale = _changes(view.changes, can_repropose) if view.changes else ""
-    forms = _forms(view, can_repropose=can_repropose, reason=reason)
+    forms = _forms(view, can_repropose=can_repropose, reason=reason, can_revise=can_revise and not view.changes)
     parts = [
         note(f"Your decision was not recorded: {message}" if message else ""),
         render_card(
             view.proposal, view.checkpoint.proposal_hash, deadline=_deadline(view, now), forms=forms, extra=stale
         ),
         render_timeline(build_timeline(view.base, view.proposal)),
+        _versions(view),
         *_plan(view),
         _facts(view, now),
     ]
@@ -287,6 +336,17 @@ def render_state(
     return page(_TITLES.get(status, "Approval"), "".join(parts))
 
 
+def render_revised(*, proposal_hash: str, version: int) -> str:
+    """A revised version was planned; the version before it is closed."""
+    return page(
+        f"Version {version} of the plan was made",
+        f'<p>The agent planned again with your guidance. Version {version}: <span class="fp">'
+        f"{escape(fingerprint(proposal_hash))}</span>.</p>"
+        '<p class="note ok"><b>What happens next:</b> the earlier version can no longer be approved. Open your '
+        "link again: it now shows the new version, and every approver decides on it afresh.</p>",
+    )
+
+
 def render_reproposed(*, proposal_hash: str) -> str:
     """A new plan was proposed on the current shop; the old approval is closed."""
     return page(
@@ -325,6 +385,7 @@ def render_for_file(view: LinkView, *, now: datetime, status: str) -> str:
             view.proposal, view.checkpoint.proposal_hash, deadline=_deadline(view, now), forms=where, extra=stale
         ),
         render_timeline(build_timeline(view.base, view.proposal)),
+        _versions(view),
         *_plan(view),
         _facts(view, now),
     ]

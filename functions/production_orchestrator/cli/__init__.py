@@ -17,6 +17,7 @@ preflight  before anything is written: credentials found, model server listening
 root       the composition root: one data dir -> SQLite stores, file sessions, receipt key
 processes  the local stand-in for the workflow: each resume runs in a fresh process
 completion the shell completion scripts (bash, zsh, fish), written from the parser
+config     production-orchestrator.toml (data dir, then user config dir): defaults under the flags
 aws        --table NAME: the same commands on a deployed stack's DynamoDB table (boto3 only when one runs)
 
 ``main.COMMAND_NAMES`` lists the command modules in the order ``--help`` shows them; a command imports only its own.

@@ -73,9 +73,10 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--link-base",
         type=inputs.link_base,
-        default=DEFAULT_LINK_BASE,
+        default=None,
         metavar="URL",
-        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve",
+        help="http(s) URL the approval links start with; `serve` answers on http://127.0.0.1:PORT/approve "
+        f"(default: {DEFAULT_LINK_BASE})",
     )
 
 
@@ -154,10 +155,10 @@ def print_stale(data_dir: Path, checkpoint_id: str, refusal: ResumeRefusedError)
 
     if refusal.code is not RefusalCode.STALE_DOMAIN_STATE:
         return
-    store = local_runtime(data_dir, create=False).store
-    checkpoint = load_checkpoint(store, checkpoint_id)
-    say("changed since the plan was proposed:")
-    for line in what_changed(store, checkpoint) or []:
+    rt = local_runtime(data_dir, create=False)
+    checkpoint = load_checkpoint(rt.store, checkpoint_id)
+    say("no longer holds since the plan was proposed:")
+    for line in what_changed(rt.store, checkpoint, rt.clock()) or []:
         say(f"  - {line}")
     where = f"--data-dir {data_dir} --checkpoint {checkpoint_id}"
     say(f"propose again: {PROG} repropose {where}")
@@ -207,11 +208,12 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
     """The local composition of the pages: SQLite stores, the key file, resumes and re-proposals as fresh
     processes."""
     from ..approval_web.endpoint import DecisionEndpoint
-    from .processes import SubprocessRepropose, SubprocessResume
+    from .processes import SubprocessRepropose, SubprocessResume, SubprocessRevise
 
     rt = local_runtime(data_dir, create=False)
     return DecisionEndpoint(
         rt=replace(rt, callback=SubprocessResume(data_dir, provider_args)),
         reproposer=SubprocessRepropose(data_dir, provider_args),
+        reviser=SubprocessRevise(data_dir, provider_args),
         report_outcome=True,
     )

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..contracts import ENV_AUDIT_KEY_ID, ENV_RECEIPT_KEY_ID
+from ..contracts import ENV_AUDIT_KEY_ID, ENV_OPERATOR_FUNCTION, ENV_RECEIPT_KEY_ID
 from ..domain.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 AWS_COMMANDS = "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake"
 
 
-def add_table_flag(parser: argparse.ArgumentParser, *, keys: tuple[str, ...] = (), aws_only: bool = False) -> None:
+def add_table_flag(
+    parser: argparse.ArgumentParser, *, keys: tuple[str, ...] = ("operator",), aws_only: bool = False
+) -> None:
     """``--table`` (and ``--audit-key`` / ``--receipt-key`` when ``keys`` names them) on ``parser``; SUPPRESS as
     default, so a value given before the command survives (``aws_only``: the command needs it, and says so when
     it runs). The command is marked as one with an AWS meaning."""
@@ -53,7 +55,7 @@ def add_global_table_flags(parser: argparse.ArgumentParser) -> None:
     _add_flags(
         group,
         f"run the command on this DynamoDB table instead of the data dir ({AWS_COMMANDS})",
-        ("audit", "receipt"),
+        ("audit", "receipt", "operator"),
         key_prefix="with --table: ",
     )
 
@@ -62,6 +64,26 @@ def _add_flags(group: Any, table_help: str, keys: tuple[str, ...], *, key_prefix
     """The one definition of ``--table`` and the key flags, wherever they stand (SUPPRESS: a value given before
     the command words survives the sub-parser)."""
     group.add_argument("--table", default=argparse.SUPPRESS, metavar="NAME", help=table_help)
+    group.add_argument(
+        "--region",
+        default=argparse.SUPPRESS,
+        metavar="REGION",
+        help=f"{key_prefix}the stack's region (default: $AWS_REGION, the profile's)",
+    )
+    group.add_argument(
+        "--profile",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help=f"{key_prefix}the AWS profile (default: $AWS_PROFILE)",
+    )
+    if "operator" in keys:
+        group.add_argument(
+            "--operator-function",
+            default=argparse.SUPPRESS,
+            metavar="NAME",
+            help=f"{key_prefix}the stack's OperatorFunctionName output: it MACs the shop writes' audit events "
+            f"(default: ${ENV_OPERATOR_FUNCTION})",
+        )
     for key, flag, what, variable in (
         ("audit", "--audit-key", "the audit chain", ENV_AUDIT_KEY_ID),
         ("receipt", "--receipt-key", "the vote receipts", ENV_RECEIPT_KEY_ID),
@@ -100,19 +122,47 @@ def receipt_key_id(args: argparse.Namespace) -> str:
 
 
 def table_runtime(
-    table: str, *ports: AwsPort, audit_key_id: str = "", receipt_key_id: str = "", topic_arn: str = ""
+    table: str,
+    *ports: AwsPort,
+    audit_key_id: str = "",
+    receipt_key_id: str = "",
+    topic_arn: str = "",
+    args: argparse.Namespace | None = None,
 ) -> Runtime:
-    """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``.
-    The operator's shop writes run without the audit key, as they always did."""
+    """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``,
+    on the session ``args`` name (``--region``, ``--profile``, else ``$AWS_REGION``, the profile's region, the
+    credential chain). With ``--operator-function`` (``$PO_OPERATOR_FUNCTION``) the shop writes' audit events
+    are MACed by the stack's operator function, which holds the audit key; without it they go unkeyed."""
+    import boto3  # type: ignore[import-untyped]
+
     from ..bootstrap import AwsTarget, aws
 
+    region, profile = aws_region(args), aws_profile(args)
+    session = boto3.Session(profile_name=profile or None, region_name=region or None)
     target = AwsTarget(
         table_name=table,
         audit_key_id=audit_key_id or None,
         receipt_key_id=receipt_key_id or None,
         topic_arn=topic_arn or None,
+        operator_function=operator_function(args) or None,
     )
-    return aws(target, ports=ports)
+    return aws(target, ports=ports, session=session)
+
+
+def aws_region(args: argparse.Namespace | None) -> str:
+    """``--region``, else ``$AWS_REGION`` (which boto3 itself does not read), else "" (the profile's, or
+    ``$AWS_DEFAULT_REGION``)."""
+    return str(getattr(args, "region", None) or os.environ.get("AWS_REGION", ""))
+
+
+def aws_profile(args: argparse.Namespace | None) -> str:
+    """``--profile``, else "" (``$AWS_PROFILE`` or the default profile, as boto3 reads them)."""
+    return str(getattr(args, "profile", None) or "")
+
+
+def operator_function(args: argparse.Namespace | None) -> str:
+    """``--operator-function``, else ``$PO_OPERATOR_FUNCTION``, else "" (operator writes unkeyed)."""
+    return str(getattr(args, "operator_function", None) or os.environ.get(ENV_OPERATOR_FUNCTION, ""))
 
 
 def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
@@ -120,4 +170,4 @@ def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
     from .root import local_runtime
 
     table = table_of(args)
-    return table_runtime(table) if table is not None else local_runtime(where, create=False)
+    return table_runtime(table, args=args) if table is not None else local_runtime(where, create=False)

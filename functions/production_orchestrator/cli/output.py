@@ -11,6 +11,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from ..domain.terminal import terminal_safe as terminal_safe  # one escaping for every command
+
 PROG = "production-orchestrator"
 
 EXIT_OK = 0
@@ -35,14 +37,6 @@ EXIT_CODES = (
     (EXIT_INTERRUPTED, "interrupted (Ctrl-C); one line says what state was left"),
     (EXIT_BROKEN_PIPE, "the reader of stdout went away (e.g. | head)"),
 )
-
-
-def terminal_safe(text: str, *, keep_newlines: bool = False) -> str:
-    """The one escaping for every command (``domain.presentation.terminal_safe``), imported when first used so
-    the parser, built for every command, imports no model."""
-    from ..domain.presentation import terminal_safe as escape
-
-    return escape(text, keep_newlines=keep_newlines)
 
 
 class TerminalSafeStream:

@@ -24,6 +24,7 @@ from ..agent.model_settings import DEFAULT_MODELS, DEFAULT_OLLAMA_HOST, DEFAULT_
 from ..contracts import ENV_DATA_DIR
 from ..domain.errors import ValidationError
 from .aws import AWS_COMMANDS, add_global_table_flags, table_of
+from .config import explained as config_explained
 from .output import EXIT_CODES, EXIT_USAGE, PROG, say
 
 DEFAULT_DATA_DIR = ".production-orchestrator"
@@ -167,7 +168,9 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 def add_provider_flags(parser: argparse.ArgumentParser) -> None:
     """Which model runs the agent. At resume these are the trusted runtime binding: they must match start's."""
     group = parser.add_argument_group("model provider (resume must use the same as start)")
-    group.add_argument("--provider", default="deterministic", choices=PROVIDERS, help="which model runs the agent")
+    group.add_argument(
+        "--provider", default=None, choices=PROVIDERS, help=f"which model runs the agent (default: {PROVIDERS[0]})"
+    )
     models = ", ".join(f"{p}: {m}" for p, m in DEFAULT_MODELS.items())
     group.add_argument("--model", default=None, metavar="ID", help=f"model id (defaults: {models})")
     group.add_argument(
@@ -307,12 +310,13 @@ def _add_help(root: argparse.ArgumentParser, sub: Any) -> None:
         handler=run,
     )
     helper.add_argument("words", nargs="*", metavar="COMMAND", help="the command, then its action (e.g. shop import)")
-    helper.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed")
+    helper.set_defaults(on_interrupt=lambda _: "interrupted: nothing was changed", read_only=True)
 
 
 def build_parser(modules: Iterable[CommandModule]) -> argparse.ArgumentParser:
     """The top-level parser with every module's commands, grouped for ``--help``, and ``help``."""
-    parser = RootParser(prog=PROG, description=DESCRIPTION, epilog=_exit_codes(), formatter_class=Formatter)
+    epilog = f"{config_explained()}\n\n{_exit_codes()}"
+    parser = RootParser(prog=PROG, description=DESCRIPTION, epilog=epilog, formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     add_data_dir(parser)
     add_global_table_flags(parser)

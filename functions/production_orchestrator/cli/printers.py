@@ -135,4 +135,4 @@ def add_history_flags(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="only this run (default: all)"
     )
     parser.add_argument("--json", action="store_true", help='print {"history": [...]} instead of lines')
-    parser.set_defaults(on_interrupt=lambda _: READ_ONLY)
+    parser.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

@@ -13,7 +13,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +88,31 @@ class SubprocessRepropose:
             why = (done.stderr.strip().splitlines() or ["?"])[-1].removeprefix("error: ")[:300]
             raise ValidationError(f"the plan was not proposed again: {why}")
         return values["PROPOSAL_HASH"]
+
+
+class SubprocessRevise:
+    """Runs ``revise`` in a fresh process, as the link's holder, with the "Change the plan" form's guidance."""
+
+    def __init__(self, data_dir: Path, provider_args: Sequence[str] = ()) -> None:
+        self._data_dir = data_dir
+        self._provider_args = tuple(provider_args)
+
+    def __call__(self, view: LinkView, guidance: Mapping[str, str]) -> tuple[str, int]:
+        """The new version's proposal hash and number (the approvers' links now open it)."""
+        args = ["revise", "--data-dir", str(self._data_dir), "--checkpoint", view.checkpoint.checkpoint_id]
+        args += ["--approver", view.approver]
+        for order in (o.strip() for o in guidance.get("keep", "").split(",")):
+            args += ["--keep", order] if order else []
+        for extra in (o.strip() for o in guidance.get("overtime", "").split(",")):
+            args += ["--overtime", extra] if extra else []
+        for name in ("quantity", "due", "product", "note"):
+            if guidance.get(name):
+                args += [f"--{name}", guidance[name]]
+        done = _run((*args, *self._provider_args))
+        values = _values(done.stdout)
+        _LOG.info("revise process finished approval_id=%s exit=%s", view.approval.approval_id, done.returncode)
+        if done.returncode != 0 or "PROPOSAL_HASH" not in values:
+            why = (done.stderr.strip().splitlines() or ["?"])[-1].removeprefix("error: ").removeprefix("refused: ")
+            code = values.get("REFUSED", "")
+            raise ValidationError(f"the plan was not changed: {code + ': ' if code else ''}{why[:300]}")
+        return values["PROPOSAL_HASH"], int(values.get("VERSION", "2"))

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 from ..agent.model_settings import ModelSettings
 from .approval_side import print_stale
+from .config import DEFAULT_PROVIDER
 from .output import EXIT_NOT_APPLIED, EXIT_OK, PROG, emit, refused, say
 from .parser import DEFAULT_DATA_DIR, data_dir
 from .preflight import check_provider
+from .progress import terminal_progress
 from .root import local_runtime, log_refusal, utc_now
 
 if TYPE_CHECKING:  # the services load when a command runs, not when the parser is built
@@ -27,12 +29,23 @@ if TYPE_CHECKING:  # the services load when a command runs, not when the parser 
     from ..services.runtime import Runtime
 
 
+# The flags that select the model (the provider binding), by attribute.
+BINDING_FLAGS = {
+    "provider": "--provider",
+    "model": "--model",
+    "region": "--region",
+    "profile": "--profile",
+    "bedrock_endpoint": "--bedrock-endpoint",
+    "ollama_host": "--ollama-host",
+}
+
+
 def binding_of(args: argparse.Namespace) -> ProviderBinding:
-    """The provider binding the flags name."""
+    """The provider binding the flags (and the configuration file under them) name."""
     from ..agent.providers import build_binding  # imports strands: only for commands that run a model
 
     return build_binding(
-        args.provider,
+        args.provider or DEFAULT_PROVIDER,
         args.model,
         args.region,
         args.profile,
@@ -41,30 +54,70 @@ def binding_of(args: argparse.Namespace) -> ProviderBinding:
     )
 
 
+def typed_binding_flags(args: argparse.Namespace) -> dict[str, str]:
+    """The binding flags given on the command line (not filled from a configuration file), by attribute."""
+    configured = getattr(args, "configured", {})
+    return {
+        name: str(getattr(args, name))
+        for name in BINDING_FLAGS
+        if getattr(args, name, None) is not None and name not in configured
+    }
+
+
+def resume_binding(args: argparse.Namespace, rt: Runtime) -> ProviderBinding:
+    """The binding a resume runs with: its checkpoint's, each field a flag gives replaced by the flag's value
+    (the resume gate then refuses a binding that differs, PROVIDER_MISMATCH). A checkpoint that cannot be read
+    leaves the flags' binding: the gate names that refusal (CHECKPOINT_INVALID)."""
+    from ..agent.providers import build_binding
+    from ..domain.errors import OrchestratorError
+    from ..services.evidence import load_checkpoint
+
+    try:
+        recorded = load_checkpoint(rt.store, args.checkpoint).provider_binding
+    except (OrchestratorError, ValueError):
+        return binding_of(args)
+    typed = typed_binding_flags(args)
+    if not typed:
+        return recorded
+    provider = typed.get("provider", recorded.provider)
+    same = provider == recorded.provider
+
+    def field(name: str, value: str) -> str | None:
+        return typed.get(name, value if same and value else None)
+
+    return build_binding(
+        provider,
+        field("model", recorded.model_id),
+        typed.get("region", recorded.region if same else None),
+        field("profile", recorded.profile),
+        bedrock_endpoint=field("bedrock_endpoint", recorded.endpoint if provider == "bedrock" else ""),
+        ollama_host=field("ollama_host", recorded.endpoint if provider == "ollama" else ""),
+    )
+
+
 def provider_argv(args: argparse.Namespace) -> list[str]:
-    """The provider flags again, for a command run in a fresh process (``serve`` -> ``resume-approval``)."""
-    argv = ["--provider", args.provider]
-    for flag, value in (
-        ("--model", args.model),
-        ("--region", args.region),
-        ("--profile", args.profile),
-        ("--bedrock-endpoint", args.bedrock_endpoint),
-        ("--ollama-host", args.ollama_host),
-    ):
-        if value:
-            argv += [flag, value]
+    """The binding flags typed, for a command run in a fresh process (``serve`` -> ``resume-approval``): a
+    value from the configuration file is not passed on, so the resume runs with its checkpoint's binding."""
+    argv: list[str] = []
+    for name, value in typed_binding_flags(args).items():
+        argv += [BINDING_FLAGS[name], value]
     return [*argv, "--bedrock-streaming" if args.bedrock_streaming else "--no-bedrock-streaming"]
 
 
 def ready(args: argparse.Namespace, *, create: bool) -> tuple[Path, Runtime, ProviderBinding]:
     """The binding, the data dir's runtime. ``start`` checks the model can be reached before it creates the
-    data dir or seeds the shop; a resume does so after its gate (``before_claim``), so a refusal stays one."""
-    binding = binding_of(args)
+    data dir or seeds the shop; a resume does so after its gate (``before_claim``), so a refusal stays one. A
+    resume (``binding_from_checkpoint``) runs with the binding its checkpoint recorded."""
     where = data_dir(args)
-    if create:
+    from_checkpoint = getattr(args, "binding_from_checkpoint", False)
+    binding = None if from_checkpoint else binding_of(args)
+    if binding is not None and create:
         check_provider(binding)
     rt = local_runtime(where, create=create)
-    return where, dataclasses.replace(rt, model_settings=ModelSettings(streaming=args.bedrock_streaming)), binding
+    if binding is None:
+        binding = resume_binding(args, rt)
+    settings = ModelSettings(streaming=args.bedrock_streaming)
+    return where, dataclasses.replace(rt, model_settings=settings, progress=terminal_progress()), binding
 
 
 def with_dir(where: Path) -> str:

@@ -126,6 +126,18 @@ class ShopChangeRefusedError(ValidationError):
         self.human_message = message
 
 
+class ConfigFileError(ValidationError):
+    """A configuration file (``production-orchestrator.toml``) is unreadable, holds a key it may not, or a value
+    that key cannot take: the message names the file and the key. The command stops before it reads or writes."""
+
+    code = "CONFIG_INVALID"
+
+    def __init__(self, path: str, key: str, problem: str) -> None:
+        where = f"{path}: {key}" if key else path
+        super().__init__(f"{self.code}: {where}: {problem}")
+        self.path, self.key = path, key
+
+
 class GuidanceCode(StrEnum):
     """Stable reasons an approver's guidance for a revised plan (``revise``) is refused before anything is
     written or planned."""

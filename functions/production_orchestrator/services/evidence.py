@@ -6,14 +6,17 @@ anything, the seal is checked before any field is trusted, and a problem is a ``
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from ..domain.approval.approvals import ApprovalRecord
 from ..domain.approval.verification import Refusal, read_checkpoint
 from ..domain.canonical import sha256_hex
 from ..domain.errors import RefusalCode, ResumeRefusedError, ShopError
 from ..domain.planning.application import Verdict, judge
 from ..domain.planning.proposal import ProposalContent, load_proposal
+from ..domain.planning.still_holds import judged_today
 from ..domain.ports import ApprovalStore, ShopStore
-from ..domain.records import CHECKPOINT_ID_PATTERN, Checkpoint, require_id
+from ..domain.records import CHECKPOINT_ID_PATTERN, Checkpoint, parse_utc, require_id
 from ..domain.shop.changes import describe_changes
 from ..domain.shop.model import ShopState
 
@@ -52,16 +55,20 @@ def proposed_on(store: ShopStore, checkpoint: Checkpoint) -> ShopState | None:
     return ShopState.model_validate_json(data)
 
 
-def freshness(store: ShopStore, checkpoint: Checkpoint, proposal: ProposalContent) -> Verdict:
-    """The one staleness rule (:func:`domain.planning.application.judge`) on the shop as stored now.
+def freshness(
+    store: ShopStore, checkpoint: Checkpoint, proposal: ProposalContent, now: datetime | None = None
+) -> Verdict:
+    """The one staleness rule (:func:`domain.planning.application.judge`) on the shop as stored now, on ``now``'s
+    day in the shop (None: time is not judged, only what changed).
 
     Every path that decides or shows "stale" asks here: the page, the CLI resume, resume-approval, the resume
     Lambda (through the resume gate, which judges with the same function), status and review.
     """
     current = current_state(store)
-    verdict = judge(current, proposal)
-    if verdict.stale:
-        return judge(current, proposal, proposed_on(store, checkpoint))  # the snapshot only names what changed
+    today = None if now is None else judged_today(current, parse_utc(checkpoint.created_at), now)
+    verdict = judge(current, proposal, today=today)
+    if verdict.stale and not verdict.by_time:  # the snapshot only names what changed
+        return judge(current, proposal, proposed_on(store, checkpoint), today)
     return verdict
 
 
@@ -81,14 +88,15 @@ def current_approval(approvals: ApprovalStore, approval_id: str) -> ApprovalReco
     return None
 
 
-def what_changed(store: ShopStore, checkpoint: Checkpoint) -> list[str] | None:
-    """None while the plan still applies on the shop (the one staleness rule, ``evidence.freshness``); else
-    what changed inside its footprint, or the rule it would break, each as a sentence."""
+def what_changed(store: ShopStore, checkpoint: Checkpoint, now: datetime | None = None) -> list[str] | None:
+    """None while the plan still applies on the shop on ``now`` (the one staleness rule, ``evidence.freshness``);
+    else what no longer holds (the order, rule or promise, or the day that passed), each as a sentence, then
+    each change of the shop since the plan was made."""
     current = store.load_state()
     if current is None:
         return None
     _, proposal = review(store, checkpoint.checkpoint_id)
-    verdict = freshness(store, checkpoint, proposal)
+    verdict = freshness(store, checkpoint, proposal, now)
     if not verdict.stale:
         return None
     lines = [f"{reason[:1].upper()}{reason[1:]}{'' if reason.endswith('.') else '.'}" for reason in verdict.reasons]

@@ -82,6 +82,8 @@ class Runtime:
     # How long a claimed decision belongs to the resume that claimed it; past it a re-run may finish it.
     # Longer than the resume Lambda's timeout, so a live resume is never taken over.
     lease: timedelta = DEFAULT_LEASE
+    # Told each step of a long run as it begins (the CLI on a terminal); None: nobody is watching.
+    progress: Callable[[str], None] | None = None
 
 
 def need(port: T | None, name: str) -> T:
@@ -104,5 +106,10 @@ def run_context(rt: Runtime, session_id: str, checkpoint_id: str) -> RunContext:
     from ..agent.context import RunContext
 
     return RunContext(
-        store=rt.store, session_id=session_id, checkpoint_id=checkpoint_id, clock=rt.clock, solver_nodes=rt.solver_nodes
+        store=rt.store,
+        session_id=session_id,
+        checkpoint_id=checkpoint_id,
+        clock=rt.clock,
+        solver_nodes=rt.solver_nodes,
+        progress=rt.progress,
     )

@@ -130,10 +130,10 @@ def checkpoint_status(rt: Runtime, checkpoint: Checkpoint, now: datetime) -> tup
     return label, record.decision.approver
 
 
-def _changes(store: ShopStore, checkpoint: Checkpoint) -> list[str]:
+def _changes(store: ShopStore, checkpoint: Checkpoint, now: datetime) -> list[str]:
     """What makes a pending plan stale under the one staleness rule, in words ([] while it still applies)."""
     try:
-        return what_changed(store, checkpoint) or []
+        return what_changed(store, checkpoint, now) or []
     except (ResumeRefusedError, IntegrityError):
         return []  # the resume gate names that (PROPOSAL_INTEGRITY); it is not a freshness question
 
@@ -165,7 +165,7 @@ def status(rt: Runtime, query: StatusQuery | None = None) -> dict[str, Any]:
             rows.append(CheckpointStatus(claimed_id or "?", "invalid", "", "", "", "", ""))
             continue
         label, approver = checkpoint_status(rt, checkpoint, now)
-        changes = _changes(store, checkpoint) if label == "pending" else []
+        changes = _changes(store, checkpoint, now) if label == "pending" else []
         rows.append(
             CheckpointStatus(
                 checkpoint_id=checkpoint.checkpoint_id,

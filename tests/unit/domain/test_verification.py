@@ -158,10 +158,21 @@ def test_reviewed_hash_mismatch() -> None:
 
 
 def test_stale_domain_state() -> None:
-    changed = STATE.with_inventory("THREAD-RED-40", 1200)
+    changed = STATE.with_inventory("THREAD-RED-40", 0)
     refused = run(current=changed, proposed_on=STATE)
     assert code(refused) == RefusalCode.STALE_DOMAIN_STATE
-    assert isinstance(refused, Refusal) and "material THREAD-RED-40 changed" in refused.message
+    assert isinstance(refused, Refusal) and "materials: THREAD-RED-40 would be 600 short" in refused.message
+
+
+def test_more_stock_is_not_stale() -> None:
+    assert isinstance(run(current=STATE.with_inventory("THREAD-RED-40", 1200), proposed_on=STATE), Go)
+
+
+def test_a_plan_whose_day_has_passed_is_stale_by_time() -> None:
+    refused = run(now=NOW + timedelta(days=1))
+    assert code(refused) == RefusalCode.STALE_DOMAIN_STATE
+    assert isinstance(refused, Refusal) and "stale by time" in refused.message
+    assert "2026-08-12, a day that has passed (today is 2026-08-13 in Europe/Berlin)" in refused.message
 
 
 def test_a_change_outside_the_footprint_is_not_stale() -> None:
@@ -176,4 +187,6 @@ def test_already_decided_wins_over_a_moved_digest() -> None:
 
 def test_expired() -> None:
     assert code(run(now=NOW + timedelta(days=7))) == RefusalCode.EXPIRED
-    assert isinstance(run(now=NOW + timedelta(days=7) - timedelta(seconds=1)), Go)
+    in_window = run(now=NOW + timedelta(days=7) - timedelta(seconds=1))
+    assert code(in_window) == RefusalCode.STALE_DOMAIN_STATE  # in its window, but the plan's days have passed
+    assert isinstance(run(now=NOW + timedelta(hours=12)), Go)

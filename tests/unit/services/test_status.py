@@ -61,7 +61,7 @@ def test_each_state_an_approval_can_be_in(world: MemoryWorld) -> None:
 def test_a_superseded_plan_says_so(world: MemoryWorld) -> None:
     started = world.start(approval=None)
     made = world.request(started)
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     again = propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
     assert checkpoint_status(world.ports(), started.checkpoint, world.clock()) == ("superseded", "")
     assert _labels(world)[again.checkpoint.checkpoint_id] == "pending"

@@ -96,7 +96,7 @@ def _relink_aws(args: argparse.Namespace) -> int:
     if not args.topic_arn or not args.link_base:
         raise ValidationError("approvals relink --table needs --topic-arn ARN and --link-base URL (the stack's)")
     # The keyed chain goes on with its key; the new link is random and goes out by SNS, as the first did.
-    rt = table_runtime(table, "notifier", audit_key_id=audit_key_id(args), topic_arn=args.topic_arn)
+    rt = table_runtime(table, "notifier", audit_key_id=audit_key_id(args), topic_arn=args.topic_arn, args=args)
     done = relink(rt, Relink(approval_id=args.approval, approver=args.approver, link_base_url=args.link_base))
     print(f"APPROVAL_ID={done.approval_id}")
     print(f"APPROVER={done.approver}")
@@ -108,7 +108,7 @@ def _wake(args: argparse.Namespace) -> int:
     """The reconciler: wake every decided approval whose workflow was never told; print what happened."""
     from ...services.deciding.wake import reconcile
 
-    outcomes = reconcile(table_runtime(required_table(args, "approvals wake"), "callback"))
+    outcomes = reconcile(table_runtime(required_table(args, "approvals wake"), "callback", args=args))
     for approval_id, outcome in sorted(outcomes.items()):
         print(f"WAKE {approval_id}={outcome}")
     print(f"WOKEN={sum(1 for o in outcomes.values() if o == 'woken')}")

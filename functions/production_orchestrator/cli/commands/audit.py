@@ -25,7 +25,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     table = table_of(args)
     if table is not None:
-        rt = table_runtime(table, audit_key_id=audit_key_id(args), receipt_key_id=receipt_key_id(args))
+        rt = table_runtime(table, audit_key_id=audit_key_id(args), receipt_key_id=receipt_key_id(args), args=args)
         return print_chain_report(rt)
     directory = data_dir(args)
     rt = local_runtime(directory, create=False)

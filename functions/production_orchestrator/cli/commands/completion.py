@@ -37,4 +37,4 @@ def register(subparsers: Any) -> None:
         handler=_completion,
     )
     complete.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-    complete.set_defaults(on_interrupt=lambda _: READ_ONLY)
+    complete.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

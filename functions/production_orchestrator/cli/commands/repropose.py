@@ -9,6 +9,7 @@ from typing import Any
 
 from ...domain.errors import ValidationError
 from .. import approval_side, inputs
+from ..config import PROVIDER_KEYS
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
 from ..preflight import check_provider
@@ -48,7 +49,8 @@ def register(subparsers: Any) -> None:
     add_json_flag(again)
     add_provider_flags(again)
     again.set_defaults(
+        config_keys=PROVIDER_KEYS,
         on_interrupt=lambda _: (
             f"interrupted: the old plan stays as it was unless CHECKPOINT_ID was printed; see `{PROG} status`"
-        )
+        ),
     )

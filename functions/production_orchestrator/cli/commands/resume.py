@@ -97,4 +97,4 @@ def register(subparsers: Any) -> None:
     )
     add_json_flag(resume)
     add_provider_flags(resume)
-    resume.set_defaults(on_interrupt=interrupted_resume)
+    resume.set_defaults(on_interrupt=interrupted_resume, binding_from_checkpoint=True)

@@ -51,4 +51,4 @@ def register(subparsers: Any) -> None:
     )
     add_json_flag(decided)
     add_provider_flags(decided)
-    decided.set_defaults(on_interrupt=interrupted_resume)
+    decided.set_defaults(on_interrupt=interrupted_resume, binding_from_checkpoint=True)

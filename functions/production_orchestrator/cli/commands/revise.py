@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ...domain.errors import GuidanceRefusedError, ResumeRefusedError, ValidationError
 from ...domain.limits import MAX_NOTE_CHARS
 from .. import inputs
+from ..config import PROVIDER_KEYS
 from ..given import add_given_flags
 from ..output import EXIT_OK, PROG, emit, refused, say
 from ..parser import GROUP_RUNS, add_json_flag, add_provider_flags, command
@@ -160,7 +161,8 @@ def register(subparsers: Any) -> None:
     add_json_flag(again)
     add_provider_flags(again)
     again.set_defaults(
+        config_keys=PROVIDER_KEYS,
         on_interrupt=lambda _: (
             f"interrupted: the plan stays as it was unless CHECKPOINT_ID was printed; see `{PROG} status`"
-        )
+        ),
     )

@@ -20,6 +20,7 @@ from ...approval_web.paths import APPROVE_PATH, LOOPBACK
 from ...domain.errors import ValidationError
 from .. import inputs
 from ..approval_side import local_endpoint
+from ..config import PROVIDER_KEYS
 from ..output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
 from ..parser import GROUP_MESSAGES, add_provider_flags, command, data_dir
 from ..preflight import check_provider
@@ -28,6 +29,7 @@ from ..root import link_bases, local_approvals, utc_now
 from ..running import binding_of, provider_argv
 
 DEFAULT_PORT = 8765
+PASS_JOIN_SECONDS = 30
 _LOCAL_HOSTS = (LOOPBACK, "localhost")
 
 GROUP = GROUP_MESSAGES
@@ -141,9 +143,10 @@ def _serve(args: argparse.Namespace) -> int:
     server = _listen(endpoint, args.port, args, place)
     port = int(server.server_address[1])
     stop = threading.Event()
+    reminders: threading.Thread | None = None
     try:
         warn_on_link_mismatch(where, port, place)
-        every_minute(where, schedule, stop)  # reminders and escalation while the pages are served
+        reminders = every_minute(where, schedule, stop)  # reminders and escalation while the pages are served
         say(f"serving the approval pages of {where} on {place.url(port)} (Ctrl-C stops)")
         print(f"SERVING={place.url(port)}", flush=True)  # last: a script may act on it at once
         server.serve_forever()
@@ -153,6 +156,10 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         stop.set()
         server.server_close()
+        if reminders is not None:
+            # A pass cut off at exit would die inside the model library's native code (the process aborts):
+            # let the one in progress finish first; the next one never starts.
+            reminders.join(timeout=PASS_JOIN_SECONDS)
     return EXIT_OK
 
 
@@ -191,4 +198,5 @@ def register(subparsers: Any) -> None:
         help="a name the links use for this address (e.g. shop-laptop.local); the Host check accepts it",
     )
     add_provider_flags(serve)
+    serve.set_defaults(config_keys=PROVIDER_KEYS)
     add_reminder_flags(serve)

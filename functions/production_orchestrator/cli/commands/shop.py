@@ -42,8 +42,9 @@ def _import(args: argparse.Namespace) -> int:
     table = table_of(args)
     if table is not None:  # the table's shop: the same guard and --dry-run
         if args.dry_run:
-            return dry_run_report(table_runtime(table), state)
-        return report_import(import_shop(table_runtime(table), ImportShop(state, replace=args.replace)), state)
+            return dry_run_report(table_runtime(table, args=args), state)
+        rt = table_runtime(table, args=args)
+        return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
         if not db_path(data_dir(args)).is_file():
             print("DRY_RUN=1\nCHANGED=1\nSTATE_REVISION=1\nNEEDS_REPLACE=0")
@@ -107,7 +108,7 @@ def _export(args: argparse.Namespace) -> int:
     if table is None:
         write_shop_file(write_shop(_current(args)), args.path)
         return EXIT_OK
-    state = table_runtime(table).store.load_state()
+    state = table_runtime(table, args=args).store.load_state()
     if state is None:
         raise ValidationError(f"table {table} holds no shop yet (shop import --table {table} first)")
     write_shop_file(write_shop(state), args.path)
@@ -150,8 +151,8 @@ def register(subparsers: Any) -> None:
         "shop",
         summary="look at, import or export the shop, or record an out-of-band change",
         description="The shop at a glance, your own shop from a shop file (docs/shop.schema.json), or an "
-        "inventory count made outside the agent (a delivery, a stock take). A change moves the shop's "
-        "digest: plans proposed before it are refused as stale.",
+        "inventory count made outside the agent (a delivery, a stock take). A pending plan a change no "
+        "longer lets hold is refused as stale; one that only frees capacity or stock stales none.",
         examples=[
             "shop show",
             "shop import my-shop.json",
@@ -176,8 +177,9 @@ def register(subparsers: Any) -> None:
         what,
         "set-inventory",
         summary="record a counted or delivered quantity",
-        description="Record the counted quantity on hand of a material the shop has. Plans proposed before the "
-        "change are refused as STALE_DOMAIN_STATE (propose again). A new material comes in through shop import.",
+        description="Record the counted quantity on hand of a material the shop has. A pending plan the count "
+        "leaves short is refused as STALE_DOMAIN_STATE (propose again); a count that finds more stales none. "
+        "A new material comes in through shop import.",
         examples=["shop set-inventory THREAD-RED-40 1500"],
         handler=_set_inventory,
     )

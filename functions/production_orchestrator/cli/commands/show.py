@@ -117,7 +117,7 @@ def _html(
         approver="",
         checkpoint=checkpoint,
         proposal=proposal,
-        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        changes=what_changed(store, checkpoint, now) if approval.is_open(now) else None,
         outcome=store.get_decision(checkpoint.checkpoint_id),
         timezone=shop_zone(store.load_state()),
         base=proposed_on(store, checkpoint),
@@ -169,4 +169,4 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="write the approval page (summary, before/after timeline, details; no buttons) to PATH instead",
     )
-    show.set_defaults(on_interrupt=lambda _: READ_ONLY)
+    show.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

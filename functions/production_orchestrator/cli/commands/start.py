@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from ...domain.errors import AlreadyPendingError, PossibleDuplicateError, ValidationError
 from ...domain.limits import DEFAULT_NODES, SCENARIO_TITLES
 from .. import approval_side, inputs
+from ..config import START_KEYS
 from ..files import read_text
 from ..given import add_given_flags, given_facts
 from ..output import EXIT_OK, PROG, emit, say
@@ -56,6 +57,8 @@ def plan_request(args: argparse.Namespace, rt: Runtime) -> PlanRequest:
         except ValueError as exc:
             raise ValidationError(f"--as-of: {exc}") from None
     text = read_text(args.request, "request") if args.request else None
+    if text is not None and rt.progress is not None:
+        rt.progress("reading the e-mail")
     if args.scenario or not args.request:
         chosen = PlanRequest.of_scenario(args.scenario or DEFAULT_SCENARIO, text=text, planning_day=args.as_of)
     else:
@@ -187,8 +190,9 @@ def register(subparsers: Any) -> None:
     approval_side.add_start_flags(start)
     add_provider_flags(start)
     start.set_defaults(
+        config_keys=START_KEYS,
         on_interrupt=lambda _: (
             f"interrupted: no approval link was printed; run start again (`{PROG} status` "
             "lists any checkpoint left without one; it expires unused)"
-        )
+        ),
     )

@@ -87,4 +87,4 @@ def register(subparsers: Any) -> None:
         "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N runs (default 100; 0: all)"
     )
     stat.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="runs created on or after")
-    stat.set_defaults(on_interrupt=lambda _: READ_ONLY)
+    stat.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

@@ -230,7 +230,7 @@ def _open(approval: ApprovalRecord, ask: Ask) -> Verdict:
     if ask.stale:
         return _refuse(
             RefusalCode.STALE_DOMAIN_STATE,
-            "the shop changed since this plan was proposed"
+            "this plan no longer holds on the current shop"
             + (f" ({ask.stale_because})" if ask.stale_because else "")
             + ": it can be rejected or proposed again, not approved",
         )

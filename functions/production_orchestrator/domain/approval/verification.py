@@ -16,6 +16,7 @@ from ..canonical import sha256_hex
 from ..errors import IntegrityError, RefusalCode, ResumeRefusedError
 from ..planning.application import judge
 from ..planning.proposal import ProposalContent, load_proposal
+from ..planning.still_holds import judged_today
 from ..records import INTERRUPT_NAME, Checkpoint, ProviderBinding, agent_identity, parse_utc
 from ..shop.model import ShopState
 
@@ -104,8 +105,9 @@ def verify_resume(checkpoint: Checkpoint, request: ResumeRequest, evidence: Evid
     A claimed decision is reported before anything else changes the verdict, so a replay is always
     ALREADY_DECIDED even after the apply moved the domain digest on. A rejection is not refused for a
     stale shop: it changes nothing, and it is how a person cancels a plan the shop has moved past. Stale
-    is the one rule of :func:`domain.planning.application.judge` on ``current`` (``proposed_on``, the shop
-    the plan was made on when on record, only names what changed).
+    is the one rule of :func:`domain.planning.application.judge` on ``current`` on ``now``'s day in the
+    shop (a plan no longer holds, or a day of it passed; ``proposed_on``, the shop the plan was made on when
+    on record, only names what changed under the strict any-change rule).
 
     ``recovering``: finishing a decision claimed in time by a resume that died (see ``claims``). The window
     is not re-checked, the session may show the agent already finished, and when this proposal already
@@ -135,7 +137,8 @@ def verify_resume(checkpoint: Checkpoint, request: ResumeRequest, evidence: Evid
     # Only an approve needs a shop the plan still applies on: a reject changes nothing, so a stale plan can
     # be cancelled. A recovery whose plan already applied finds the shop moved on by its own apply.
     if request.approved and not (recovering and evidence.already_applied):
-        verdict = judge(evidence.current, proposal, evidence.proposed_on)
+        today = judged_today(evidence.current, parse_utc(checkpoint.created_at), evidence.now)
+        verdict = judge(evidence.current, proposal, evidence.proposed_on, today)
         if verdict.stale:
             return Refusal(RefusalCode.STALE_DOMAIN_STATE, verdict.message())
     return Go(checkpoint=checkpoint, proposal=proposal, agent_finished=finished)

@@ -1,18 +1,21 @@
-"""Applying an approved plan, and the one staleness rule every deciding path uses.
+"""Applying an approved plan, and the one staleness rule every deciding path uses (DESIGN "Still holds").
 
-    judge(current shop, proposal[, shop it was proposed on]) -> Verdict
-        shop unchanged (digest = the proposal's base digest)         -> fresh
-        shop rule "any-change" and the shop changed                    -> stale: the shop changed
-        footprint digest differs from the one the plan was made on    -> stale: names what changed inside it
-        the plan's changes on the current shop break a rule          -> stale: names the rule and where
-        else                                                          -> fresh (a change elsewhere in the shop)
-    apply_proposal(current shop, proposal) -> the shop after it: judge says fresh, the result is a
-        deterministic function of the current shop and the plan, its footprint part is exactly the one the
-        proposal describes (``result_footprint_digest``) and, on an unchanged shop, the whole shop is
-        exactly the one it describes (``result_digest``); anything else refuses and nothing applies.
+    judge(current shop, proposal[, shop it was proposed on][, today]) -> Verdict
+        a day it changes, or the last day to place a purchase, is before today      -> stale by time
+        shop unchanged (digest = the proposal's base digest)                         -> fresh
+        shop rule "any-change" and the shop changed                                  -> stale: the shop changed
+        an order it moves is not where it found it, or completed or cancelled        -> stale: names the order
+        its changes on the current shop break a rule (the independent checker,
+          due dates, materials) or a promise its approvers saw                       -> stale: names each one
+        else                                                                         -> fresh: it still holds
+    apply_proposal(current shop, proposal[, today]) -> the shop after it: judge says fresh, and the result is
+        the plan's changes applied to the current shop (``result_of``: a rebase of the plan onto whatever else
+        changed meanwhile); on an unchanged shop it is exactly the shop the proposal describes
+        (``result_digest``); anything else refuses and nothing applies.
 
-The rules are named functions (``capacity``, ``calendar``, ``eligibility``, ``due_dates``, ``materials``);
-a broken rule names itself. They only look inside the footprint, where the plan writes.
+A change that only frees capacity or stock never stales a plan: no check reads the shop the plan was made on
+(:mod:`.still_holds`). The footprint digest stays in the proposal as what the plan was made on; it is the rule
+no more.
 """
 
 from __future__ import annotations
@@ -22,25 +25,37 @@ from dataclasses import dataclass
 
 from ..errors import PlanningError
 from ..shop.changes import describe_changes
-from ..shop.footprint import changed_within, footprint_digest
 from ..shop.model import ProcurementTask, ShopState, procurement_key
+from . import still_holds
 from .guidance import with_calendar
 from .proposal import ProposalContent
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a plan may still apply on the current shop, and if not, why (each reason a phrase)."""
+    """Whether a plan may still apply on the current shop, and if not, why (each reason a phrase).
+
+    ``by_time``: stale because a day of it has passed (the shop may be unchanged). ``result`` is what the
+    application and its ``plan_applied`` event record: ``unchanged``, ``still holds`` (applied on a changed
+    shop after re-validation) or ``stale``."""
 
     stale: bool
     unchanged: bool
     reasons: tuple[str, ...] = ()
+    by_time: bool = False
+
+    @property
+    def result(self) -> str:
+        """``unchanged`` | ``still holds`` | ``stale``."""
+        return "stale" if self.stale else "unchanged" if self.unchanged else "still holds"
 
     def message(self) -> str:
-        """The refusal a person reads: what changed inside the plan's footprint, or which rule it would break."""
+        """The refusal a person reads: the day that passed, or what no longer holds, each named."""
         if not self.stale:
             return "the plan still applies on the current shop"
-        return "the shop changed where this plan works: " + "; ".join(self.reasons) + ". Propose again."
+        if self.by_time:
+            return "the plan is stale by time: " + "; ".join(self.reasons) + ". Propose it again from today."
+        return "the plan no longer holds on the current shop: " + "; ".join(self.reasons) + ". Propose again."
 
 
 def result_of(state: ShopState, proposal: ProposalContent) -> ShopState:
@@ -72,44 +87,6 @@ def result_of(state: ShopState, proposal: ProposalContent) -> ShopState:
             "revision": state.revision + 1,
         }
     )
-
-
-def capacity(before: ShopState, after: ShopState, proposal: ProposalContent) -> list[str]:
-    """No machine-day of the plan is booked beyond its capacity (or more over it than it already was)."""
-    broken = []
-    for slot in proposal.footprint.machine_days:
-        machine = after.machine(slot.machine)
-        limit = 0 if machine is None or not machine.works_on(slot.day) else machine.minutes_on(slot.day)
-        booked = after.booked_minutes(slot.machine, slot.day)
-        if booked > limit and booked > before.booked_minutes(slot.machine, slot.day):
-            broken.append(f"capacity: {slot.machine} on {slot.day} would be booked {booked} of {limit} minutes")
-    return broken
-
-
-def _moved(after: ShopState, proposal: ProposalContent) -> list[tuple[str, str, str]]:
-    """(order, machine, day) of every allocation the plan places."""
-    return [(c.order_id, a.machine, a.day) for c in proposal.schedule_changes for a in c.after]
-
-
-def calendar(before: ShopState, after: ShopState, proposal: ProposalContent) -> list[str]:
-    """Every allocation the plan places is on a day its machine works."""
-    broken = []
-    for order_id, machine_id, day in _moved(after, proposal):
-        machine = after.machine(machine_id)
-        if machine is None or not machine.works_on(day):
-            broken.append(f"calendar: {machine_id} does not work on {day} ({order_id})")
-    return broken
-
-
-def eligibility(before: ShopState, after: ShopState, proposal: ProposalContent) -> list[str]:
-    """Every allocation the plan places is on a machine its order's product may use."""
-    broken = []
-    for order_id, machine_id, day in _moved(after, proposal):
-        order = after.order(order_id)
-        product = after.product(order.product) if order else None
-        if product is None or machine_id not in product.machines:
-            broken.append(f"eligibility: {order_id} may not run on {machine_id} ({day})")
-    return broken
 
 
 def due_dates(before: ShopState, after: ShopState, proposal: ProposalContent) -> list[str]:
@@ -150,46 +127,53 @@ def materials(before: ShopState, after: ShopState, proposal: ProposalContent) ->
 
 
 Rule = Callable[[ShopState, ShopState, ProposalContent], list[str]]
-RULES: tuple[Rule, ...] = (capacity, calendar, eligibility, due_dates, materials)
+RULES: tuple[Rule, ...] = (due_dates, materials)
 
 
 def rule_breaks(before: ShopState, after: ShopState, proposal: ProposalContent) -> list[str]:
-    """Every rule the plan's changes break when they take ``before`` to ``after`` (empty: all kept)."""
-    return [problem for rule in RULES for problem in rule(before, after, proposal)]
+    """Every rule the plan's changes break when they take ``before`` to ``after`` (empty: all kept): the
+    independent checker's on ``before``, then due dates and materials."""
+    found = still_holds.rules_kept(before, proposal)
+    return found + [problem for rule in RULES for problem in rule(before, after, proposal)]
 
 
-def judge(current: ShopState, proposal: ProposalContent, proposed_on: ShopState | None = None) -> Verdict:
-    """The one staleness rule: may ``proposal`` still apply on ``current``? ``proposed_on`` (the shop it was
-    made on, when on record) only serves to name what changed."""
-    if current.digest() == proposal.base_digest:
+def judge(
+    current: ShopState, proposal: ProposalContent, proposed_on: ShopState | None = None, today: str | None = None
+) -> Verdict:
+    """The one staleness rule: may ``proposal`` still apply on ``current`` on ``today`` (the shop's calendar
+    day; None: time is not judged)? ``proposed_on`` (the shop it was made on, when on record) only serves to
+    name what changed under the strict any-change rule."""
+    unchanged = current.digest() == proposal.base_digest
+    passed = still_holds.passed(current, proposal, today) if today is not None else []
+    if passed:
+        return Verdict(stale=True, unchanged=unchanged, reasons=tuple(passed), by_time=True)
+    if unchanged:
         return Verdict(stale=False, unchanged=True)
     if current.staleness == "any-change":
         named = describe_changes(proposed_on, current) if proposed_on is not None else []
         return Verdict(stale=True, unchanged=False, reasons=("the shop's rule is any-change", *named))
-    if footprint_digest(current, proposal.footprint) != proposal.footprint_digest:
-        named = changed_within(proposal.footprint, proposed_on, current) if proposed_on is not None else []
-        return Verdict(
-            stale=True,
-            unchanged=False,
-            reasons=tuple(f"{name} changed" for name in named)
-            or (f"something inside its footprint changed ({proposal.footprint.describe()})",),
-        )
+    moved = still_holds.where_found(current, proposal)
+    if moved:
+        return Verdict(stale=True, unchanged=False, reasons=tuple(moved))
     try:
         after = result_of(current, proposal)
     except PlanningError as exc:
         return Verdict(stale=True, unchanged=False, reasons=(str(exc),))
-    broken = rule_breaks(current, after, proposal)
-    return Verdict(stale=bool(broken), unchanged=False, reasons=tuple(broken))
+    broken = rule_breaks(current, after, proposal) + still_holds.promises(current, proposal)
+    return Verdict(stale=bool(broken), unchanged=False, reasons=tuple(dict.fromkeys(broken)))
 
 
-def apply_proposal(state: ShopState, proposal: ProposalContent) -> ShopState:
-    """The shop after ``proposal`` applies on ``state``, or ``PlanningError`` naming why it may not."""
-    verdict = judge(state, proposal)
+def apply_proposal(state: ShopState, proposal: ProposalContent, today: str | None = None) -> ShopState:
+    """The shop after ``proposal`` applies on ``state`` (its changes rebased onto ``state``), or
+    ``PlanningError`` naming why it may not."""
+    verdict = judge(state, proposal, today=today)
     if verdict.stale:
         raise PlanningError(verdict.message())
     after = result_of(state, proposal)
     if verdict.unchanged and after.digest() != proposal.result_digest:
         raise PlanningError("applying the proposal would not give the state it describes; nothing was applied")
-    if footprint_digest(after, proposal.footprint) != proposal.result_footprint_digest:
-        raise PlanningError("applying the proposal would not give the footprint it describes; nothing was applied")
+    for change in proposal.schedule_changes:
+        order = after.order(change.order_id)
+        if order is None or order.schedule != change.after:
+            raise PlanningError(f"applying the proposal would not place {change.order_id} as it describes")
     return after

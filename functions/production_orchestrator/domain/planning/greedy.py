@@ -128,6 +128,18 @@ class Placement:
     window_orders: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Placing:
+    """One order to place: the shop, the new order and its product, planned from ``planning_day`` and starting
+    no earlier than ``earliest`` (the day its material can be there)."""
+
+    state: ShopState
+    target: Order
+    product: Product
+    planning_day: str
+    earliest: str
+
+
 @dataclass
 class _Window:
     slots: list[tuple[str, list[str]]]

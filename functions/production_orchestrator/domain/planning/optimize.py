@@ -14,10 +14,11 @@ import logging
 from typing import Literal
 
 from ..errors import PlanningError
+from ..limits import DEFAULT_NODES
 from ..shop.model import Allocation, Order, Product, ShopState
-from . import rules, solver
+from . import rules
 from .checker import Plan, require_valid, violations
-from .greedy import Placement, place
+from .greedy import Placement, Placing, place
 
 PlannedBy = Literal["solver", "greedy"]
 LOGGER = logging.getLogger(__name__)
@@ -65,9 +66,7 @@ def _placement(
     )
 
 
-def best_placement(
-    placing: solver.Placing, nodes: int = solver.DEFAULT_NODES, solve: bool = True
-) -> tuple[Placement, PlannedBy]:
+def best_placement(placing: Placing, nodes: int = DEFAULT_NODES, solve: bool = True) -> tuple[Placement, PlannedBy]:
     """The plan to propose for ``target`` and who made it. ``solve=False`` asks the solver only when greedy
     finds no room at all; ``nodes`` is the solver's budget (branch-and-bound nodes per objective stage)."""
     state, target, product = placing.state, placing.target, placing.product
@@ -78,8 +77,10 @@ def best_placement(
         greedy = place(state, target, product, planning_day, earliest)
     except PlanningError as exc:
         failed = exc
-    if greedy is not None and not solve:
+    if greedy is not None and (not solve or _nothing_to_better(greedy)):
         return _checked(state, target, planning_day, earliest, greedy), "greedy"
+    from . import solver  # only here: a request greedy places on time, moving nothing, never loads it
+
     start = _after(greedy, target) if greedy is not None else None
     try:
         found = solver.solve(placing, start, nodes)
@@ -99,6 +100,12 @@ def best_placement(
         assert failed is not None
         raise failed
     return _checked(state, target, planning_day, earliest, greedy), "greedy"
+
+
+def _nothing_to_better(greedy: Placement) -> bool:
+    """Greedy placed the whole order on time and moved no other order: no plan is later by less or moves
+    less, so the solver has nothing to improve on the objective's first stages."""
+    return greedy.late_minutes == 0 and greedy.unplaced_minutes == 0 and not greedy.moved
 
 
 def _checked(state: ShopState, target: Order, planning_day: str, earliest: str, placement: Placement) -> Placement:

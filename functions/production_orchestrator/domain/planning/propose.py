@@ -12,17 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import PlanningError, UnplannableError
+from ..limits import DEFAULT_NODES
 from ..shop.footprint import Footprint, MachineDay, footprint_digest, plan_footprint
 from ..shop.model import Order, ShopState, add_days, parse_day
 from .application import apply_proposal, result_of
 from .causes import CANNOT_MOVE, Placed, cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
-from .greedy import HORIZON_DAYS, Placement
+from .greedy import HORIZON_DAYS, Placement, Placing
 from .guidance import Guidance, Revision, planner_view
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
 from .proposal import PLANNER_VERSION, AtRisk, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
-from .solver import DEFAULT_NODES, Placing
 
 
 def _target(state: ShopState, order_id: str, planning_day: str) -> Order:

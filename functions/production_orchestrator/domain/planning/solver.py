@@ -31,7 +31,7 @@ from typing import Any
 from ..limits import DEFAULT_NODES as DEFAULT_NODES  # the help shows it without importing the solver
 from ..shop.model import Allocation, Order, Product, ShopState, add_days, sorted_schedule
 from . import rules
-from .greedy import HORIZON_DAYS
+from .greedy import HORIZON_DAYS, Placing
 from .homes import earliest_homes
 
 MAX_CANDIDATES = 60
@@ -288,18 +288,6 @@ def _warm(
     values[build.days_late] = rules.lateness(after.get(target.id, ()), target.due)[0]
     values[build.finish] = max((rules.days_between(build.planning_day, s[0]) for s in new), default=0)
     return values
-
-
-@dataclass(frozen=True)
-class Placing:
-    """One order to place: the shop, the new order and its product, planned from ``planning_day`` and starting
-    no earlier than ``earliest`` (the day its material can be there)."""
-
-    state: ShopState
-    target: Order
-    product: Product
-    planning_day: str
-    earliest: str
 
 
 def solve(

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .model import ShopState
+from .model import ProcurementTask, ShopState
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class ShopDiff:
     products: Section
     procurement: bool
     settings: bool
+    procurement_added: tuple[str, ...] = ()
+    procurement_removed: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         """True when the import changes nothing."""
@@ -48,7 +50,10 @@ class ShopDiff:
                 ids = getattr(section, verb)
                 if ids:
                     out.append(f"{name.replace('_', ' ')} {verb} ({len(ids)}): {', '.join(ids)}")
-        if self.procurement:
+        for verb, lines in (("added", self.procurement_added), ("removed", self.procurement_removed)):
+            if lines:
+                out.append(f"procurement lines {verb} ({len(lines)}): {'; '.join(lines)}")
+        if self.procurement and not (self.procurement_added or self.procurement_removed):
             out.append("procurement lines changed")
         if self.settings:
             out.append("the shop's name, time zone or operator address changed")
@@ -65,6 +70,7 @@ class ShopDiff:
                 "changed": list(section.changed),
             }
         data["procurement_changed"] = self.procurement
+        data["procurement"] = {"added": list(self.procurement_added), "removed": list(self.procurement_removed)}
         data["settings_changed"] = self.settings
         return data
 
@@ -79,9 +85,29 @@ def _section(before: Iterable[Any], after: Iterable[Any], key: Callable[[Any], s
     )
 
 
+def purchase(task: ProcurementTask) -> str:
+    """``600 THREAD-RED-40 needed by 2026-08-12 from orders@supplier.example``: one procurement line, for people."""
+    return f"{task.quantity} {task.material} needed by {task.needed_by} from {task.supplier_email}"
+
+
+def _lines(before: ShopState, after: ShopState) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The procurement lines ``after`` adds and removes (a line is its material, quantity, day and supplier)."""
+    old, new = list(before.procurement), list(after.procurement)
+    removed = []
+    for task in old:
+        if task in new:
+            new.remove(task)
+        else:
+            removed.append(purchase(task))
+    return tuple(purchase(t) for t in new), tuple(removed)
+
+
 def shop_diff(before: ShopState, after: ShopState) -> ShopDiff:
     """What changes from ``before`` to ``after`` (the revision aside)."""
+    added, removed = _lines(before, after)
     return ShopDiff(
+        procurement_added=added,
+        procurement_removed=removed,
         orders=_section(before.orders, after.orders, lambda o: o.id),
         closed_orders=_section(before.closed_orders, after.closed_orders, lambda c: c.order.id),
         machines=_section(before.machines, after.machines, lambda m: m.id),

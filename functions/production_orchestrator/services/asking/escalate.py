@@ -20,6 +20,7 @@ from typing import Any
 
 from ...domain.approval.approvals import ApprovalRecord, ApproverLink
 from ...domain.approval.links import LinkMint
+from ...domain.approval.policy import identity
 from ...domain.approval.reminders import ReminderSchedule
 from ...domain.messages.approval_mail import approval_request, is_mail_address
 from ...domain.ports import ApprovalNotifier, ApprovalStore, ShopStore
@@ -86,7 +87,11 @@ class ReminderPass:
 def escalate(run: ReminderPass, record: ApprovalRecord) -> tuple[ApprovalRecord, dict[str, str]]:
     """Add the backups once, with their links, the event and (outbox) their requests in one transaction; the
     secrets of the links this run stored (none when another run won)."""
-    fresh = {b: run.mint.mint(b) for b in run.schedule.backups if b not in record.policy.approvers}
+    # The run's requester is never one of its backups: their approve would be refused (separation of duties), and
+    # they must not even get the link.
+    requester = identity(record.requester) if record.requester else ""
+    joining = [b for b in run.schedule.backups if b not in record.policy.approvers and identity(b) != requester]
+    fresh = {b: run.mint.mint(b) for b in joining}
     links = tuple(link for _, link in fresh.values())
     mail = [
         approval_request(record.approval_id, b, link.nonce, run.now)

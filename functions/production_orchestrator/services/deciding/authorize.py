@@ -46,7 +46,7 @@ def stale_reasons(rt: Runtime, checkpoint: Checkpoint) -> tuple[str, ...]:
         _, proposal = review(store, checkpoint.checkpoint_id)
     except (ResumeRefusedError, IntegrityError):
         return ()  # not a freshness question: the resume gate refuses the proposal itself (PROPOSAL_INTEGRITY)
-    verdict = freshness(store, checkpoint, proposal)
+    verdict = freshness(store, checkpoint, proposal, rt.clock())
     return verdict.reasons if verdict.stale else ()
 
 

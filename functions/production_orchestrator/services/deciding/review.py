@@ -11,7 +11,8 @@ from datetime import datetime
 
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.errors import IntegrityError, ResumeRefusedError
-from ...domain.planning.proposal import ProposalContent
+from ...domain.planning.proposal import ProposalContent, load_proposal
+from ...domain.ports import ShopStore
 from ...domain.records import Checkpoint, DecisionRecord
 from ...domain.shop.model import ShopState
 from ..evidence import current_approval, proposed_on, review, what_changed
@@ -31,6 +32,7 @@ class LinkView:
     outcome: DecisionRecord | None = None
     timezone: str = "UTC"
     base: ShopState | None = None  # the shop the plan was proposed on (for the before/after timeline)
+    previous: ProposalContent | None = None  # the version this one revised (for its timeline beside this one)
 
     @property
     def may_approve(self) -> bool:
@@ -48,6 +50,17 @@ class Link:
 
     approval_id: str
     secret: str = field(repr=False)
+
+
+def previous_version(store: ShopStore, proposal: ProposalContent) -> ProposalContent | None:
+    """The version ``proposal`` revised, verified on read (None for a first plan, or when it cannot be read)."""
+    if proposal.revision is None:
+        return None
+    data = store.get_proposal(proposal.revision.supersedes)
+    try:
+        return None if data is None else load_proposal(data, proposal.revision.supersedes)
+    except IntegrityError:
+        return None
 
 
 def open_link(rt: Runtime, link: Link) -> LinkView | None:
@@ -76,9 +89,10 @@ def link_view(rt: Runtime, link: Link, now: datetime) -> LinkView | None:
         approver=approver,
         checkpoint=checkpoint,
         proposal=proposal,
-        changes=what_changed(store, checkpoint) if approval.is_open(now) else None,
+        changes=what_changed(store, checkpoint, now) if approval.is_open(now) else None,
         outcome=store.get_decision(approval.checkpoint_id),
         # The shop's time zone, once the shop model carries one; UTC until then.
         timezone=str(getattr(state, "timezone", "") or "UTC"),
         base=proposed_on(store, checkpoint),
+        previous=previous_version(store, proposal),
     )

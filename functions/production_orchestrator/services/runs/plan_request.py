@@ -47,12 +47,12 @@ class PlanRequest:
         return dataclasses.replace(self, given=given_against_email(message, shop, self.planning_day, self.given))
 
     @classmethod
-    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
-        """The same request on the same planning day, for proposing again on the current shop."""
+    def again(cls, checkpoint: Checkpoint, proposal: ProposalContent, today: str = "") -> PlanRequest:
+        """The same request, for proposing again on the current shop: from its planning day, or from ``today``
+        (the shop's calendar day) once that day has passed, so the new plan books no day in the past."""
         scenario = checkpoint.scenario if checkpoint.scenario in SCENARIOS else ""
-        return cls(
-            text=proposal.request_text, planning_day=proposal.planning_day, scenario=scenario, given=proposal.given
-        )
+        day = max(proposal.planning_day, today)
+        return cls(text=proposal.request_text, planning_day=day, scenario=scenario, given=proposal.given)
 
     def revised(self, revision: Revision) -> PlanRequest:
         """This request planned again under ``revision``: the facts it gives replace the ones given before

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
-from ...domain.records import ProviderBinding, parse_utc
+from ...domain.planning.still_holds import judged_today
+from ...domain.records import Checkpoint, ProviderBinding, parse_utc
 from ..asking.request_approval import LinkPlan
-from ..evidence import current_approval, review, what_changed
+from ..evidence import current_approval, current_state, review, what_changed
 from ..runtime import Runtime
 from .plan_request import PlanRequest
 from .start import StartResult, StartRun, start_run
@@ -32,6 +33,11 @@ class ProposeAgain:
     binding: ProviderBinding
 
 
+def _today(rt: Runtime, checkpoint: Checkpoint) -> str:
+    """The shop's today once a day has passed since the plan was made (the day to plan from again), else ''."""
+    return judged_today(current_state(rt.store), parse_utc(checkpoint.created_at), rt.clock()) or ""
+
+
 def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:
     """Plan again on the current shop for the open, stale approval ``approval_id`` (or the one replacing it)."""
     approval_id = cmd.approval_id
@@ -43,12 +49,16 @@ def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:
         raise ValidationError(
             f"approval {old.approval_id} is {old.status}, not open: only an open plan is proposed again"
         )
-    if what_changed(rt.store, checkpoint) is None:
+    if what_changed(rt.store, checkpoint, rt.clock()) is None:
         raise ValidationError(f"the plan of {checkpoint.checkpoint_id} is not stale: approve or reject it instead")
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
     try:
         again = StartRun(
-            PlanRequest.again(checkpoint, proposal), cmd.binding, window, LinkPlan.successor(old), replacing=True
+            PlanRequest.again(checkpoint, proposal, _today(rt, checkpoint)),
+            cmd.binding,
+            window,
+            LinkPlan.successor(old),
+            replacing=True,
         )
         return start_run(rt, again)
     except (DecisionAlreadyClaimedError, ApprovalExpiredError) as exc:

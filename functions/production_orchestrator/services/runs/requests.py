@@ -95,7 +95,7 @@ def requests_of_runs(rt: Runtime, *, judge_staleness: bool = True) -> list[HeldR
         except (ResumeRefusedError, IntegrityError):
             continue  # a run whose plan cannot be read holds nothing a person could approve
         status, decided_by = checkpoint_status(rt, checkpoint, now)
-        if status == "pending" and judge_staleness and freshness(store, checkpoint, proposal).stale:
+        if status == "pending" and judge_staleness and freshness(store, checkpoint, proposal, now).stale:
             status = "stale"
         governing = approvals.approvals_for(checkpoint.checkpoint_id)
         found.append(

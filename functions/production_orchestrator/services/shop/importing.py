@@ -2,8 +2,9 @@
 
 read the current shop -> same content (revision aside): nothing to do
 -> the diff (orders, machines, materials, products: added, removed, changed)
--> guarded: an order placed by an applied plan would be removed or rescheduled, or a pending plan would be
-   made stale -> IMPORT_CONFLICT listing them, nothing written (unless ``replace``)
+-> guarded: an order placed by an applied plan would be removed or rescheduled, a purchase an applied plan
+   committed would be dropped (a file without its procurement section), or a pending plan would be made
+   stale -> IMPORT_CONFLICT listing them, nothing written (unless ``replace``)
 -> one conditional write (conditioned on the revision and digest just read) with its audit event; the
    revision moves up by one (or to the file's, when higher: revisions never go back)
 """
@@ -13,32 +14,59 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...domain.errors import ShopChangeCode, ShopChangeRefusedError
-from ...domain.planning.proposal import load_proposal
+from ...domain.planning.proposal import ProposalContent, load_proposal
 from ...domain.records import Checkpoint, audit_event
-from ...domain.shop.diff import ShopDiff, shop_diff
+from ...domain.shop.diff import ShopDiff, purchase, shop_diff
 from ...domain.shop.model import ShopState, runs
 from ..runtime import Runtime
 from .life import made_stale, pending_checkpoints
 
 
-def placed_by_plans(rt: Runtime) -> dict[str, str]:
-    """Each order an applied plan scheduled or moved, with the proposal hash of the last plan that did."""
+def applied_plans(rt: Runtime) -> list[tuple[str, ProposalContent]]:
+    """Every applied plan, oldest first, with its proposal hash."""
     store = rt.store
-    placed: dict[str, str] = {}
+    found = []
     for event in store.audit_events():
         if event.event_type != "plan_applied" or not event.proposal_hash:
             continue
         data = store.get_proposal(event.proposal_hash)
-        if data is None:
-            continue
-        proposal = load_proposal(data, event.proposal_hash)
+        if data is not None:
+            found.append((event.proposal_hash, load_proposal(data, event.proposal_hash)))
+    return found
+
+
+def placed_by_plans(rt: Runtime) -> dict[str, str]:
+    """Each order an applied plan scheduled or moved, with the proposal hash of the last plan that did."""
+    placed: dict[str, str] = {}
+    for proposal_hash, proposal in applied_plans(rt):
         for order_id in (proposal.target_order.id, *(c.order_id for c in proposal.schedule_changes)):
-            placed[order_id] = event.proposal_hash
+            placed[order_id] = proposal_hash
     return placed
 
 
+def committed_by_plans(rt: Runtime, before: ShopState, after: ShopState) -> list[str]:
+    """Procurement lines an applied plan committed that ``after`` drops (a file that leaves them out, or the
+    whole ``procurement`` section), each as a sentence. A line a delivery reduced is still the plan's."""
+    bought = {
+        (a.material_id, a.needed_by, a.supplier_email): (proposal_hash, a.quantity)
+        for proposal_hash, proposal in applied_plans(rt)
+        for a in proposal.procurement_actions
+    }
+    kept = list(after.procurement)
+    found = []
+    for task in before.procurement:
+        if task in kept:
+            kept.remove(task)
+            continue
+        plan = bought.get((task.material, task.needed_by, task.supplier_email))
+        if plan is not None and task.quantity <= plan[1]:
+            found.append(f"purchase {purchase(task)} (committed by the applied plan {plan[0][:12]}) would be dropped")
+    return found
+
+
 def plan_conflicts(rt: Runtime, before: ShopState, after: ShopState) -> list[str]:
-    """Orders placed by an applied plan that ``after`` removes or reschedules, each as a sentence."""
+    """Orders placed by an applied plan that ``after`` removes or reschedules, and purchases an applied plan
+    committed that it drops, each as a sentence."""
     found = []
     for order_id, proposal_hash in sorted(placed_by_plans(rt).items()):
         was = before.order(order_id)
@@ -54,7 +82,7 @@ def plan_conflicts(rt: Runtime, before: ShopState, after: ShopState) -> list[str
             found.append(
                 f"order {order_id} ({plan}) would be rescheduled: {runs(was.schedule)} -> {runs(now.schedule)}"
             )
-    return found
+    return found + committed_by_plans(rt, before, after)
 
 
 @dataclass(frozen=True)

@@ -95,3 +95,18 @@ def test_a_start_that_died_before_queueing_has_its_requests_queued_by_the_next_p
     (mail,) = world.store.outbox_messages()
     assert (mail.approver, mail.kind, mail.nonce) == (ANA, "request", world.approval(approval_id).link_of(ANA).nonce)
     assert _pass(world).links_sent == [] and len(world.store.outbox_messages()) == 1
+
+
+def test_the_runs_requester_is_never_added_as_its_backup(world: MemoryWorld) -> None:
+    """DAN submitted the run (in another case): the escalation adds EVE only, and DAN gets no link."""
+    policy = world.policy((ANA,), requester="Dan@Example.COM", separation_of_duties=True)
+    plan = LinkPlan.fresh(policy, LOCAL_TASK_TOKEN, mint=LinkMint(world.mac_key), mail=True)
+    started = world.start(approval=plan, window=timedelta(days=3))
+    assert started.approval is not None
+    approval_id = started.approval.approval_id
+    world.clock.advance(hours=6)
+    report = _pass(world)
+    assert report.escalated == [(approval_id, (EVE,))]
+    record = world.approvals.get_approval(approval_id)
+    assert DAN not in record.policy.approvers
+    assert all(m.approver != DAN for m in world.store.outbox_messages())

@@ -122,7 +122,7 @@ def test_the_local_default_leaves_the_cli_open_to_the_operator(world: MemoryWorl
 def test_an_approve_needs_an_unchanged_shop_a_reject_does_not(world: MemoryWorld) -> None:
     started = world.start()
     cp = started.checkpoint
-    world.store.set_inventory("THREAD-RED-40", 1500, _event(world))
+    world.store.set_inventory("THREAD-RED-40", 0, _event(world))
     assert stale_reasons(world.ports(), cp)
     approval = governing_approval(world.ports(), cp.checkpoint_id)
     ask = Ask("cli", True, cp.proposal_hash, "operator", stale=True)

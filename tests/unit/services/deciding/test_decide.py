@@ -106,7 +106,7 @@ def test_a_reject_decides_at_once_even_under_a_quorum(world: MemoryWorld) -> Non
 
 def test_an_approve_on_a_changed_shop_is_refused_a_reject_cancels_it(world: MemoryWorld) -> None:
     started, made = _setup(world)
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     before = world.snapshot()
     stale = _post(world, made, started, BEN)
     assert stale.code is RefusalCode.STALE_DOMAIN_STATE and world.snapshot() == before

@@ -91,7 +91,7 @@ REFUSALS: dict[str, tuple[RefusalCode, Callable[[MemoryWorld, StartResult], dict
     "provider": (RefusalCode.PROVIDER_MISMATCH, lambda w, s: {"binding": w.binding.model_copy(update={"region": "x"})}),
     "stale shop": (
         RefusalCode.STALE_DOMAIN_STATE,
-        lambda w, s: w.store.set_inventory("THREAD-RED-40", 1500, _inventory_event(w)) and {},
+        lambda w, s: w.store.set_inventory("THREAD-RED-40", 0, _inventory_event(w)) and {},
     ),
     "expired": (RefusalCode.EXPIRED, lambda w, s: w.clock.advance(days=2) and {}),
     "session lost": (

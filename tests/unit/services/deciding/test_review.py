@@ -67,7 +67,7 @@ def test_the_requester_may_only_reject_under_separation_of_duties(world: MemoryW
 def test_a_changed_shop_is_described_and_may_be_proposed_again(world: MemoryWorld) -> None:
     started, made = _pending(world)
     assert what_changed(world.store, started.checkpoint) is None
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     changes = what_changed(world.store, started.checkpoint)
     assert changes is not None and any("THREAD-RED-40" in line for line in changes)
     view = open_link(world.ports(), Link(made.approval_id, made.secrets[ANA]))
@@ -76,7 +76,7 @@ def test_a_changed_shop_is_described_and_may_be_proposed_again(world: MemoryWorl
 
 def test_a_superseded_approval_leads_to_its_replacement(world: MemoryWorld) -> None:
     _, made = _pending(world)
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     newer = propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
     assert newer.approval is not None
     found = current_approval(world.approvals, made.approval_id)

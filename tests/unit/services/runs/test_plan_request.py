@@ -60,3 +60,5 @@ def test_again_replans_the_same_request_on_the_same_day(world: MemoryWorld) -> N
     again = PlanRequest.again(started.checkpoint, started.proposal)
     assert (again.text, again.planning_day) == (started.proposal.request_text, started.proposal.planning_day)
     assert again.scenario == started.checkpoint.scenario
+    later = PlanRequest.again(started.checkpoint, started.proposal, "2026-08-14")
+    assert later.planning_day == "2026-08-14"  # its day has passed: proposed again from today

@@ -19,7 +19,7 @@ def test_the_new_plan_gets_the_old_policy_and_links_and_the_old_approval_closes(
     started = world.start(approval=None)
     made = world.request(started, (ANA, BEN), requester=ANA, separation_of_duties=True)
     old = world.approval(made.approval_id)
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     again = propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
     new = again.approval
     assert new is not None and new.approval_id != old.approval_id and new.status == "pending" and new.votes == ()
@@ -48,7 +48,7 @@ def test_only_an_open_stale_plan_is_proposed_again(world: MemoryWorld) -> None:
     made = world.request(started, (ANA, BEN))
     with pytest.raises(ValidationError, match="not stale"):
         propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
-    world.store.set_inventory("THREAD-RED-40", 1500, audit_event("inventory_set", world.clock()))
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))
     propose_again(world.runtime(), ProposeAgain(made.approval_id, world.binding))
     before = world.snapshot()
     replaced = world.approval(made.approval_id)

@@ -208,7 +208,7 @@ def test_a_change_inside_the_footprint_stales_and_names_it(world: MemoryWorld) -
     world.store.set_inventory("INK-NAVY", 0, audit_event("inventory_set", world.clock()))
     with pytest.raises(ResumeRefusedError) as refused:
         world.resume(totes, True)
-    assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE and "material INK-NAVY changed" in str(refused.value)
+    assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE and "materials: INK-NAVY would be" in str(refused.value)
     [held] = pending_requests(world.ports())
     assert held.status == "stale"
     [row] = status(world.ports())["approvals"]

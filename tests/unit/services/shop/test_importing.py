@@ -38,7 +38,8 @@ def test_replacing_the_shop_names_the_plans_it_made_stale_and_their_resume_is_re
     started = world.start()
     proposed_on = started.checkpoint.domain_digest
     assert [c.checkpoint_id for c in pending_on(world.ports(), proposed_on)] == [started.checkpoint.checkpoint_id]
-    recount = RUSH.with_inventory("THREAD-RED-40", 5000)
+    assert import_shop(world.ports(), ImportShop(RUSH.with_inventory("THREAD-RED-40", 5000))).stale_checkpoints == ()
+    recount = RUSH.with_inventory("THREAD-RED-40", 0)  # more stock stales nothing; none leaves the plan short
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as guarded:
         import_shop(world.ports(), ImportShop(recount))
@@ -61,7 +62,11 @@ def test_reimporting_the_original_file_after_a_plan_applied_is_refused_then_move
     plan = plan_import(world.ports(), RUSH)
     # The applied plan placed RUSH-200 and moved STANDARD-100: the original file would undo both.
     assert plan.diff is not None and plan.diff.orders.removed == ("RUSH-200",)
-    assert [p.split(" (")[0] for p in plan.conflicts] == ["order RUSH-200", "order STANDARD-100"]
+    assert [p.split(" (")[0] for p in plan.conflicts] == [
+        "order RUSH-200",
+        "order STANDARD-100",
+        "purchase 600 THREAD-RED-40 needed by 2026-08-12 from orders@threadworks-supply.example",  # and its purchase
+    ]
     before = world.snapshot()
     with pytest.raises(ShopChangeRefusedError) as guarded:
         import_shop(world.ports(), ImportShop(RUSH))
@@ -87,3 +92,35 @@ def test_a_shop_that_moved_meanwhile_is_not_overwritten(world: MemoryWorld) -> N
     with pytest.raises(StaleStateError):
         world.store.replace_shop(RUSH.with_inventory("THREAD-RED-40", 1), (1, "0" * 64), world.store.audit_events()[0])
     assert world.store.load_state() == RUSH
+
+
+def test_a_file_without_procurement_never_drops_what_an_applied_plan_bought(world: MemoryWorld) -> None:
+    started = world.start()
+    assert world.resume(started, True).outcome == "applied"
+    shop = world.store.load_state()
+    assert shop is not None and len(shop.procurement) == 1
+    erp_export = shop.model_copy(update={"procurement": ()})  # an ERP file with no procurement section
+    plan = plan_import(world.ports(), erp_export)
+    bought = "600 THREAD-RED-40 needed by 2026-08-12 from orders@threadworks-supply.example"
+    assert plan.diff is not None and f"procurement lines removed (1): {bought}" in plan.diff.lines()
+    assert plan.diff.to_json()["procurement"] == {"added": [], "removed": [bought]}
+    [problem] = plan.problems()
+    assert problem.startswith(f"purchase {bought} (committed by the applied plan ") and "would be dropped" in problem
+    before = world.snapshot()
+    with pytest.raises(ShopChangeRefusedError) as guarded:
+        import_shop(world.ports(), ImportShop(erp_export))
+    assert guarded.value.code is ShopChangeCode.IMPORT_CONFLICT and bought in str(guarded.value)
+    assert world.snapshot() == before  # refused: nothing written
+    result = import_shop(world.ports(), ImportShop(erp_export, replace=True))
+    assert result.state.procurement == ()
+    assert world.store.audit_events()[-1].detail["replaced_plan_orders"] == [problem]
+
+
+def test_a_file_that_keeps_the_purchase_imports_without_replace(world: MemoryWorld) -> None:
+    started = world.start()
+    world.resume(started, True)
+    shop = world.store.load_state()
+    assert shop is not None
+    recount = shop.with_inventory("THREAD-BLUE-40", 1999)
+    assert plan_import(world.ports(), recount).problems() == []
+    assert import_shop(world.ports(), ImportShop(recount)).changed

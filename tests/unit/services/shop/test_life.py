@@ -94,11 +94,14 @@ def test_a_change_that_lost_a_race_is_judged_again_on_the_new_shop(world: Memory
 
 def test_a_change_names_the_pending_plans_it_made_stale_and_their_resume_is_refused(world: MemoryWorld) -> None:
     started = world.start()
-    applied = shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 600, ""))
+    # A delivery only frees stock: no plan goes stale. Cancelling the order the plan moves is a real conflict.
+    assert shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 600, "")).stale_checkpoints == ()
+    applied = shop_life.cancel(world.ports(), shop_life.Cancel("STANDARD-100", "cafe closed"))
     assert applied.stale_checkpoints == (started.checkpoint.checkpoint_id,)
     with pytest.raises(ResumeRefusedError) as refused:
         world.resume(started, True)
     assert refused.value.code is RefusalCode.STALE_DOMAIN_STATE
+    assert "order STANDARD-100 was cancelled on" in str(refused.value)
     # A rejection is always accepted, and the next change stales nothing more.
     world.resume(started, False)
     assert shop_life.receive(world.ports(), shop_life.Receive("THREAD-RED-40", 1, "")).stale_checkpoints == ()

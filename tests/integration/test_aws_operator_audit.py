@@ -1,0 +1,149 @@
+"""The operator's ``--table`` shop writes on moto, MACed by the stack's operator function (the audit key's
+GenerateMac is the functions' alone): a keyed ``audit verify`` of a fresh stack reports the chain intact, and
+the function refuses what an operator's command would not append.
+
+The Lambda hop runs the handler in this process (moto runs no function code without Docker); DynamoDB and KMS
+are the server's.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from typing import Any
+
+import boto3
+import pytest
+
+from production_orchestrator.cli import main
+from production_orchestrator.domain.approval.audit_chain import _HEAD, _LINK, GENESIS
+from production_orchestrator.domain.canonical import canonical_bytes
+from production_orchestrator.handlers import sign_operator_audit
+from production_orchestrator.handlers.root import core, runtime
+from tests.support.moto_aws import AwsWorld
+from tests.support.provider_runs import EXAMPLES
+
+SHOP_FILE = EXAMPLES / "print-shop.json"
+FUNCTION = "ProductionOrchestrator-OperatorAudit"
+
+
+class _Context:
+    function_name = FUNCTION
+    function_version = "$LATEST"
+    memory_limit_in_mb = 256
+    invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{FUNCTION}"
+    aws_request_id = "00000000-0000-0000-0000-000000000000"
+    log_group_name = f"/aws/lambda/{FUNCTION}"
+    log_stream_name = "test"
+
+
+class InProcessLambda:
+    """``lambda.invoke`` of the operator function, answered by its handler (with the function's environment)."""
+
+    calls: list[str] = []
+
+    def invoke(self, FunctionName: str, Payload: bytes) -> dict[str, Any]:
+        assert FunctionName == FUNCTION
+        self.calls.append(FunctionName)
+        result = sign_operator_audit.handler(json.loads(Payload), _Context())
+        return {"StatusCode": 200, "Payload": io.BytesIO(json.dumps(result).encode())}
+
+
+@pytest.fixture
+def audit_key(aws: AwsWorld, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The stack's audit key (KMS HMAC, on the server), set for the function; the CLI's lambda client routed to it."""
+    made = aws.session.client("kms").create_key(KeySpec="HMAC_256", KeyUsage="GENERATE_VERIFY_MAC")
+    key_id = str(made["KeyMetadata"]["KeyId"])
+    monkeypatch.setenv("PO_AUDIT_KEY_ID", key_id)
+    core.cache_clear()
+    runtime.cache_clear()
+    real = boto3.Session.client
+
+    def client(self: Any, service: str, *args: Any, **kwargs: Any) -> Any:
+        return InProcessLambda() if service == "lambda" else real(self, service, *args, **kwargs)
+
+    monkeypatch.setattr(boto3.Session, "client", client)
+    return key_id
+
+
+def test_operator_writes_are_maced_and_a_keyed_verify_reports_the_chain_intact(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flags = ["--table", aws.table, "--operator-function", FUNCTION]
+    assert main([*flags, "shop", "import", str(SHOP_FILE)]) == 0
+    state = json.loads(SHOP_FILE.read_text())
+    material, order = state["materials"][0]["id"], state["orders"][0]["id"]
+    assert main([*flags, "shop", "receive", material, "100", "--ref", "PO-1"]) == 0
+    assert main([*flags, "order", "progress", order, "--minutes", "30"]) == 0
+    capsys.readouterr()
+    # The CLI itself holds no GenerateMac: only VerifyMac, with the key's id.
+    monkeypatch.delenv("PO_AUDIT_KEY_ID")
+    assert main(["--table", aws.table, "audit", "verify", "--audit-key", audit_key]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "intact" in out.lower() or "CHAIN_INTACT=1" in out
+    items = aws.dynamodb.scan(TableName=aws.table)["Items"]
+    events = [json.loads(i["raw"]["S"]) for i in items if i["sk"]["S"].startswith("AUDIT#")]
+    assert sorted(e["event_type"] for e in events) == ["material_received", "order_progressed", "shop_imported"]
+    assert all(e["mac"] for e in events)
+    assert InProcessLambda.calls
+
+
+def test_without_the_operator_function_a_keyed_verify_finds_the_unkeyed_link(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
+    capsys.readouterr()
+    assert main(["--table", aws.table, "audit", "verify", "--audit-key", audit_key]) == 5
+
+
+def _link(event_type: str, seq: int = 1, prev: str = GENESIS) -> bytes:
+    content = {"event_type": event_type, "at": "2026-12-01T00:00:00Z", "seq": seq, "prev_hash": prev, "detail": {}}
+    return _LINK + canonical_bytes(content)
+
+
+@pytest.mark.parametrize("event_type", ["plan_applied", "decision_recorded", "vote_recorded", "approval_created"])
+def test_the_function_refuses_to_mac_what_no_operator_command_appends(
+    aws: AwsWorld, audit_key: str, event_type: str
+) -> None:
+    reply = sign_operator_audit.handler({"message": base64.b64encode(_link(event_type)).decode()}, _Context())
+    assert "refused" in reply and "mac" not in reply
+
+
+def test_the_function_refuses_a_head_that_does_not_close_its_links_and_any_other_message(
+    aws: AwsWorld, audit_key: str
+) -> None:
+    link = _link("material_received")
+    mac = sign_operator_audit.handler({"message": base64.b64encode(link).decode()}, _Context())["mac"]
+    forged_head = _HEAD + canonical_bytes({"seq": 1, "hash": "f" * 64})
+    reply = sign_operator_audit.handler(
+        {"message": base64.b64encode(forged_head).decode(), "links": [[base64.b64encode(link).decode(), mac]]},
+        _Context(),
+    )
+    assert "refused" in reply
+    reply = sign_operator_audit.handler(
+        {"message": base64.b64encode(forged_head).decode(), "links": [[base64.b64encode(link).decode(), "x" + mac]]},
+        _Context(),
+    )
+    assert "refused" in reply
+    assert "refused" in sign_operator_audit.handler({"message": base64.b64encode(b"anything").decode()}, _Context())
+
+
+def test_the_table_commands_take_the_region_from_the_flag_then_aws_region(
+    aws: AwsWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """boto3 reads AWS_DEFAULT_REGION and the profile's region, not AWS_REGION: the CLI adds it, and --region
+    wins over both."""
+    import argparse
+
+    from production_orchestrator.cli.aws import aws_region, table_runtime
+
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    assert aws_region(argparse.Namespace()) == "eu-central-1"
+    assert aws_region(argparse.Namespace(region="ap-southeast-2")) == "ap-southeast-2"
+    rt = table_runtime(aws.table, args=argparse.Namespace(region="eu-west-1"))
+    assert rt.store._table.client.meta.region_name == "eu-west-1"  # type: ignore[attr-defined]
+    monkeypatch.delenv("AWS_REGION")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-west-2")
+    rt = table_runtime(aws.table, args=argparse.Namespace())
+    assert rt.store._table.client.meta.region_name == "us-west-2"  # type: ignore[attr-defined]
