@@ -23,6 +23,8 @@ on any path approves by default: a timeout records the expiry and ends.
 
 from __future__ import annotations
 
+from typing import Any
+
 from aws_cdk import Annotations, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -80,6 +82,16 @@ from .agent_functions import AgentFunctions, retention
 EXPIRED_CODE = "EXPIRED"
 # Throttles are transient too; CDK's default retry covers the other Lambda service errors.
 THROTTLED = "Lambda.TooManyRequestsException"
+# A new account runs 10 concurrent executions and agent runs of up to 900 s: a throttle can last minutes. Retried
+# for about 9 minutes (5 s doubling, capped at 2 minutes, jittered), then the execution fails naming the error.
+THROTTLE_RETRY: dict[str, Any] = {
+    "errors": [THROTTLED],
+    "interval": Duration.seconds(5),
+    "max_attempts": 8,
+    "backoff_rate": 2,
+    "max_delay": Duration.minutes(2),
+    "jitter_strategy": sfn.JitterType.FULL,
+}
 # How a resume that died mid-decision surfaces: the runtime exited (SIGKILL, a crash), the sandbox timed
 # out or ran out of memory (Lambda.Unknown for unhandled errors, per the Step Functions guide), or the store
 # failed (BackendError). None of them is a verdict: a retry after the lease takes the claim over.
@@ -167,7 +179,7 @@ class ApprovalWorkflow(Construct):
                 result_path=result_path,
                 retry_on_service_exceptions=True,
             )
-            task.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
+            task.add_retry(**THROTTLE_RETRY)
             return task
 
         # The execution input as is, and the execution's own name from the context object: the run looks up
@@ -207,7 +219,7 @@ class ApprovalWorkflow(Construct):
             result_path="$.decision",
             retry_on_service_exceptions=True,
         )
-        wait_for_decision.add_retry(errors=[THROTTLED], interval=Duration.seconds(2), max_attempts=4, backoff_rate=2)
+        wait_for_decision.add_retry(**THROTTLE_RETRY)
         resume = invoke(
             STATE_RESUME,
             functions.resume_agent,

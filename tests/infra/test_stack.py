@@ -496,3 +496,19 @@ def test_only_the_start_function_may_read_request_objects_and_only_under_their_p
             assert "requests/*" in resources and "sessions/" not in resources
             readers.append(template_json["Resources"][logical_id]["Properties"]["Roles"])
     assert readers == [[{"Ref": run_role["Fn::GetAtt"][0]}]]
+
+
+def test_every_lambda_task_retries_a_throttle_for_minutes_then_fails_naming_it(definition: dict[str, Any]) -> None:
+    """New accounts run 10 concurrent executions: a throttle is retried with backoff for minutes, not ~30 s."""
+    tasks_ = [s for s in definition["States"].values() if s.get("Type") == "Task" and "lambda:invoke" in s["Resource"]]
+    assert tasks_
+    for state in tasks_:
+        (throttle,) = [r for r in state.get("Retry", []) if r["ErrorEquals"] == ["Lambda.TooManyRequestsException"]]
+        waits, delay = 0.0, float(throttle["IntervalSeconds"])
+        for _ in range(throttle["MaxAttempts"]):
+            waits += min(delay, throttle.get("MaxDelaySeconds", delay))
+            delay *= throttle["BackoffRate"]
+        assert waits >= 300, (state, waits)
+        assert throttle["JitterStrategy"] == "FULL"
+        # Not caught into an outcome: after the retries the execution fails with the error's own name.
+        assert not any("Lambda.TooManyRequestsException" in c["ErrorEquals"] for c in state.get("Catch", []))

@@ -191,8 +191,6 @@ def _forms(view: LinkView, *, can_repropose: bool, reason: str, can_revise: bool
             '<p class="note">You started this run, so you may not approve it (separation of duties). '
             "You can still reject it.</p>"
         )
-    if can_revise:
-        parts.append(_revise_form(view, hidden))
     label = "Reason for rejecting (required, kept in the audit trail)"
     parts.append(
         f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="reject">'
@@ -201,6 +199,8 @@ def _forms(view: LinkView, *, can_repropose: bool, reason: str, can_revise: bool
         '<button type="submit" class="reject">Reject</button></form>'
         '<p class="small">Opening this page changed nothing. Only these buttons record a decision.</p>'
     )
+    if can_revise:  # below Approve and Reject: the first screen still holds both
+        parts.append(_revise_form(view, hidden))
     return "".join(parts)
 
 
