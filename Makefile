@@ -87,6 +87,12 @@ week-model: $(STAMP)
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 
+# The planner against an independent OR-Tools CP-SAT model of the same rules on seeded shops of seven
+# families and three sizes: writes evidence/bench_planner.json (~15 min on 2 cores). OR-Tools is dev-only.
+.PHONY: bench-planner
+bench-planner: $(STAMP)
+	$(PY) scripts/bench_planner.py
+
 # Debian's chromium and chromium-driver for the approval-page browser tests (tests/browser skip without them).
 browser-deps:
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \

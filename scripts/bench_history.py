@@ -10,6 +10,11 @@ timing each ``start_run`` in CPU seconds of this process (the deterministic mode
 median of each, and the median of the per-pair ratios history / empty (goal: at most 1.1). The duplicate check
 reads only the runs of the request being started (domain/intake/request_key.py), so the ratio stays near 1 however
 many runs are stored; before issue 30 every start read every run (~5 rows each).
+
+On DynamoDB (moto on 127.0.0.1, ``--dynamodb``) time is not the figure (moto copies the whole table on every
+transaction, which AWS does not): what a start reads is. The same pairs of starts, on a table with no runs and
+one holding the history (written with the store's own item layout), count each start's read calls and the
+items they returned (botocore hooks); the ratio of those is the figure.
 """
 
 from __future__ import annotations
@@ -152,13 +157,117 @@ def bench(history: int, pairs: int) -> dict[str, Any]:
     }
 
 
+def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
+    """``runs`` stored runs on DynamoDB, written with the store's item layout in batches (as the transactions
+    would have written them: checkpoint, approval and pointer, request key and Message-ID pointer)."""
+    from production_orchestrator.adapters.aws.dynamo_table import key, n, s
+    from production_orchestrator.adapters.aws.dynamodb_approvals import approval_writes
+    from production_orchestrator.adapters.aws.dynamodb_runs import request_key_puts
+    from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, SHOP_PK
+
+    first = start_run(
+        rt, StartRun(PlanRequest(text=_email(999_999), planning_day=DAY), BINDING, timedelta(days=7), operator_plan())
+    )
+    approval = rt.approvals.approvals_for(first.checkpoint.checkpoint_id)[0]
+    items: list[dict[str, Any]] = []
+    for _ in range(runs):
+        checkpoint = first.checkpoint.model_copy(update={"checkpoint_id": f"ckpt-{secrets.token_hex(16)}"}).sealed()
+        record = approval.model_copy(
+            update={"approval_id": f"appr-{secrets.token_hex(16)}", "checkpoint_id": checkpoint.checkpoint_id}
+        )
+        request = RunRequest(
+            checkpoint_id=checkpoint.checkpoint_id,
+            request_hash=secrets.token_hex(32),
+            generation=0,
+            message_key=secrets.token_hex(32),
+        )
+        raw = checkpoint.model_dump_json()
+        items.append(
+            {
+                **key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint.checkpoint_id),
+                "raw": s(raw),
+                "recorded_ns": n(time.time_ns()),
+            }
+        )
+        for op in [*approval_writes(table, record), *request_key_puts(table, request)]:
+            items.append(op["Put"]["Item"])
+    for i in range(0, len(items), 25):
+        table.client.batch_write_item(
+            RequestItems={table.name: [{"PutRequest": {"Item": it}} for it in items[i : i + 25]]}
+        )
+    return len(rt.store.list_checkpoints())
+
+
+def _reads(rt: Runtime, text: str) -> tuple[int, int]:
+    """(read calls, items they returned) of one start on DynamoDB."""
+    seen = {"calls": 0, "items": 0}
+
+    def after(http_response: Any, parsed: dict[str, Any], model: Any, **_: Any) -> None:
+        if model.name in ("GetItem", "Query", "Scan", "BatchGetItem"):
+            seen["calls"] += 1
+            if model.name == "GetItem":
+                seen["items"] += 1 if parsed.get("Item") else 0
+            elif model.name == "BatchGetItem":
+                seen["items"] += sum(len(v) for v in parsed.get("Responses", {}).values())
+            else:
+                seen["items"] += int(parsed.get("Count", 0))
+
+    events = rt.store._table.client.meta.events  # type: ignore[attr-defined]
+    events.register("after-call.dynamodb.*", after)
+    try:
+        _start(rt, text)
+    finally:
+        events.unregister("after-call.dynamodb.*", after)
+    return seen["calls"], seen["items"]
+
+
+def bench_dynamodb(history: int, pairs: int) -> dict[str, Any]:
+    from tests.support.moto_aws import AwsWorld, environment, moto_server
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench import _aws_runtime  # the benchmark's own DynamoDB runtime (scripts/bench.py)
+
+    with moto_server() as endpoint:
+        os.environ.update(environment(endpoint))
+        worlds = [AwsWorld(endpoint, f"hist{os.getpid()}{kind}") for kind in ("e", "h")]
+        empty, full = (_aws_runtime(w.table, w.bucket) for w in worlds)
+        shop = read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
+        for rt in (empty, full):
+            import_shop(rt, ImportShop(shop))
+        stored = _dynamo_history(full, full.store._table, history)  # type: ignore[attr-defined]
+        calls, items = [], []
+        for n in range(1, pairs + 1):
+            (ce, ie), (cf, i_f) = _reads(empty, _email(n)), _reads(full, _email(n))
+            calls.append((ce, cf))
+            items.append((ie, i_f))
+    return {
+        "store": "dynamodb (moto)",
+        "history_runs": stored,
+        "pairs": pairs,
+        "read_calls_per_start": {
+            "no_runs": statistics.median(c[0] for c in calls),
+            "with_history": statistics.median(c[1] for c in calls),
+        },
+        "items_read_per_start": {
+            "no_runs": statistics.median(i[0] for i in items),
+            "with_history": statistics.median(i[1] for i in items),
+        },
+        "items_ratio_max_of_pairs": max(i[1] / i[0] for i in items),
+        "target_at_most": TARGET,
+        "met": max(i[1] / i[0] for i in items) <= TARGET,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--history", type=int, default=1000)
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "bench_history.json")
+    parser.add_argument("--dynamodb-pairs", type=int, default=5, help="pairs of starts on DynamoDB (moto); 0: none")
     args = parser.parse_args()
     report = bench(args.history, args.pairs)
+    if args.dynamodb_pairs:
+        report["dynamodb"] = bench_dynamodb(args.history, args.dynamodb_pairs)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
     return 0

@@ -4,7 +4,7 @@
 
 Shops of 5 machines / 100 open orders, 20 / 1,000 and 50 / 5,000, each booked to about 70% of its
 capacity over 90 days (orders split over days and machines, due dates after their schedule), and an
-urgent new order that only fits by moving lower-priority work. For each: the median time of
+urgent new order that only fits by moving lower-priority work. For each: the median CPU time of
 ``build_proposal`` (blockers, placement, moves, procurement, drafts and both digests), the peak memory
 Python allocated during one plan (tracemalloc), the shop's size as canonical JSON, and how time grows
 against orders x horizon. ``make bench`` runs it as one of its steps.
@@ -48,16 +48,17 @@ from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E
 from production_orchestrator.domain.shop.model import ShopState  # noqa: E402
 
 SIZES = ((5, 100), (20, 1_000), (50, 5_000))
-# The goals: median plan time per size (machines, orders) and peak memory of a plan.
-GOAL_SECONDS = {(20, 1_000): 2.0, (50, 5_000): 10.0}
-GOAL_MB = 1024
+# The goals: median plan CPU time per size (machines, orders) and peak memory of a plan (CPU seconds:
+# the machine is shared, so wall time is not the figure; each also as a ratio to greedy alone in the same run).
+GOAL_SECONDS = {(20, 1_000): 0.5, (50, 5_000): 3.0}
+GOAL_MB = 200
 REFERENCE_NODES, REFERENCE_CANDIDATES = 5_000, 200
 
 
 def _plan_once(state: ShopState, nodes: int = solver.DEFAULT_NODES) -> tuple[float, Any]:
-    began = time.perf_counter()
+    began = time.process_time()
     proposal = build_proposal(state, "URGENT", PLANNING_DAY, solver_nodes=nodes)
-    return time.perf_counter() - began, proposal
+    return time.process_time() - began, proposal
 
 
 def _rss_mb() -> float:
@@ -108,6 +109,7 @@ def measure(machines: int, orders: int, runs: int) -> dict[str, Any]:
         "read_shop_seconds": round(load_seconds, 4),
         "plan_seconds_median": round(statistics.median(times), 4),
         "plan_seconds_all": [round(t, 4) for t in times],
+        "plan_vs_greedy_ratio": round(statistics.median(times) / max(statistics.median(greedy_times), 1e-6), 2),
         "plan_peak_mb": round(peak / 1_048_576, 1),
         "plan_peak_rss_mb": rss["after_plan_mb"],
         "read_shop_peak_rss_mb": rss["after_read_shop_mb"],
@@ -176,7 +178,9 @@ def run(runs: int, sizes: tuple[tuple[int, int], ...] = SIZES, shops: int = 0) -
     growth = largest["plan_seconds_median"] / smallest["plan_seconds_median"]
     for size in measured:
         goal = GOAL_SECONDS.get((size["machines"], size["orders"] - 1))
-        size["goal"] = f"median under {goal} s, peak under {GOAL_MB} MB" if goal else f"peak under {GOAL_MB} MB"
+        size["goal"] = (
+            f"median CPU under {goal} s, peak RSS under {GOAL_MB} MB" if goal else f"peak RSS under {GOAL_MB} MB"
+        )
         size["goal_met"] = size["plan_peak_rss_mb"] < GOAL_MB and (goal is None or size["plan_seconds_median"] < goal)
     report: dict[str, Any] = {
         "sizes": measured,

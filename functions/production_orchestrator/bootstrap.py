@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from .contracts import ENV_NOW
 from .domain.approval.claims import DEFAULT_LEASE
 from .domain.limits import DEFAULT_NODES
 
@@ -38,6 +39,22 @@ AwsPort = Literal["sessions", "notifier", "callback", "starter", "submissions"]
 def utc_now() -> datetime:
     """The wall clock, in UTC."""
     return datetime.now(UTC)
+
+
+def local_now() -> datetime:
+    """The local runtime's clock: ``$PO_NOW`` (the rehearsal clock, an ISO 8601 time; a date means 09:00 UTC)
+    when set, else the wall clock. The AWS runtime never reads it."""
+    given = os.environ.get(ENV_NOW, "").strip()
+    if not given:
+        return utc_now()
+    from .domain.errors import ValidationError
+    from .domain.records import parse_utc
+
+    text = f"{given}T09:00:00Z" if len(given) == 10 else given
+    try:
+        return parse_utc(text if text[-1] in "Zz" or "+" in text[10:] or "-" in text[10:] else f"{text}Z")
+    except ValueError:
+        raise ValidationError(f"--now / {ENV_NOW}: {given!r} is not a time like 2027-01-05T09:00:00Z") from None
 
 
 @dataclass(frozen=True)
@@ -110,6 +127,7 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
     The notifier and the workflow callback are the command's own (stdout, a resume in a fresh process): the
     CLI sets them with ``dataclasses.replace``.
     """
+    from .adapters.local.clock_mark import check_and_keep
     from .adapters.local.file_sessions import FileSessionStore
     from .adapters.local.mac_key import KEY_FILE, FileMacKey
     from .adapters.local.sqlite_approvals import SqliteApprovalStore
@@ -119,6 +137,7 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
     from .services.runtime import Runtime
 
     check_data_dir(data_dir, create=create)
+    now = local_now()
     db = data_dir / DB_NAME
     if not create and not db.is_file():
         raise ValidationError(
@@ -132,10 +151,11 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
         approvals = SqliteApprovalStore(db)
     except Exception as exc:  # sqlite3.DatabaseError on a file that is not a database
         raise ValidationError(f"data dir {data_dir} does not hold a readable shop ({DB_NAME}: {exc})") from None
+    check_and_keep(data_dir, now)
     return Runtime(
         store=store,
         approvals=approvals,
-        clock=utc_now,
+        clock=(lambda: now) if os.environ.get(ENV_NOW) else utc_now,  # a rehearsal's time stands still
         pid=os.getpid(),
         sessions=FileSessionStore(data_dir / SESSIONS_DIR),
         receipt_key=key,

@@ -52,6 +52,8 @@ ENV_SERVICE_NAME: Final = "POWERTOOLS_SERVICE_NAME"
 ENV_METRICS_NAMESPACE: Final = "POWERTOOLS_METRICS_NAMESPACE"
 # Local (CLI) settings.
 ENV_DATA_DIR: Final = "PO_DATA_DIR"
+# The rehearsal clock of every local command (the global --now sets it); the AWS runtime never reads it.
+ENV_NOW: Final = "PO_NOW"
 ENV_FAULT_KILL_AT: Final = "PO_FAULT_KILL_AT"
 ENV_MAIL_FROM: Final = "PO_MAIL_FROM"
 ENV_SMTP_USERNAME: Final = "PO_SMTP_USERNAME"

@@ -174,7 +174,10 @@ def test_the_same_email_twice_starts_one_run_and_the_second_execution_says_so(aw
     deployment.wait_for_message()
     checkpoints = deployment.store.list_checkpoints()
     events = len(deployment.store.audit_events())
-    second = str(deployment.submit(totes, as_of=EXAMPLE_DAY)["execution_arn"])
+    # A retried POST of the same submit is the first run (issue 29); a second submit on purpose (its own client
+    # token, as a re-sent e-mail handed in again) is a second execution, which the run's duplicate rule answers.
+    assert str(deployment.submit(totes, as_of=EXAMPLE_DAY)["execution_arn"]) == first
+    second = str(deployment.submit(totes, as_of=EXAMPLE_DAY, client_token="resent-1")["execution_arn"])
     assert deployment.wait_for_status(second) == "SUCCEEDED"
     assert deployment.states(second) == [STATE_RUN_AGENT, STATE_ALREADY_PENDING]
     assert deployment.store.list_checkpoints() == checkpoints and len(deployment.store.audit_events()) == events

@@ -247,3 +247,13 @@ def test_the_strands_free_and_agent_assets_install_different_locks(assets: Built
     agent_dirs = {assets.asset_dirs[m] for m in ("run_agent", "resume_agent")}
     assert len(agent_dirs) == 1 and assets.asset_dirs["decide"] not in agent_dirs
     assert asset_hash(CORE_LOCK, host_architecture()) != asset_hash(AGENT_LOCK, host_architecture())
+
+
+def test_the_quality_bench_reference_is_dev_only() -> None:
+    """OR-Tools (the planner bench's CP-SAT reference) and what only it needs stay out of every Lambda asset."""
+    dev_only = {"ortools", "pandas", "protobuf", "absl-py", "immutabledict"}
+    assert "ortools" in lock_entries(DEV_LOCK)
+    for path in (AGENT_LOCK, CORE_LOCK):
+        assert not dev_only & {canonicalize_name(n) for n in lock_entries(path)}, path.name
+    named = {canonicalize_name(re.split(r"[=<>\[ ;]", line, maxsplit=1)[0]) for line in requirement_lines(())}
+    assert not dev_only & named

@@ -156,3 +156,28 @@ def test_the_same_email_twice_on_dynamodb_is_already_pending_and_writes_nothing(
         _run(aws, request=TOTES.replace("Hi there,", "Hi there, "), as_of=EXAMPLE_DAY)
     assert pending.value.checkpoint_id == flow.run["checkpoint_id"]
     assert _items(aws) == before
+
+
+def test_a_resent_email_on_dynamodb_is_held_and_writes_only_the_hold(aws: AwsWorld, clock: Clock) -> None:
+    """Issue 27 on the start Lambda: the same sender's same words under a new Message-ID are a possible duplicate,
+    held (one HELD item and its audit event), no run; the same envelope again is the same hold."""
+    from production_orchestrator.domain.errors import PossibleDuplicateError
+
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
+    flow = _run(aws, request=TOTES, as_of=EXAMPLE_DAY)
+    before = _items(aws)
+    resent = TOTES.replace("festival-totes-0001", "festival-totes-0002")
+    with pytest.raises(PossibleDuplicateError) as held:
+        _run(aws, request=resent, as_of=EXAMPLE_DAY)
+    assert held.value.checkpoint_id == flow.run["checkpoint_id"]
+    added = [i for i in _items(aws) if i not in before]
+    kinds = sorted(str(i["pk"]["S"]).split("#")[0] for i in added)
+    assert "HELD" in kinds and not [i for i in added if str(i["sk"]["S"]).startswith("CHECKPOINT#")]
+    [hold] = _store(aws).held_requests()
+    assert (hold.held_id, hold.duplicate_of) == (held.value.held_id, flow.run["checkpoint_id"])
+    after = _items(aws)
+    with pytest.raises(PossibleDuplicateError):
+        _run(aws, request=resent, as_of=EXAMPLE_DAY)
+    assert len(_store(aws).held_requests()) == 1 and len(_store(aws).audit_events()) == len(
+        [i for i in after if str(i["sk"]["S"]).startswith("AUDIT#")]
+    )

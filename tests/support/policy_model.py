@@ -130,6 +130,7 @@ class Chain:
     domain_digest: str
     secrets: dict[str, str]
     first_day: str = ""  # the first day the plan changes: once it has passed in the shop, the plan is stale by time
+    made_at: datetime | None = None  # judged by time from the day after the day it was made
     red_needed: int = 0  # THREAD-RED-40 its order needs beyond what the plan buys: less on hand, and it is stale
     status: str = "pending"
     votes: list[tuple[str, bool]] = field(default_factory=list)
@@ -265,7 +266,8 @@ class PolicyMachine(RuleBasedStateMachine):
         state = self.rt.store.load_state()
         if state is None:
             return False
-        if state.today(self.clock()) > chain.first_day:
+        today = state.today(self.clock())
+        if chain.made_at is not None and today > state.today(chain.made_at) and today > chain.first_day:
             return True
         if state.digest() == chain.domain_digest:
             return False
@@ -290,6 +292,7 @@ class PolicyMachine(RuleBasedStateMachine):
         red = sum(a.quantity for a in proposal.procurement_actions if a.material_id == "THREAD-RED-40")
         chain = Chain(
             first_day=min(a.day for c in proposal.schedule_changes for a in (*c.before, *c.after)),
+            made_at=parse_utc(result.checkpoint.created_at),
             red_needed=proposal.target_order.quantity * 10 - red,  # CREST-PATCH-RED: 10 RED-40 per patch
             root=root or approval.approval_id,
             approval_id=approval.approval_id,

@@ -128,6 +128,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if console:
                 _leave(ended.code if isinstance(ended.code, int) else EXIT_USAGE)
             raise
+        if getattr(args, "global_now", None):
+            os.environ["PO_NOW"] = args.global_now  # the one clock of the local runtime (bootstrap.local_now)
+            from ..bootstrap import local_now
+
+            local_now()  # a clock that is not a time is a usage error before anything runs
         check_runtime(args)
         apply_config(args, data_dir(args))
         code = int(args.handler(args))

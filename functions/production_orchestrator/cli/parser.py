@@ -39,7 +39,7 @@ plan later, from another process; only then does the plan apply, exactly once.
 Results are printed as KEY=value lines on stdout (--json for one JSON object where offered); messages for
 people go to stderr.
 """
-USAGE = f"""{PROG} [-h] [--version] [--data-dir DIR] COMMAND ...
+USAGE = f"""{PROG} [-h] [--version] [--data-dir DIR] [--now TIME] COMMAND ...
        {PROG} --table NAME [--audit-key ID] [--receipt-key ID] COMMAND ...  (on AWS)"""
 HELP_HINT = f"`{PROG} help COMMAND [SUBCOMMAND]` (or COMMAND --help) shows a command's options and examples."
 
@@ -49,9 +49,9 @@ GROUP_MESSAGES = "approvers and messages"
 GROUP_OPERATIONS = "operations"
 GROUPS = (GROUP_RUNS, GROUP_SHOP, GROUP_MESSAGES, GROUP_OPERATIONS)
 # The options before the command words that take a value (the command word is the first word after them).
-GLOBAL_VALUE_FLAGS = ("--data-dir", "--table", "--audit-key", "--receipt-key")
+GLOBAL_VALUE_FLAGS = ("--data-dir", "--now", "--table", "--audit-key", "--receipt-key")
 # What a hidden old spelling carries over from before it to the command it stands for.
-_GLOBALS = ("data_dir", "table", "audit_key", "receipt_key")
+_GLOBALS = ("data_dir", "global_now", "table", "audit_key", "receipt_key")
 
 
 class CommandModule(Protocol):
@@ -319,6 +319,14 @@ def build_parser(modules: Iterable[CommandModule]) -> argparse.ArgumentParser:
     parser = RootParser(prog=PROG, description=DESCRIPTION, epilog=epilog, formatter_class=Formatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     add_data_dir(parser)
+    parser.add_argument(
+        "--now",
+        dest="global_now",
+        default=argparse.SUPPRESS,
+        metavar="TIME",
+        help="the clock every part of the command reads, for a rehearsal (ISO 8601, e.g. 2027-01-05T09:00:00Z; "
+        "default: $PO_NOW, else the wall clock); never earlier than the latest time the data dir has seen",
+    )
     add_global_table_flags(parser)
     sub = parser.add_subparsers(
         title="commands",

@@ -31,10 +31,10 @@ def local_runtime(data_dir: Path, *, create: bool) -> Runtime:
 
 
 def utc_now() -> datetime:
-    """The wall clock, in UTC (bootstrap.utc_now)."""
-    from ..bootstrap import utc_now as now
+    """The command's clock, in UTC: ``--now`` / ``$PO_NOW`` when given, else the wall clock (bootstrap.local_now)."""
+    from ..bootstrap import local_now
 
-    return now()
+    return local_now()
 
 
 def check_data_dir(data_dir: Path, *, create: bool) -> None:

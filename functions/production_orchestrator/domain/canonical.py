@@ -20,9 +20,31 @@ def _reject_floats(value: Any, path: str = "$") -> None:
             _reject_floats(item, f"{path}[{index}]")
 
 
+_SCALARS = (str, int, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _has_floats(value: Any) -> bool:
+    """True when ``value`` holds a float or a non-string key anywhere (one pass, no paths: the cheap check)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if any(type(k) is not str for k in item):
+                return True
+            stack.extend(v for v in item.values() if type(v) not in _SCALAR_TYPES)
+        elif kind is list or kind is tuple:
+            stack.extend(v for v in item if type(v) not in _SCALAR_TYPES)
+        elif not isinstance(item, _SCALARS) or isinstance(item, float):
+            return True  # a float, or a subclass the slow check below classifies with its path
+    return False
+
+
 def canonical_json(value: Any) -> str:
     """Serialize ``value`` as canonical JSON: sorted keys, compact separators, UTF-8, no floats."""
-    _reject_floats(value)
+    if _has_floats(value):
+        _reject_floats(value)  # names where (and refuses); lets other values through to json as before
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 

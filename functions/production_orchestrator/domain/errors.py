@@ -161,6 +161,16 @@ class GuidanceRefusedError(ValidationError):
         self.human_message = message
 
 
+class ClockBehindError(ValidationError):
+    """A rehearsal clock (``--now`` / ``PO_NOW``) earlier than the latest time the data dir has seen. Nothing
+    written."""
+
+    code = "CLOCK_BEHIND"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{self.code}: {message}")
+
+
 class ConfigurationError(OrchestratorError):
     """The runtime is configured wrongly (missing or malformed setting)."""
 

@@ -75,11 +75,12 @@ def test_team_jerseys_plan() -> None:
         ("TOTES-120", [("EMB-01", TODAY, 180)], [("EMB-01", TOMORROW, 180)]),
         ("JERSEY-310", [], [("EMB-01", TODAY, 420)]),
     ]
-    # 60 minutes stay free next to the jerseys: the solver keeps there what is dearest to move (whole units,
-    # the totes' priority 15 before the caps' 10): 3 totes of 18 minutes and 1 cap of 4.
+    # 60 minutes stay free next to the jerseys. No part may be under the shop's minimum split (60 minutes):
+    # 3 totes (54 minutes) cannot stay, so the totes move whole and half the caps stay (15 caps, 60 minutes),
+    # which moves less priority-weighted work than moving every cap and 6 or more totes.
     assert moves("team-jerseys") == [
-        ("CAPS-110", [("EMB-01", TODAY, 120)], [("EMB-01", TODAY, 4), ("EMB-01", TOMORROW, 116)]),
-        ("TOTES-120", [("EMB-01", TODAY, 180)], [("EMB-01", TODAY, 54), ("EMB-01", TOMORROW, 126)]),
+        ("CAPS-110", [("EMB-01", TODAY, 120)], [("EMB-01", TODAY, 60), ("EMB-01", TOMORROW, 60)]),
+        ("TOTES-120", [("EMB-01", TODAY, 180)], [("EMB-01", TOMORROW, 180)]),
         ("JERSEY-310", [], [("EMB-01", TODAY, 420)]),
     ]
     assert proposal.procurement_actions == ()
@@ -98,6 +99,25 @@ def test_metallic_monogram_plan() -> None:
         ("GOLD-500", [], [("EMB-02", TODAY, 300)]),
     ]
     assert [(a.material_id, a.quantity) for a in proposal.procurement_actions] == [("THREAD-GOLD-60", 1100)]
+
+
+def test_no_part_under_the_minimum_split_and_a_larger_minimum_keeps_orders_whole() -> None:
+    state = SCENARIOS["team-jerseys"].taken_in()
+    for proposal in (
+        build_proposal(state, "JERSEY-310", TODAY),
+        build_proposal(state, "JERSEY-310", TODAY, solver_nodes=0),
+    ):
+        for change in proposal.schedule_changes:
+            before = {(a.day, a.machine): a.minutes for a in change.before}
+            assert all(a.minutes >= 60 for a in change.after if before.get((a.day, a.machine)) != a.minutes)
+    whole = state.model_copy(update={"min_split_minutes": 240})
+    assert [
+        (c.order_id, [a.minutes for a in c.after]) for c in build_proposal(whole, "JERSEY-310", TODAY).schedule_changes
+    ] == [
+        ("CAPS-110", [120]),
+        ("TOTES-120", [180]),
+        ("JERSEY-310", [420]),
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -167,8 +187,8 @@ def test_splits_over_machines_and_days_and_skips_closed_days_and_weekends() -> N
     assert slots(proposal) == [
         ("PRESS-A", "2026-12-24", 480),
         ("PRESS-B", "2026-12-24", 240),
-        ("PRESS-B", "2026-12-25", 240),
-        ("PRESS-A", "2026-12-26", 40),
+        ("PRESS-B", "2026-12-25", 220),  # not 240: that would leave a 40-minute part, under the minimum split
+        ("PRESS-A", "2026-12-26", 60),
     ]
     assert proposal.at_risk == ()
 

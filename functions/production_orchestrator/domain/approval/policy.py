@@ -35,7 +35,7 @@ class ApprovalPolicy(BaseModel):
     under separation of duties).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
 
     approvers: tuple[str, ...] = Field(min_length=1, max_length=MAX_APPROVERS)
     requester: str = Field(default="", max_length=REQUESTER_MAX)

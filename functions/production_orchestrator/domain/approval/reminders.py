@@ -30,7 +30,7 @@ _SHARE = re.compile(r"^([1-9][0-9]?)%\Z")
 class ReminderMark(BaseModel):
     """One reminder (``<point>|<approver>``) on an approval: held by a sender until ``until``, then sent."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
 
     key: str = Field(min_length=3, max_length=200)
     claim: str = Field(default="", max_length=64)

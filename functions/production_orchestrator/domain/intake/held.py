@@ -41,7 +41,7 @@ def require_held_id(value: str) -> str:
 class PossibleDuplicate(BaseModel):
     """One held request: what it says, whose run it may repeat, and what a person did with it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
 
     schema_version: Literal[1] = HELD_SCHEMA_VERSION
     held_id: str = Field(pattern=r"^held-[0-9a-f]{16}$")

@@ -78,7 +78,7 @@ def envelope_hash(message: CustomerMessage) -> str:
 class RunRequest(BaseModel):
     """The request key a run stores with its checkpoint: the ``generation``-th run of ``request_hash``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
 
     schema_version: Literal[1] = RUN_REQUEST_SCHEMA_VERSION
     checkpoint_id: CheckpointId

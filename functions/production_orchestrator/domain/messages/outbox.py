@@ -90,7 +90,7 @@ def is_plan_kind(kind: str) -> bool:
 class OutboxMessage(BaseModel):
     """One message the shop sends (a plan's draft, or an approval request or reminder) and how its delivery stands."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
 
     schema_version: Literal[1, 2] = OUTBOX_SCHEMA_VERSION
     # A plan's message: which plan, which of its drafts, and what the human approved of it.

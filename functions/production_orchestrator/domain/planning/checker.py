@@ -116,6 +116,23 @@ def whole_units(plan: Plan) -> list[Violation]:
     return found
 
 
+def min_split(plan: Plan) -> list[Violation]:
+    """No part a plan writes is under the shop's minimum split (a smaller order moves or runs whole)."""
+    found = []
+    product = plan.state.product(plan.target.product)
+    need = plan.target.quantity * (product.minutes_per_unit if product else 0)
+    for order, before, after, minutes in [
+        *((o, o.schedule, a, o.scheduled_minutes) for o, a in plan.changed()),
+        (plan.target, (), plan.after.get(plan.target.id, ()), need),
+    ]:
+        least = rules.min_part(plan.state, minutes)
+        for part in rules.small_parts(before, after, least):
+            found.append(
+                Violation("min_split", order.id, f"{part.minutes} minutes on {part.machine} {part.day}, under {least}")
+            )
+    return found
+
+
 def minutes_kept(plan: Plan) -> list[Violation]:
     """Every moved order keeps its minutes; the new order gets exactly quantity x minutes per unit."""
     found = []
@@ -138,6 +155,7 @@ CHECKS: tuple[Callable[[Plan], list[Violation]], ...] = (
     new_order_slots,
     capacity,
     whole_units,
+    min_split,
     minutes_kept,
 )
 

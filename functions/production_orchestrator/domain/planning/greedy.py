@@ -63,13 +63,23 @@ class Board:
         return [(d, [m for m in ordered if (m, d) in self.capacity]) for d in self.days if first <= d <= last]
 
 
-def _usable(free: int, need: int, unit: int) -> int:
-    """What of ``free`` minutes a run of ``need`` may take: all of it, or whole units."""
-    return need if need <= free else max(0, free - free % unit)
+def _usable(free: int, need: int, unit: int, least: int = 1) -> int:
+    """What of ``free`` minutes a run of ``need`` may take: all of it, or whole units, never a part under
+    ``least`` minutes and never leaving a rest under it (the shop's minimum split)."""
+    if need <= free:
+        return need
+    take = free - free % unit
+    if need - take < least:
+        take = need - least
+        take -= take % unit
+    return take if take >= least else 0
 
 
-def fill(board: Board, slots: list[tuple[str, list[str]]], minutes: int, unit: int) -> tuple[list[Allocation], int]:
-    """Place ``minutes`` day by day (on one machine when one can take the rest, else the freest first).
+def fill(
+    board: Board, slots: list[tuple[str, list[str]]], minutes: int, unit: int, least: int = 1
+) -> tuple[list[Allocation], int]:
+    """Place ``minutes`` day by day (on one machine when one can take the rest, else the freest first), in
+    parts of at least ``least`` minutes.
 
     Books what it places and returns the allocations and the minutes left over.
     """
@@ -79,8 +89,10 @@ def fill(board: Board, slots: list[tuple[str, list[str]]], minutes: int, unit: i
         while left > 0 and machines:
             whole = [m for m in machines if board.free((m, day)) >= left]
             # max() keeps the first of equals, and machines come sorted by id: ties go to the lowest id.
-            chosen = whole[0] if whole else max(machines, key=lambda m: _usable(board.free((m, day)), left, unit))
-            take = _usable(board.free((chosen, day)), left, unit)
+            chosen = (
+                whole[0] if whole else max(machines, key=lambda m: _usable(board.free((m, day)), left, unit, least))
+            )
+            take = _usable(board.free((chosen, day)), left, unit, least)
             if take <= 0:
                 break
             board.book((chosen, day), take)
@@ -134,9 +146,10 @@ class _Window:
     members: set[Slot]
     unit: int
     need: int
+    least: int
 
     def usable(self, board: Board) -> int:
-        return sum(_usable(board.free(s), self.need, self.unit) for s in self.members)
+        return sum(_usable(board.free(s), self.need, self.unit, self.least) for s in self.members)
 
 
 def _movable(order: Order, planning_day: str) -> bool:
@@ -144,18 +157,22 @@ def _movable(order: Order, planning_day: str) -> bool:
 
 
 def _relocate(
-    board: Board, order: Order, product: Product, alloc: Allocation, window: _Window
+    board: Board, order: Order, product: Product, alloc: Allocation, window: _Window, least: int
 ) -> list[Allocation] | None:
-    """A new home for ``alloc`` after its day, outside the window, by the order's due date; None if none."""
+    """A new home for ``alloc`` after its day, outside the window, by the order's due date, in parts of at
+    least ``least`` minutes; None if none (also for an allocation already under ``least``: it stays)."""
+    if alloc.minutes < least:
+        return None
     targets = [
         (day, [m for m in machines if (m, day) not in window.members and (m, day) != (alloc.machine, alloc.day)])
         for day, machines in board.slots(product.machines, alloc.day, order.due)
     ]
-    room = sum(_usable(board.free((m, d)), alloc.minutes, product.minutes_per_unit) for d, ms in targets for m in ms)
+    unit = product.minutes_per_unit
+    room = sum(_usable(board.free((m, d)), alloc.minutes, unit, least) for d, ms in targets for m in ms)
     if room < alloc.minutes:
         return None
     booked = dict(board.booked)
-    placed, left = fill(board, targets, alloc.minutes, product.minutes_per_unit)
+    placed, left = fill(board, targets, alloc.minutes, unit, least)
     if left:  # whole units did not add up after all: leave everything as it was
         board.booked = booked
         return None
@@ -188,15 +205,15 @@ def _make_room(
             blockers.add(order_id)
             continue
         slot = (alloc.machine, alloc.day)
-        before = _usable(board.free(slot), window.need, window.unit)
-        new_home = _relocate(board, order, product, alloc, window)
+        before = _usable(board.free(slot), window.need, window.unit, window.least)
+        new_home = _relocate(board, order, product, alloc, window, state.min_part(order.scheduled_minutes))
         if new_home is None:
             blockers.add(order_id)
             continue
         board.book(slot, -alloc.minutes)
         current = schedules.get(order_id, order.schedule)
         schedules[order_id] = merge([a for a in current if a != alloc] + new_home)
-        deficit -= _usable(board.free(slot), window.need, window.unit) - before
+        deficit -= _usable(board.free(slot), window.need, window.unit, window.least) - before
     return schedules, blockers
 
 
@@ -205,9 +222,9 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
     board = Board.of(state, planning_day)
     need = target.quantity * product.minutes_per_unit
     slots = board.slots(product.machines, earliest, target.due)
-    window = _Window(
-        slots=slots, members={(m, d) for d, ms in slots for m in ms}, unit=product.minutes_per_unit, need=need
-    )
+    least = state.min_part(need)
+    members = {(m, d) for d, ms in slots for m in ms}
+    window = _Window(slots=slots, members=members, unit=product.minutes_per_unit, need=need, least=least)
     booked = sum(board.booked.get(s, 0) for s in window.members)
     capacity = sum(board.capacity[s] for s in window.members)
     in_window = tuple(sorted({o.id for o in state.orders for a in o.schedule if (a.machine, a.day) in window.members}))
@@ -215,11 +232,11 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
     blockers: set[str] = set()
     if window.usable(board) < need:
         moved, blockers = _make_room(state, board, target, window, planning_day)
-    placed, left = fill(board, slots, need, product.minutes_per_unit)
+    placed, left = fill(board, slots, need, product.minutes_per_unit, least)
     late = left
     if left:
         after_due = board.slots(product.machines, max(earliest, _next(target.due)), board.days[-1])
-        more, left = fill(board, after_due, left, product.minutes_per_unit)
+        more, left = fill(board, after_due, left, product.minutes_per_unit, least)
         placed += more
     if not placed:
         raise UnplannableError(_nothing_fits(board, target, product, earliest))

@@ -11,6 +11,9 @@
     slot_limit        a machine-day holds at most its capacity; one already over it may not get fuller
     split_units       a unit is never split further: a moved order has no more allocations holding part of a
                       unit than before (the new order: none); partial moves go in whole units
+    min_part          every allocation a plan writes or changes (the new order's, a moved order's part where
+                      it goes and the remnant it leaves) holds at least the shop's ``min_split_minutes``, or
+                      the whole order when the order is smaller; allocations a plan leaves alone stay as they are
     minutes kept      every order keeps its total minutes (the new one: quantity x minutes per unit)
 
 The objective, in this order (:func:`score`): minutes of the new order that fit nowhere in the horizon
@@ -113,6 +116,18 @@ def slot_limit(capacity: int, booked_before: int) -> int:
 def split_units(schedule: Iterable[Allocation], unit: int) -> int:
     """How many allocations hold part of a unit (minutes not a multiple of ``unit``)."""
     return sum(1 for a in schedule if a.minutes % unit)
+
+
+def min_part(state: ShopState, order_minutes: int) -> int:
+    """Rule: the least minutes an allocation a plan writes may hold, for an order of ``order_minutes``."""
+    return state.min_part(order_minutes)
+
+
+def small_parts(before: Iterable[Allocation], after: Iterable[Allocation], least: int) -> list[Allocation]:
+    """The allocations of ``after`` that the plan wrote or changed (not in ``before`` as they are) and that
+    hold less than ``least`` minutes."""
+    kept = by_slot(before)
+    return [a for a in after if kept.get((a.day, a.machine)) != a.minutes and a.minutes < least]
 
 
 def by_slot(schedule: Iterable[Allocation]) -> dict[Slot, int]:

@@ -5,15 +5,20 @@
                    days those could move to (chain moves; lowest priority first), at most MAX_CANDIDATES;
                    every other booking is fixed capacity
     variables      per movable order and allowed machine-day: whole units + a remainder (< one unit,
-                   flagged), so partial moves go in whole units and no unit is split further; per
-                   machine-day of the new order: whole units; per day: does the new order run then
+                   flagged), so partial moves go in whole units and no unit is split further, and whether
+                   it holds at least its minimum part (or, for an original part under it, exactly that);
+                   per machine-day of the new order: whole units and whether it runs there (then at least
+                   its minimum part); per day: does the new order run then
     objective      lexicographic, one HiGHS solve per stage, each stage bounded by the one before:
                    1 days late x (need + 1) + minutes after the due date
                    2 moved minutes x priority
                    3 orders moved x (HORIZON_DAYS + 1) + the new order's finish day
+    then           each part of moved work that went to a new machine-day goes to the earliest one with room
+                   that the rules allow (:func:`earliest_homes`): equal plans, the earlier days
 
 The budget is counted in work, never in time: one thread, a fixed seed, at most ``nodes`` branch-and-bound
-nodes per stage, so the same shop and request give the same plan on any machine and under any load.
+nodes for each of stages 1 and 2 and a fraction of that for the tie-break (STAGE_SHARES), so the same shop
+and request give the same plan on any machine and under any load.
 HiGHS is imported only here, when a plan is made, so no handler's cold start pays for it.
 """
 
@@ -27,10 +32,14 @@ from ..limits import DEFAULT_NODES as DEFAULT_NODES  # the help shows it without
 from ..shop.model import Allocation, Order, Product, ShopState, add_days, sorted_schedule
 from . import rules
 from .greedy import HORIZON_DAYS, Placing
+from .homes import earliest_homes
 
 MAX_CANDIDATES = 60
 FOCUS_DAYS = 7  # the new order's machine-days up to this many days past its due date draw movable orders
 SEED = 7
+# The share of the node budget each objective stage gets: the tie-breaks (orders moved and finish day, then
+# moved work's days) get a fraction, so breaking ties never costs more than deciding lateness and moves.
+STAGE_SHARES = ((1, 1), (1, 1), (1, 4))
 
 
 @dataclass
@@ -58,6 +67,8 @@ class _Placed:
     rest: int | None
     split: int | None
     moved: int | None  # minutes that left the machine-day (original machine-days only)
+    on: int  # binary: the order holds at least its minimum part here (min_split)
+    keep: int | None  # binary: the order keeps exactly what it had here (original parts under the minimum)
 
 
 @dataclass
@@ -72,6 +83,7 @@ class _Build:
     stages: list[dict[int, float]]
     unit: int
     planning_day: str
+    parts: dict[rules.Slot, int]  # new order's machine-day -> binary: it runs there (at least its minimum part)
 
 
 def _candidates(
@@ -112,8 +124,22 @@ def _allowed(state: ShopState, order: Order, planning_day: str) -> list[rules.Sl
     ]
 
 
+def _part_size(model: _Model, after: dict[int, float], most: int, least: int, kept: int) -> tuple[int, int | None]:
+    """min_split: ``after`` minutes are 0, at least ``least`` (``on``), or exactly ``kept`` (``keep``: an
+    original part already under the minimum that the plan leaves alone)."""
+    on = model.var(0, 1)
+    keep = model.var(0, 1) if 0 < kept < least else None
+    low = {on: -float(least)} | ({keep: -float(kept)} if keep is not None else {})
+    high = {on: -float(max(most, least))} | ({keep: -float(kept)} if keep is not None else {})
+    model.row(0, model_inf(), {**after, **low})
+    model.row(-model_inf(), 0, {**after, **high})
+    if keep is not None:
+        model.row(-model_inf(), 1, {on: 1, keep: 1})
+    return on, keep
+
+
 def _order_columns(
-    model: _Model, order: Order, unit: int, slots: list[rules.Slot], limits: dict[rules.Slot, int]
+    model: _Model, order: Order, unit: int, slots: list[rules.Slot], limits: dict[rules.Slot, int], least: int
 ) -> tuple[dict[rules.Slot, _Placed], int]:
     before = rules.by_slot(order.schedule)
     touched = model.var(0, 1)
@@ -126,6 +152,7 @@ def _order_columns(
         if unit > 1:
             rest, split = model.var(0, unit - 1), model.var(0, 1)
             model.row(-model_inf(), 0, {rest: 1, split: -(unit - 1)})
+        on, keep = _part_size(model, _after(unit, units, rest), most + unit, least, before.get(slot, 0))
         if slot not in slots:  # an original machine-day it may not grow in
             model.row(-model_inf(), before[slot], _after(unit, units, rest))
         moved = None
@@ -133,7 +160,7 @@ def _order_columns(
             moved = model.var(0, before[slot], integer=False)
             model.row(before[slot], model_inf(), {moved: 1, **_after(unit, units, rest)})
             model.row(-model_inf(), 0, {moved: 1, touched: -before[slot]})
-        columns[slot] = _Placed(units, rest, split, moved)
+        columns[slot] = _Placed(units, rest, split, moved, on, keep)
     total: dict[int, float] = {}
     for placed in columns.values():
         total.update(_after(unit, placed.units, placed.rest))
@@ -174,7 +201,12 @@ def _build(
     for order in movable:
         order_unit = state.product(order.product).minutes_per_unit  # type: ignore[union-attr]
         placed[order.id], touched[order.id] = _order_columns(
-            model, order, order_unit, _allowed(state, order, planning_day), limits
+            model,
+            order,
+            order_unit,
+            _allowed(state, order, planning_day),
+            limits,
+            state.min_part(order.scheduled_minutes),
         )
         for slot, cols in placed[order.id].items():
             load.setdefault(slot, {}).update(_after(order_unit, cols.units, cols.rest))
@@ -183,9 +215,12 @@ def _build(
     days = sorted({s[0] for s in new_slots})
     runs = {d: model.var(0, 1) for d in days}
     columns = {s: model.var(0, limits[s] // unit) for s in new_slots}
+    least = state.min_part(target.quantity * unit)
+    parts: dict[rules.Slot, int] = {}
     for slot, col in columns.items():
         load.setdefault(slot, {})[col] = float(unit)
         model.row(-model_inf(), 0, {col: 1, runs[slot[0]]: -(limits[slot] // unit)})
+        parts[slot] = _part_size(model, {col: float(unit)}, limits[slot], least, 0)[0]
     model.row(target.quantity, target.quantity, dict.fromkeys(columns.values(), 1.0))
     for slot in sorted(load):
         model.row(-model_inf(), limits.get(slot, booked.get(slot, 0)) - fixed.get(slot, 0), load[slot])
@@ -206,7 +241,7 @@ def _build(
         },
         {**{t: float(HORIZON_DAYS + 1) for t in touched.values()}, finish: 1.0},
     ]
-    return _Build(model, columns, runs, placed, touched, days_late, finish, stages, unit, planning_day)
+    return _Build(model, columns, runs, placed, touched, days_late, finish, stages, unit, planning_day, parts)
 
 
 def _warm_order(build: _Build, values: list[float], order: Order, unit: int, now: dict[rules.Slot, int]) -> bool:
@@ -219,6 +254,10 @@ def _warm_order(build: _Build, values: list[float], order: Order, unit: int, now
         values[cols.units] = minutes // unit
         if cols.rest is not None and cols.split is not None:
             values[cols.rest], values[cols.split] = minutes % unit, float(minutes % unit > 0)
+        kept = cols.keep is not None and minutes == before.get(slot)
+        if cols.keep is not None:
+            values[cols.keep] = float(kept)
+        values[cols.on] = float(minutes > 0 and not kept)
         if cols.moved is not None:
             gone = max(0, before[slot] - minutes)
             values[cols.moved] = gone
@@ -245,7 +284,7 @@ def _warm(
     for slot, col in build.target.items():
         values[col] = new.get(slot, 0) // build.unit
         if new.get(slot, 0):
-            values[build.runs[slot[0]]] = 1.0
+            values[build.runs[slot[0]]] = values[build.parts[slot]] = 1.0
     values[build.days_late] = rules.lateness(after.get(target.id, ()), target.due)[0]
     values[build.finish] = max((rules.days_between(build.planning_day, s[0]) for s in new), default=0)
     return values
@@ -263,8 +302,16 @@ def solve(
         return None
     highs = _highs(build.model, nodes)
     warm = _warm(build, start, target, state) if start is not None else None
+    complete = start is not None and sum(a.minutes for a in start.get(target.id, ())) == target.quantity * build.unit
     solution: list[float] | None = None
-    for stage in build.stages:
+    for stage, share in zip(build.stages, STAGE_SHARES, strict=True):
+        if warm is not None and complete and not any(coef * warm[col] for col, coef in stage.items()):
+            # Every stage's costs are non-negative: a start at 0 is optimal, and HiGHS would spend its root LP
+            # on proving it. Keep the start and bound the stage at 0.
+            solution = warm
+            highs.addRow(-model_inf(), 0.5, len(stage), list(stage), list(stage.values()))
+            continue
+        highs.setOptionValue("mip_max_nodes", max(1, nodes * share[0] // share[1]))
         highs.changeColsCost(len(build.model.lower), list(range(len(build.model.lower))), _costs(build, stage))
         if warm is not None:
             _set_solution(highs, warm)
@@ -337,4 +384,4 @@ def _read(build: _Build, state: ShopState, target: Order, values: list[float]) -
         schedule = sorted_schedule(after)
         if schedule != order.schedule:
             plan[order_id] = schedule
-    return plan
+    return earliest_homes(state, planning_day=build.planning_day, target_id=target.id, plan=plan)

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ShopFileError
-from .model import ID_PATTERN, WEEKDAYS, ShopState, parse_day
+from .model import DEFAULT_MIN_SPLIT_MINUTES, ID_PATTERN, WEEKDAYS, ShopState, parse_day
 
 Problem = tuple[str, str]
 
@@ -295,6 +295,8 @@ def write_shop(state: ShopState) -> dict[str, Any]:
         del document["staleness"]  # the default, as a file that never chose one reads
     if not document["closed_orders"]:
         del document["closed_orders"]  # the same document as before orders could close
+    if document["min_split_minutes"] == DEFAULT_MIN_SPLIT_MINUTES:
+        del document["min_split_minutes"]  # the default, as a file that never set it reads
     if not document["priority_from"]:
         del document["priority_from"]
     return document

@@ -105,9 +105,7 @@ def plan_footprint(
 
 def _slot_part(state: ShopState, slot: MachineDay) -> dict[str, Any]:
     machine = state.machine(slot.machine)
-    bookings = sorted(
-        (o.id, a.minutes) for o in state.orders for a in o.schedule if a.machine == slot.machine and a.day == slot.day
-    )
+    bookings = state.slot_bookings(slot.machine, slot.day)  # an index of the state, sorted by order id
     return {
         "machine": slot.machine,
         "day": slot.day,
@@ -118,13 +116,7 @@ def _slot_part(state: ShopState, slot: MachineDay) -> dict[str, Any]:
 
 def _material_part(state: ShopState, material_id: str) -> dict[str, Any]:
     material = state.material(material_id)
-    products = {p.code: p for p in state.products}
-    uses = []
-    for order in state.orders:
-        product = products.get(order.product)
-        per_unit = next((m.per_unit for m in product.materials if m.id == material_id), 0) if product else 0
-        if per_unit and order.schedule:
-            uses.append([order.id, order.schedule[0].day, order.quantity * per_unit])
+    uses = [[order_id, day, amount] for order_id, day, amount in state.material_uses(material_id)]
     return {
         "id": material_id,
         "record": None if material is None else material.model_dump(mode="json"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -26,12 +26,18 @@ from pydantic import (
 )
 
 from ..canonical import content_hash, without_empty
+from .days import add_days as add_days
+from .days import check_day as check_day
+from .days import day_range as day_range
+from .days import parse_day as parse_day
+from .indexes import indexed, lookup, material_index, slot_index
 from .overtime import Overtimed
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 EMAIL_PATTERN = re.compile(r"^[A-Za-z0-9._%+'-]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,24}\Z")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MAX_MINUTES_PER_DAY = 24 * 60
+DEFAULT_MIN_SPLIT_MINUTES = 60
 
 
 def check_id(value: str) -> str:
@@ -39,30 +45,6 @@ def check_id(value: str) -> str:
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid id (1 to 64 letters, digits, '.', '_', '-'; starting alphanumeric)")
     return value
-
-
-def parse_day(value: str) -> date:
-    """An ISO calendar day ``YYYY-MM-DD``; ``ValueError`` for anything else."""
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        raise ValueError(f"{value!r} is not a day (YYYY-MM-DD)")
-    return date.fromisoformat(value)
-
-
-def check_day(value: str) -> str:
-    """``value`` if it is a valid ISO day."""
-    parse_day(value)
-    return value
-
-
-def add_days(day: str, days: int) -> str:
-    """The ISO day ``days`` after ``day``."""
-    return (parse_day(day) + timedelta(days=days)).isoformat()
-
-
-def day_range(first: str, count: int) -> list[str]:
-    """``count`` consecutive ISO days from ``first``."""
-    start = parse_day(first)
-    return [(start + timedelta(days=i)).isoformat() for i in range(count)]
 
 
 def _check_email(value: str) -> str:
@@ -262,6 +244,7 @@ class ShopState(_Frozen):
     # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
     staleness: Literal["footprint", "any-change"] = "footprint"
     closed_orders: tuple[ClosedOrder, ...] = ()
+    min_split_minutes: int = Field(default=DEFAULT_MIN_SPLIT_MINUTES, ge=1, le=MAX_MINUTES_PER_DAY)
     priority_from: tuple[Annotated[str, Field(min_length=2, max_length=254)], ...] = Field(default=(), max_length=200)
 
     @field_validator("timezone")
@@ -307,6 +290,10 @@ class ShopState(_Frozen):
     def _procurement(cls, value: tuple[ProcurementTask, ...]) -> tuple[ProcurementTask, ...]:
         return tuple(sorted(value, key=procurement_key))
 
+    def min_part(self, order_minutes: int) -> int:
+        """The least minutes a plan may put in one part of an order of ``order_minutes`` (rules.min_part)."""
+        return max(1, min(self.min_split_minutes, order_minutes))
+
     def today(self, now: datetime) -> str:
         """The calendar day ``now`` falls on in the shop's time zone (the default planning day)."""
         return now.astimezone(zone(self.timezone)).date().isoformat()
@@ -314,12 +301,13 @@ class ShopState(_Frozen):
     def to_canonical(self) -> dict[str, Any]:
         """The state as plain JSON data; every list is already in its defined order.
 
-        The default staleness rule is left out, so shops that never chose one keep the digests they had;
-        ``closed_orders`` is left out while empty, so a shop that never closed an order keeps the digest it
-        had before orders could close (and every proposal made on it its hash)."""
+        The default staleness rule and minimum split are left out, and ``closed_orders`` while empty, so a shop
+        that never chose them keeps the digest it had before they existed (and every proposal made on it its
+        hash)."""
         data = self.model_dump(mode="json")
-        if data["staleness"] == "footprint":
-            del data["staleness"]
+        for name, default in (("staleness", "footprint"), ("min_split_minutes", DEFAULT_MIN_SPLIT_MINUTES)):
+            if data[name] == default:
+                del data[name]
         return without_empty(data, "closed_orders", "priority_from")
 
     def digest(self) -> str:
@@ -328,31 +316,43 @@ class ShopState(_Frozen):
 
     def order(self, order_id: str) -> Order | None:
         """The order with ``order_id``, if any."""
-        return next((o for o in self.orders if o.id == order_id), None)
+        return lookup(self.orders, "order", lambda o: o.id).get(order_id)
 
     def closed_order(self, order_id: str) -> ClosedOrder | None:
         """The closed (complete or cancelled) order with ``order_id``, if any."""
-        return next((c for c in self.closed_orders if c.order.id == order_id), None)
+        return lookup(self.closed_orders, "closed", lambda c: c.order.id).get(order_id)
 
     def machine(self, machine_id: str) -> Machine | None:
         """The machine with ``machine_id``, if any."""
-        return next((m for m in self.machines if m.id == machine_id), None)
+        return lookup(self.machines, "machine", lambda m: m.id).get(machine_id)
 
     def material(self, material_id: str) -> Material | None:
         """The material with ``material_id``, if any."""
-        return next((m for m in self.materials if m.id == material_id), None)
+        return lookup(self.materials, "material", lambda m: m.id).get(material_id)
 
     def product(self, code: str) -> Product | None:
         """The product with ``code``, if any."""
-        return next((p for p in self.products if p.code == code), None)
+        return lookup(self.products, "product", lambda p: p.code).get(code)
+
+    def slot_bookings(self, machine_id: str, day: str) -> tuple[tuple[str, int], ...]:
+        """(order id, minutes) of every open order booked on ``machine_id`` on ``day``, by order id."""
+        index: dict[tuple[str, str], tuple[tuple[str, int], ...]] = indexed("slot", (self.orders,), slot_index)
+        return index.get((machine_id, day), ())
+
+    def material_uses(self, material_id: str) -> tuple[tuple[str, str, int], ...]:
+        """(order id, first day, amount) of every scheduled open order whose product uses ``material_id``."""
+        index: dict[str, tuple[tuple[str, str, int], ...]] = indexed(
+            "uses", (self.orders, self.products), material_index
+        )
+        return index.get(material_id, ())
 
     def booked_minutes(self, machine_id: str, day: str) -> int:
         """Machine-minutes scheduled on ``machine_id`` for ``day``."""
-        return sum(a.minutes for o in self.orders for a in o.schedule if a.machine == machine_id and a.day == day)
+        return sum(minutes for _, minutes in self.slot_bookings(machine_id, day))
 
     def with_orders(self, changed: Iterable[Order]) -> ShopState:
         """A copy holding ``changed`` orders (each replacing the one with its id, or added)."""
-        by_id = {o.id: o for o in self.orders}
+        by_id = dict(lookup(self.orders, "order", lambda o: o.id))
         by_id.update((o.id, o) for o in changed)
         return self.model_copy(update={"orders": tuple(by_id[k] for k in sorted(by_id))})
 
