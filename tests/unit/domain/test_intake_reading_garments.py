@@ -82,3 +82,31 @@ def test_two_products_each_counted_are_asked_about() -> None:
 def test_a_word_most_products_share_tells_none_apart() -> None:
     with pytest.raises(IntakeError, match="HOOD-PRINT, HOOD-STITCH"):
         take_in("Our club would like 60 hoodies with our logo by 2027-03-19.")
+
+
+@pytest.mark.parametrize(
+    ("body", "quantity"),
+    [
+        ("Could you make two\nhundred red totes by 2027-03-19?", 200),
+        ("We'd love one hundred and fifty red totes by 2027-03-19.", 150),
+        ("Bitte zweihundert red totes bis 19.03.2027.", 200),
+        ("Nous voudrions trois cents red totes pour le 19 mars.", 300),
+        ("Necesitamos ciento cincuenta red totes para el 19 de marzo.", 150),
+        ("Graag driehonderdvijftig red totes uiterlijk 19 maart.", 350),
+    ],
+)
+def test_hundreds_spelled_out_are_the_quantity(body: str, quantity: int) -> None:
+    assert facts_of(take_in(body)) == ("BAG-RED", quantity, "2027-03-19")
+
+
+def test_a_count_this_reader_cannot_spell_and_a_share_are_no_quantity() -> None:
+    with pytest.raises(IntakeError, match="quantity"):
+        take_in("We need twelve hundred red totes by 2027-03-19.")  # not read as 100
+    assert facts_of(take_in("40 red totes by 2027-03-19, 10 per cent off?")) == ("BAG-RED", 40, "2027-03-19")
+
+
+def test_before_the_weekend_is_this_weeks_friday_and_a_second_date_is_asked_about() -> None:
+    assert facts_of(take_in("40 red totes before the weekend please.")) == ("BAG-RED", 40, "2027-03-05")
+    assert facts_of(take_in("40 red totes, graag nog voor het weekend.")) == ("BAG-RED", 40, "2027-03-05")
+    with pytest.raises(IntakeError, match="due date"):
+        take_in("40 red totes before the weekend, or by Saturday at the latest.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from datetime import date
+from datetime import date, timedelta
 
 from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, WEEK_END_EXPRESSION, fold, resolve_due
 from .numbers import ANY_DATE
@@ -58,9 +58,20 @@ def _days_referred_to(text: str, anchor: date) -> dict[date, str]:
     return found
 
 
+# "before the weekend" and its translations: the Friday of the week it is written in (on a weekend, no guess).
+_BEFORE_WEEKEND = re.compile(
+    r"(?<![\w'])(?:before|by|vor\s+dem|bis\s+zum|avant\s+le|d'ici\s+le|antes\s+del|para\s+el|voor\s+het|"
+    r"tegen\s+het)\s+(?:the\s+)?(?:weekend|wochenende|week-end|fin\s+de\s+semana)(?![\w'])"
+)
+_FRIDAY = 4
+
+
 def due_days(text: str, anchor: date) -> dict[date, str]:
     by_day: dict[date, str] = {}
     folded = fold(text)
+    for match in _BEFORE_WEEKEND.finditer(folded):
+        if anchor.weekday() <= _FRIDAY:
+            by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
     for match in _DUE.finditer(folded):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor)

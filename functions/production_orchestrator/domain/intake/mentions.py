@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from .dates import fold
-from .numbers import ANY_DATE, NUMBER, UNITS
+from .numbers import ANY_DATE, NUMBER, UNITS, spelled_numbers
 from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
@@ -18,7 +18,7 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
     follow it that is all words of one or more products' names, with the products it fits (one mention each)."""
     named: list[tuple[str, set[str]]] = []
     common = common_words(products)
-    plain = joined_sizes(ANY_DATE.sub(" ", fold(text)))  # "6 x 30" is one word, "6x30", never a number
+    plain = joined_sizes(spelled_numbers(ANY_DATE.sub(" ", fold(text))))  # "6 x 30" is one word, "6x30", never a number
     for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
         tokens = match.group(2).split()
         while tokens and _UNIT_WORD.fullmatch(tokens[0]):

@@ -17,7 +17,9 @@ from .dates import DATE_EXPRESSION, fold
 from .vocabulary import Catalogued, alike, names_of, words
 
 # A whole number as people write it: 1,200 / 1.200 / 1 200 (a space, no-break or narrow no-break) / 1'200.
-NUMBER_CORE = r"(?<![\w.,'#-])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d{1,3}(?:[ \u00a0\u202f']\d{3})+|\d{1,8})"
+NUMBER_CORE = (
+    r"(?<![\w.,'#-])(\d{1,3}(?:,\d{3}){1,4}|\d{1,3}(?:\.\d{3}){1,4}|\d{1,3}(?:[ \u00a0\u202f']\d{3}){1,4}|\d{1,8})"
+)
 NUMBER = NUMBER_CORE + r"(?![\w-]|[.,]\d)"
 UNITS = (
     r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
@@ -30,7 +32,7 @@ ANY_DATE = re.compile(DATE_EXPRESSION)
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
     ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
-    plain = _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))
+    plain = spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text)))))
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
@@ -58,7 +60,7 @@ _COUNTED_NOT_MADE = (
     r"personas|miembros|jugadores|invitados|ninos|anos|meses|horas?|mensen|leden|spelers|gasten|kinderen|"
     r"jaar|maanden|uur|pm|p\.m|a\.m|uhr|o'clock"
 )
-_MONEY = r"\d+(?:[.,' \u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?"
+_MONEY = r"\d{1,12}(?:[.,' \u00a0\u202f]\d{3}){0,4}(?:[.,]\d{1,2})?"
 # Numbers that cannot be how many: a time (10:30), money (EUR 40, 40 €, $40), a share (20 %), an id (No. 12,
 # ref 4411), a count of something else (30 people); dates are taken out before (in 10 days), and a number glued
 # to a word or an id (A4, #4411) never matches NUMBER.
@@ -114,7 +116,7 @@ def _packed(text: str) -> str:
 
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _packed(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text)))))
+    plain = _packed(spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 
@@ -143,3 +145,53 @@ def whole_number(text: str) -> int | None:
         return int(text)
     grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
     return int(re.sub(r"\D", "", text)) if grouped else None
+
+
+# Hundreds spelled out, as people write a round count: "two hundred", "one hundred and fifty", "zweihundert",
+# "trois cents", "doscientos", "ciento cincuenta", "tweehonderd", "driehonderdvijftig" (folded text).
+_DIGIT_WORDS = {
+    "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ein": 1, "zwei": 2, "drei": 3, "vier": 4, "fuenf": 5, "funf": 5, "sechs": 6, "sieben": 7, "acht": 8,
+    "neun": 9, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
+    "een": 1, "twee": 2, "drie": 3, "vijf": 5, "zes": 6, "zeven": 7, "negen": 9,
+}  # fmt: skip
+_TENS_WORDS = {
+    "ten": 10, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "zehn": 10, "zwanzig": 20, "dreissig": 30, "vierzig": 40, "fuenfzig": 50, "funfzig": 50,
+    "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90, "dix": 10, "vingt": 20, "trente": 30,
+    "quarante": 40, "cinquante": 50, "soixante": 60, "diez": 10, "veinte": 20, "treinta": 30, "cuarenta": 40,
+    "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90, "tien": 10, "twintig": 20,
+    "dertig": 30, "veertig": 40, "vijftig": 50, "zestig": 60, "zeventig": 70, "tachtig": 80, "negentig": 90,
+}  # fmt: skip
+_SPANISH_HUNDREDS = {
+    "cien": 100, "ciento": 100, "doscientos": 200, "doscientas": 200, "trescientos": 300, "trescientas": 300,
+    "cuatrocientos": 400, "cuatrocientas": 400, "quinientos": 500, "quinientas": 500, "seiscientos": 600,
+    "seiscientas": 600, "setecientos": 700, "setecientas": 700, "ochocientos": 800, "ochocientas": 800,
+    "novecientos": 900, "novecientas": 900,
+}  # fmt: skip
+_DIGIT = "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True))
+_TENS = "|".join(sorted(_TENS_WORDS, key=len, reverse=True))
+_SPELLED = re.compile(
+    rf"(?<![\w-])(?:(?P<digit>{_DIGIT})[\s-]?)?(?P<hundred>hundred|hundert|honderd|cents?)"
+    rf"(?:(?:[ -]and[ -]|und|en|[ -])?(?P<tens>{_TENS}))?(?![\w-])"
+    rf"|(?<![\w-])(?P<spanish>{'|'.join(sorted(_SPANISH_HUNDREDS, key=len, reverse=True))})"
+    rf"(?:\s(?:y\s)?(?P<spanish_tens>{_TENS}))?(?![\w-])"
+)
+
+
+def spelled_numbers(text: str) -> str:
+    """``text`` (folded) with hundreds spelled out written as digits: ``two hundred`` -> ``200``."""
+
+    def number(match: re.Match[str]) -> str:
+        if match.group("spanish"):
+            tens = match.group("spanish_tens")
+            return str(_SPANISH_HUNDREDS[match.group("spanish")] + (_TENS_WORDS[tens] if tens else 0))
+        if match.group("hundred").startswith("cent") and match.group("digit") in (None, "a", "one", "een", "ein"):
+            return match.group(0)  # "per cent", "a cent": a share or money, not a count
+        if match.group("hundred") == "hundred" and match.group("digit") is None:
+            return match.group(0)  # "twelve hundred": a count this reader does not spell, so none
+        hundreds = _DIGIT_WORDS[match.group("digit")] if match.group("digit") else 1
+        tens = match.group("tens")
+        return str(hundreds * 100 + (_TENS_WORDS[tens] if tens else 0))
+
+    return _SPELLED.sub(number, text)
