@@ -20,7 +20,10 @@ from typing import Final
 from production_orchestrator.adapters.aws.table_schema import (
     APPROVAL_PK_PREFIX,
     AUDIT_PK,
+    HELD_PK,
     PROPOSAL_PK_PREFIX,
+    RUN_MESSAGE_PK_PREFIX,
+    RUN_REQUEST_PK_PREFIX,
     SHOP_PK,
     SNAPSHOT_PK_PREFIX,
     SUBMISSION_PK_PREFIX,
@@ -33,18 +36,23 @@ SNAPSHOTS: Final = f"{SNAPSHOT_PK_PREFIX}*"
 APPROVALS: Final = f"{APPROVAL_PK_PREFIX}*"
 SUBMISSIONS: Final = f"{SUBMISSION_PK_PREFIX}*"
 AUDIT: Final = AUDIT_PK
+RUN_REQUESTS: Final = f"{RUN_REQUEST_PK_PREFIX}*"
+RUN_MESSAGES: Final = f"{RUN_MESSAGE_PK_PREFIX}*"
+HELD: Final = HELD_PK
 
 TableAccess = Mapping[str, tuple[str, ...]]  # dynamodb action -> partition-key patterns it may touch
 
 # handler module -> table access. Updated together with the code: the e2e test fails on a call not here.
 TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # start: seed, intake, proposal, snapshot, checkpoint, audit events (a large shop's state is read from
-    # its snapshot chunks); the same request is started once (services/runs/requests reads the runs)
+    # its snapshot chunks); the same request is started once: its request key (RUNREQ#, RUNMSG#) is written in
+    # the checkpoint's transaction and read back by the next start of it, and a request held for a person (a
+    # possible duplicate, one that needs facts) is created or closed in HELD
     "run_agent": {
-        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT),
-        "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS, AUDIT),
-        # a request started again: the stored runs (checkpoints) and their approvals' status, read only
-        "dynamodb:Query": (SHOP,),
+        "dynamodb:GetItem": (SHOP, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT, HELD),
+        "dynamodb:PutItem": (SHOP, PROPOSALS, SNAPSHOTS, AUDIT, RUN_REQUESTS, RUN_MESSAGES, HELD),
+        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status
+        "dynamodb:Query": (SHOP, RUN_REQUESTS, RUN_MESSAGES, HELD),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
     # retry already created (its pointers in SHOP, the record itself), else creates the approval and its

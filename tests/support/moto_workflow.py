@@ -897,13 +897,14 @@ def _revision(store: DynamoShopStore) -> int:
 
 
 def make_stale(store: DynamoShopStore) -> None:
-    """An out-of-band change to the shop while the workflow is parked (a delivery was counted)."""
+    """An out-of-band change to the shop while the workflow is parked that the plan cannot survive: a stock count
+    finds none of the material its order needs (a count that found more would free stock and stale nothing)."""
     from production_orchestrator.domain.records import AuditEvent, utc_iso
 
     state = store.load_state()
     assert state is not None
-    material = state.materials[0].id
-    quantity = state.materials[0].on_hand + 100
+    material, quantity = "THREAD-RED-40", 0  # the rush order's thread: the plan buys only what was missing
+    assert state.material(material) is not None
     event = AuditEvent(
         event_type="inventory_set",
         at=utc_iso(datetime.now(UTC)),
@@ -929,7 +930,7 @@ def run_case(deployment: Deployment, case: str, *, say: Callable[[str], None] = 
     pages: dict[str, int] = {}
     if case == "stale":
         make_stale(deployment.store)
-        say("while parked: an inventory count changed the shop (the plan's evidence is now stale)")
+        say("while parked: a stock count found no THREAD-RED-40 (the plan no longer holds)")
     if case == "expire":
         status = deployment.wait_for_status(execution_arn)
         pages["GET after expiry"] = deployment.open(link).status
