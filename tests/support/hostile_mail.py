@@ -43,6 +43,7 @@ HOSTILE: dict[str, str] = {
     "packs of a count": _fill("3 boxes of ") + ".\n" + ASK,
     "weekday and day of month": _fill("friday the ") + ASK,
     "before the weekend": _fill("before the ") + ASK,
+    "names and years": _fill("Festival 2027 ") + ASK,
     "deep divs": html(_fill("<div>") + ASK),
     "deep tables": html(_fill("<table><tr><td>") + ASK),
     "deep styled spans": html(_fill('<span style="color:red">') + ASK),

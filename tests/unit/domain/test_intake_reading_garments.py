@@ -110,3 +110,10 @@ def test_before_the_weekend_is_this_weeks_friday_and_a_second_date_is_asked_abou
     assert facts_of(take_in("40 red totes, graag nog voor het weekend.")) == ("BAG-RED", 40, "2027-03-05")
     with pytest.raises(IntakeError, match="due date"):
         take_in("40 red totes before the weekend, or by Saturday at the latest.")
+
+
+def test_a_year_after_a_name_is_no_quantity_and_need_them_leads_a_date() -> None:
+    body = "We would like 1,200 red totes with the Harbour Jazz 2027 poster.\nWe need them Friday the 19th."
+    assert facts_of(take_in(body)) == ("BAG-RED", 1200, "2027-03-19")
+    with pytest.raises(IntakeError, match="quantity"):
+        take_in("We'd like 2027 red totes, or was it 40 red totes? By 2027-03-19.")  # a year alone is still a count

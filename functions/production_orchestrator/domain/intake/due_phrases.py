@@ -13,7 +13,7 @@ from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, WEEK_END_EXPRESSION, fo
 from .numbers import ANY_DATE
 
 _DUE_LEAD = (
-    r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|"
+    r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
     r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
     r"entrega(?:\s+el)?|entregar(?:\s+el)?|como\s+muy\s+tarde(?:\s+el)?|levering(?:\s+op)?|leveren(?:\s+op)?|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"

@@ -32,7 +32,7 @@ ANY_DATE = re.compile(DATE_EXPRESSION)
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
     ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
-    plain = spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text)))))
+    plain = spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(text))))))
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
@@ -116,7 +116,7 @@ def _packed(text: str) -> str:
 
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _packed(spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(text))))))
+    plain = _packed(spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(text)))))))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 
@@ -125,6 +125,15 @@ _SIZE = re.compile(
     r"(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?(?:\s{0,3}[a-z]{1,2}\d{1,2})?(?:\s{0,3}[x\u00d7*]\s{0,3}\d{1,4}(?:[.,]\d{1,2})?)+"
     r"(?:\s{0,3}(?:mm|cm|m)\b)?|(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?\s{0,3}(?:mm|cm)\b"
 )
+
+
+# A year after a name is part of that name: "Northgate Music Festival 2027", "Jahrgang 2026" (read before folding).
+_YEAR_OF_A_NAME = re.compile(r"(\b[A-Z][a-z]{1,30}[ \t])(?:19|20)\d\d(?![\d.,]|[ \u00a0\u202f']\d{3})")
+
+
+def without_years(text: str) -> str:
+    """``text`` without the years written after a capitalised name: they say which event, not how many."""
+    return _YEAR_OF_A_NAME.sub(lambda m: m.group(1), text)
 
 
 def without_sizes(text: str) -> str:
