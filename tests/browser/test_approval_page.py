@@ -202,7 +202,7 @@ def test_a_stale_plan_shows_what_changed_and_proposes_again(browser: Any, tmp_pa
         _shot(browser, "6-proposed-again")
         _get(browser, values["APPROVAL_URL_3"])
         body = browser.find_element(By.TAG_NAME, "body").text
-        assert "The shop changed" not in body and browser.find_elements(By.CSS_SELECTOR, "button.approve")
+        assert "This plan no longer holds" not in body and browser.find_elements(By.CSS_SELECTOR, "button.approve")
         assert _press(browser, "button.approve") == "Plan approved"
         assert "applied, once" in browser.find_element(By.TAG_NAME, "body").text
         _shot(browser, "7-approved-and-applied")

@@ -72,7 +72,7 @@ def test_top_level_help_lists_commands_and_every_exit_code() -> None:
     run = cli("--help")
     assert run.returncode == 0
     text = run.stdout
-    assert text.startswith("usage: production-orchestrator [-h] [--version] [--data-dir DIR] COMMAND")
+    assert text.startswith("usage: production-orchestrator [-h] [--version] [--data-dir DIR] [--now TIME] COMMAND")
     codes = text.split("exit codes:", 1)[1]
     for code, _ in EXIT_CODES:
         assert f"\n  {code} " in codes

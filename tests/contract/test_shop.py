@@ -163,18 +163,22 @@ def test_a_plain_text_request_from_stdin(tmp_path: Path) -> None:
         ("From: a@b.example\n\nPlease print 40 x TOTE-NAVY.", ("due date",)),
     ],
 )
-def test_an_incomplete_request_exits_2_naming_what_is_missing_and_writes_nothing(
+def test_an_incomplete_request_plans_nothing_and_waits_naming_what_is_missing(
     tmp_path: Path, text: str, missing: tuple[str, ...]
 ) -> None:
+    # Never lost, never guessed: the request waits as needs facts (issue 27), the shop as it was.
     data_dir = tmp_path / "shop"
     imported(data_dir)
-    before = fingerprint(data_dir)
+    before, events = shop_state(data_dir), audit_types(data_dir)
     run = cli("start", "--data-dir", str(data_dir), "--request", str(write(tmp_path / "r.eml", text)), "--as-of", AS_OF)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert run["NEEDS_FACTS"] == "1"
     for fact in missing:
         assert f"{fact}:" in run.stderr, run.stderr
     assert "CHECKPOINT_ID" not in run.stdout
-    assert fingerprint(data_dir) == before
+    assert shop_state(data_dir) == before and audit_types(data_dir) == [*events, "request_held"]
+    held = cli("request", "--data-dir", str(data_dir), "list", "--json")
+    assert held.returncode == 0 and len(json.loads(held.stdout)) == 1, held.stdout
 
 
 def test_request_without_a_shop_and_bad_as_of_are_clear_errors(tmp_path: Path) -> None:
