@@ -344,7 +344,7 @@ def _state_edit(raw: str) -> str:
     data = json.loads(raw)
     for material in data["materials"]:
         if material["id"] == "THREAD-RED-40":
-            material["on_hand"] = 5000  # the shortage the plan addresses, silently gone
+            material["on_hand"] = 0  # the thread the plan counted on, silently gone (more stock would stale nothing)
     return json.dumps(data)
 
 

@@ -148,7 +148,9 @@ CASES: dict[str, tuple[RefusalCode, Breaker]] = {
 
 
 def test_every_refusal_code_is_covered() -> None:
-    assert {code for code, _ in CASES.values()} == set(RefusalCode)
+    # SUPERSEDED needs a revision (a second version of the plan): tests/integration/test_aws_revise.py resumes the
+    # first version on DynamoDB and asserts it is refused with nothing written
+    assert {code for code, _ in CASES.values()} == set(RefusalCode) - {RefusalCode.SUPERSEDED}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -139,9 +139,13 @@ def test_a_reminder_carries_a_new_link_by_sns_and_the_first_link_stops_working(w
         assert flow.get(first)["statusCode"] == 404  # the neutral page
     assert len(_audited(world, "approval_relinked")) == 2 and len(_audited(world, "approval_reminded")) == 2
     assert all(link.secret not in str(world.snapshot()) for link in reminders.values())
-    # The reminder's link decides, through the same page and rule as the first.
-    assert flow.post("approve", link=reminders[BEN])["statusCode"] == 200
-    assert _record(world, flow).status == "decided" and _record(world, flow).decided_by == BEN
+    # The reminder's link decides, through the same page and rule as the first: halfway through the window the
+    # plan's day (the scenario's 2026-08-12) has passed, so an approve is refused as stale by time (409, nothing
+    # recorded) and a reject, always possible while the approval is open, decides.
+    assert flow.post("approve", link=reminders[BEN])["statusCode"] == 409
+    assert _record(world, flow).status != "decided"
+    assert flow.post("reject", link=reminders[BEN], reason="too late")["statusCode"] == 200
+    assert _record(world, flow).status == "rejected" and _record(world, flow).decided_by == BEN
 
 
 def test_a_retried_wake_or_a_rerun_schedule_sends_each_reminder_once(world: AwsWorld, clock: Clock) -> None:
