@@ -425,7 +425,7 @@ def scale_dynamodb(runs: int, endpoint: str) -> dict[str, Any]:
     from tests.support.moto_aws import AwsWorld
 
     from production_orchestrator.adapters.aws.dynamo_table import n, s
-    from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, PARTITION_KEY, SHOP_PK, SORT_KEY
+    from production_orchestrator.adapters.aws.table_schema import PARTITION_KEY, SORT_KEY, checkpoint_key
     from production_orchestrator.agent.providers import build_binding
     from production_orchestrator.services.asking.request_approval import operator_plan
     from production_orchestrator.services.runs.start import StartRun, start_run
@@ -441,8 +441,8 @@ def scale_dynamodb(runs: int, endpoint: str) -> dict[str, Any]:
             {
                 "PutRequest": {
                     "Item": {
-                        PARTITION_KEY: s(SHOP_PK),
-                        SORT_KEY: s(CHECKPOINT_SK_PREFIX + cid),
+                        PARTITION_KEY: s(checkpoint_key(cid)[0]),
+                        SORT_KEY: s(checkpoint_key(cid)[1]),
                         "raw": s(raw),
                         "recorded_ns": n(time.time_ns()),
                     }

@@ -163,7 +163,7 @@ def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
     from production_orchestrator.adapters.aws.dynamo_table import key, n, s
     from production_orchestrator.adapters.aws.dynamodb_approvals import approval_writes
     from production_orchestrator.adapters.aws.dynamodb_runs import request_key_puts
-    from production_orchestrator.adapters.aws.table_schema import CHECKPOINT_SK_PREFIX, SHOP_PK
+    from production_orchestrator.adapters.aws.table_schema import checkpoint_key
 
     first = start_run(
         rt, StartRun(PlanRequest(text=_email(999_999), planning_day=DAY), BINDING, timedelta(days=7), operator_plan())
@@ -184,7 +184,7 @@ def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
         raw = checkpoint.model_dump_json()
         items.append(
             {
-                **key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint.checkpoint_id),
+                **key(*checkpoint_key(checkpoint.checkpoint_id)),
                 "raw": s(raw),
                 "recorded_ns": n(time.time_ns()),
             }

@@ -351,9 +351,9 @@ def _state_edit(raw: str) -> str:
 def _dynamo_state_edit(world: World) -> None:
     """Alter the stored state itself: inline in the STATE item, or the chunk of the snapshot it points at."""
     t = _dyn_keys()
-    item = world.aws.raw_item(t.SHOP_PK, t.STATE_SK)
+    item = world.aws.raw_item(*t.state_key())
     if "state" in item:
-        _dynamo_rewrite(world, t.SHOP_PK, t.STATE_SK, "state", _state_edit)
+        _dynamo_rewrite(world, *t.state_key(), "state", _state_edit)
         return
     digest = item["digest"]["S"]
     _dynamo_rewrite(
@@ -428,9 +428,7 @@ TAMPERS: dict[str, dict[str, tuple[set[str], Callable[[World, dict[str, Any]], N
         ),
         "checkpoint-field": (
             {"CHECKPOINT_INVALID"},
-            lambda w, i: _dynamo_rewrite(
-                w, _dyn_keys().SHOP_PK, _dyn_keys().CHECKPOINT_SK_PREFIX + i["checkpoint_id"], "raw", _checkpoint_edit
-            ),
+            lambda w, i: _dynamo_rewrite(w, *_dyn_keys().checkpoint_key(i["checkpoint_id"]), "raw", _checkpoint_edit),
         ),
         "domain-state": (
             {"STALE_DOMAIN_STATE"},

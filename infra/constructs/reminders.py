@@ -15,8 +15,6 @@ the approval items. The scheduler role may invoke this one function and nothing 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from aws_cdk import Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
@@ -37,22 +35,12 @@ from ..constants import (
     REMIND_HANDLER,
 )
 from ..nag import acknowledge
-from ..permissions import APPROVALS, AUDIT, PROPOSALS, SHOP, SNAPSHOTS
+from ..permissions import TABLE_ACCESS
 from ..settings import Settings
 from .agent_functions import AgentFunctions
 from .approval_channel import ApprovalChannel
 from .state_store import StateStore
 
-# What a wake-up does on the table: find the checkpoint's approval (its pointers in SHOP, the record), read the
-# checkpoint, its proposal and the shop (its time zone; a large shop's state from its snapshot chunks), change
-# the approval (claim, relink, escalation, mark) and append audit events to the chain (AUDIT).
-REMINDER_TABLE_ACCESS: Mapping[str, tuple[str, ...]] = {
-    "dynamodb:BatchGetItem": (SHOP, AUDIT),
-    "dynamodb:GetItem": (SHOP, PROPOSALS, APPROVALS, SNAPSHOTS, AUDIT),
-    "dynamodb:Query": (SHOP, SNAPSHOTS),
-    "dynamodb:UpdateItem": (APPROVALS,),
-    "dynamodb:PutItem": (SHOP, AUDIT),
-}
 SCHEDULE_ACTIONS = ("scheduler:CreateSchedule", "scheduler:DeleteSchedule")
 AUDIT_KEY_ACTIONS = ("kms:GenerateMac",)
 # One wake-up: a few table reads and writes and one SNS publish per approver.
@@ -113,7 +101,7 @@ class Reminders(Construct):
             fn.add_environment(name, value)
         if not settings.link_base_url:
             fn.add_environment(ENV_LINK_BASE_URL, decision_url)
-        store.grant_table(fn, REMINDER_TABLE_ACCESS)
+        store.grant_table(fn, TABLE_ACCESS["remind"])
         functions.grant_key(functions.audit_key, fn, AUDIT_KEY_ACTIONS)
         fn.add_to_role_policy(iam.PolicyStatement(actions=["sns:Publish"], resources=[topic.topic_arn]))
         schedules = f"arn:{stack.partition}:scheduler:{stack.region}:{stack.account}:schedule/{self.group.ref}/*"

@@ -30,7 +30,6 @@ from infra.constants import (
     STATE_WAIT_FOR_DECISION,
 )
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
-from production_orchestrator.domain.scenarios import scenario
 from tests.support.cdk_template import role_statements, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import LOCAL_CONTEXT, Deployment, LocalAws, captured_texts, local_aws
@@ -63,7 +62,7 @@ def _secret(link: str) -> str:
 
 def test_reminders_and_escalation_run_through_the_synthesized_workflow(aws: LocalAws, template: dict[str, Any]) -> None:
     deployment = aws.deploy(template)
-    submitted = deployment.submit(scenario("rush-order").customer_email, scenario="rush-order")
+    submitted = deployment.submit_scenario("rush-order")
     execution_arn = str(submitted["execution_arn"])
     first = deployment.wait_for_message()
     assert first.attributes["approver"]["Value"] == APPROVER and not first.subject.startswith("Reminder")
@@ -164,7 +163,7 @@ def test_reminders_off_leaves_the_workflow_as_it_was(aws: LocalAws) -> None:
     deployment: Deployment = aws.deploy(template)
     assert STATE_ARM_REMINDERS not in deployment.definition["States"]
     assert not [r for r in template["Resources"].values() if r["Type"] == "AWS::Scheduler::ScheduleGroup"]
-    submitted = deployment.submit(scenario("rush-order").customer_email, scenario="rush-order")
+    submitted = deployment.submit_scenario("rush-order")
     message = deployment.wait_for_message()
     deployment.decide(message.link, approve=False, reason="not now")
     assert deployment.wait_for_status(str(submitted["execution_arn"])) == "SUCCEEDED"

@@ -142,8 +142,9 @@ def test_the_public_decision_role_cannot_create_approvals_proposals_or_snapshots
 
 
 def test_the_public_decision_role_cannot_write_the_shop(template: dict[str, Any]) -> None:
-    """IAM scopes a write by partition only: decide may write its vote (APPROVAL#) and the audit chain (AUDIT),
-    and no partition holding the shop's state, runs, decisions, applications, outbox, proposals or requests."""
+    """IAM scopes a write by partition only, and each item type has its own: decide may write its vote
+    (APPROVAL#) and the audit chain (AUDIT), and no partition holding the shop's state, checkpoints, decisions,
+    applications, outbox, approval pointers, proposals or requests (every role: tests/infra/test_item_ownership.py)."""
     writes: set[str] = set()
     for statement in role_statements(template, "decide"):
         actions = {a for a in _as_list(statement["Action"]) if a.startswith("dynamodb:")}
@@ -151,7 +152,8 @@ def test_the_public_decision_role_cannot_write_the_shop(template: dict[str, Any]
             assert set(statement["Condition"]) == {"ForAllValues:StringLike"}, "every write scoped by partition"
             writes.update(_as_list(statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]))
     assert writes == {"AUDIT", "APPROVAL#*"}
-    for partition in ("SHOP", "PROPOSAL#p", "SNAPSHOT#d", "SUBMISSION#e", "shop", "AUDIT#x"):
+    others = ("STATE", "CHECKPOINT", "DECISION", "APPLICATION", "OUTBOX", "APPROVAL_OF", "HELD", "SHOP")
+    for partition in (*others, "PROPOSAL#p", "SNAPSHOT#d", "SUBMISSION#e", "RUNREQ#r", "state", "AUDIT#x"):
         assert not any(fnmatchcase(partition, pattern) for pattern in writes), partition
 
 
@@ -160,11 +162,11 @@ def test_the_public_decision_role_cannot_write_the_shop(template: dict[str, Any]
     [
         (("dynamodb", "UpdateItem", ["APPROVAL#a1"]), True),  # its vote
         (("dynamodb", "TransactWriteItems", ["Put:AUDIT", "Put:AUDIT"]), True),  # the vote's audit event + head
-        (("dynamodb", "TransactWriteItems", ["Put:SHOP"]), False),  # the shop's state, a decision, the outbox
-        (("dynamodb", "PutItem", ["SHOP"]), False),
-        (("dynamodb", "TransactWriteItems", ["Put:AUDIT", "Put:SHOP"]), False),
-        (("dynamodb", "UpdateItem", ["SHOP"]), False),
-        (("dynamodb", "DeleteItem", ["SHOP"]), False),
+        (("dynamodb", "TransactWriteItems", ["Put:STATE"]), False),  # the shop's state
+        (("dynamodb", "PutItem", ["DECISION"]), False),  # a decision claim
+        (("dynamodb", "TransactWriteItems", ["Put:AUDIT", "Put:OUTBOX"]), False),  # a message with its event
+        (("dynamodb", "UpdateItem", ["STATE"]), False),
+        (("dynamodb", "DeleteItem", ["AUDIT"]), False),
         (("dynamodb", "PutItem", ["PROPOSAL#p"]), False),
         (("dynamodb", "PutItem", ["APPROVAL#a1"]), False),  # a new approval
     ],

@@ -15,7 +15,7 @@ import pytest
 from moto.ses.models import ses_backends
 
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
-from production_orchestrator.adapters.aws.table_schema import OUTBOX_SK_PREFIX, SHOP_PK
+from production_orchestrator.adapters.aws.table_schema import outbox_key
 from production_orchestrator.cli import main
 from production_orchestrator.domain.errors import ConfigurationError, DeliveryFailedError, DeliveryIncompleteError
 from production_orchestrator.domain.messages.outbox import OUTBOX_HEADER
@@ -176,20 +176,20 @@ def test_a_message_edited_in_the_table_is_refused_and_named_by_audit_verify(
     capsys.readouterr()
     store = DynamoShopStore(aws.dynamodb, aws.table)
     target = store.outbox_messages(run["proposal_hash"])[0]
-    item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+    item = aws.raw_item(*outbox_key(target.key))
     assert item is not None
     raw = json.loads(item["raw"]["S"])
     raw[field] = "attacker@evil.example" if field == "to" else "Our bank details changed"
     item["raw"] = {"S": json.dumps(raw)}
     aws.put_raw_item(item)
-    edited = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+    edited = aws.raw_item(*outbox_key(target.key))
 
     with pytest.raises(DeliveryFailedError, match="differ from the approved plan"):
         _send(run)
     got = accepted(run["proposal_hash"])
     assert len(got) == 2 and target.key not in {_outbox_key(m.raw_data) for m in got}
     assert "attacker@evil.example" not in {m.destinations[0] for m in got}
-    assert aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key) == edited  # left as found
+    assert aws.raw_item(*outbox_key(target.key)) == edited  # left as found
 
     assert main(["--table", aws.table, "audit", "verify"]) == 5
     out, err = capsys.readouterr()
@@ -207,7 +207,7 @@ def test_a_sent_message_edited_back_to_queued_in_the_table_is_refused_not_sent_a
     assert _send(run)["sent"] == 3
     store = DynamoShopStore(aws.dynamodb, aws.table)
     target = store.outbox_messages(run["proposal_hash"])[0]
-    item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + target.key)
+    item = aws.raw_item(*outbox_key(target.key))
     assert item is not None
     raw = json.loads(item["raw"]["S"])
     raw.update(status="queued", transport_id="", sent_at="")
@@ -230,7 +230,7 @@ def test_messages_stored_by_the_release_before_approval_mail_joined_the_outbox_a
     run = _applied(aws)
     store = DynamoShopStore(aws.dynamodb, aws.table)
     for message in store.outbox_messages(run["proposal_hash"]):
-        item = aws.raw_item(SHOP_PK, OUTBOX_SK_PREFIX + message.key)
+        item = aws.raw_item(*outbox_key(message.key))
         assert item is not None and '"schema_version":2' in item["raw"]["S"]
         item["raw"] = {"S": item["raw"]["S"].replace('"schema_version":2', '"schema_version":1')}
         aws.put_raw_item(item)

@@ -17,10 +17,9 @@ from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.adapters.aws.table_schema import (
     APPROVAL_PK_PREFIX,
     APPROVAL_SK,
-    CHECKPOINT_SK_PREFIX,
     PROPOSAL_PK_PREFIX,
     PROPOSAL_SK,
-    SHOP_PK,
+    checkpoint_key,
 )
 from production_orchestrator.domain.errors import RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.records import AuditEvent, Decision, DecisionRecord, utc_iso
@@ -40,7 +39,7 @@ def _rewrite(aws: AwsWorld, pk: str, sk: str, attribute: str, change: Callable[[
 
 
 def _tampered_checkpoint(aws: AwsWorld, flow: Flow, clock: Clock, mp: pytest.MonkeyPatch) -> dict[str, Any]:
-    _rewrite(aws, SHOP_PK, CHECKPOINT_SK_PREFIX + flow.checkpoint_id, "raw", lambda d: d.update(start_pid=1))
+    _rewrite(aws, *checkpoint_key(flow.checkpoint_id), "raw", lambda d: d.update(start_pid=1))
     return {}
 
 

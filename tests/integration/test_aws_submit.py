@@ -13,7 +13,7 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
 from production_orchestrator.domain.errors import RequesterUnverifiedError
 from production_orchestrator.domain.scenarios import scenario
-from tests.support.aws_flow import _invoke, run_agent_event, submit
+from tests.support.aws_flow import _invoke, import_scenario_shop, run_agent_event, submit
 from tests.support.moto_aws import ACCOUNT, CI_USER, AwsWorld, Clock, iam_caller, load_event, submit_event
 
 REQUEST = scenario("rush-order").customer_email
@@ -44,6 +44,7 @@ def test_a_forged_requested_by_in_the_body_records_the_real_caller(aws: AwsWorld
     started = aws.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
     assert json.loads(started["input"]) == {"request": REQUEST}  # nothing about who: the record says that
     # The run takes its requester from the record, even when its input claims someone else.
+    import_scenario_shop("rush-order")
     forged = {"scenario": "rush-order", "requested_by": "mallory@shop.example", "execution_name": "sub-" + "0" * 32}
     run = _invoke("run_agent", run_agent_event(out["execution_name"], forged))
     assert run["requested_by"] == "olga@shop.example"
@@ -153,6 +154,7 @@ def test_without_separation_of_duties_a_hand_typed_run_keeps_its_claimed_request
     aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PO_SEPARATION_OF_DUTIES", "false")
+    import_scenario_shop("rush-order")
     run = _invoke("run_agent", run_agent_event("hand-typed-run", {"requested_by": " Olga@Shop.Example "}))
     assert run["requested_by"] == "olga@shop.example" and run["checkpoint_id"].startswith("ckpt-")
 

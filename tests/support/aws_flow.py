@@ -122,8 +122,22 @@ def run_agent_event(execution_name: str, execution_input: dict[str, Any]) -> dic
     return {"input": execution_input, "execution_name": execution_name}
 
 
+def import_scenario_shop(scenario: str = "rush-order") -> None:
+    """The scenario's shop on the table, imported (its audit event keyed as the stack's are) unless one is there:
+    the start function never writes the shop's state (infra/permissions.py)."""
+    from production_orchestrator.handlers.root import runtime
+    from production_orchestrator.services.shop.importing import ImportShop, import_shop
+
+    cold_start()
+    rt = runtime()
+    if rt.store.load_state() is None:
+        import_shop(rt, ImportShop(find_scenario(scenario).state))
+
+
 def start(aws: AwsWorld, scenario: str = "rush-order", caller: dict[str, str] | None = None) -> Flow:
-    """Submitted by ``caller`` (a signed request), then ``RunAgentUntilApproval`` for that execution."""
+    """Submitted by ``caller`` (a signed request), then ``RunAgentUntilApproval`` for that execution, on the
+    scenario's shop (imported first when the table holds none)."""
+    import_scenario_shop(scenario)
     submitted = submit(aws, find_scenario(scenario).customer_email, caller)
     event = run_agent_event(submitted["execution_name"], {**load_event("run_agent"), "scenario": scenario})
     return Flow(aws=aws, run=_invoke("run_agent", event))

@@ -60,7 +60,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings.policy(requested_by)
     # A submitted run plans the record's text, never what the execution input says.
     planned = plan_request(request, root, submission.request if submission else None)
-    result = start_run(root.runtime, StartRun(planned, root.binding, settings.approval_window))
+    result = start_run(root.runtime, StartRun(planned, root.binding, settings.approval_window, seed=False))
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(

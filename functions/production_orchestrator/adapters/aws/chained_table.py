@@ -1,6 +1,6 @@
 """The table with every transaction that carries audit events linked into the audit hash chain.
 
-The chain head (``SHOP / AUDIT_HEAD``: seq and hash of the last event, and its MAC with an audit key) kept
+The chain head (``AUDIT / AUDIT_HEAD``: seq and hash of the last event, and its MAC with an audit key) kept
 in memory after each write this process makes, so appending does not read it first (a new process guesses
 "no head yet"). A head that moved meanwhile fails the head's condition; the failure returns the stored head
 (``ALL_OLD``), and the events are linked again on it:

@@ -3,7 +3,7 @@
     SNAPSHOT#<digest> / CHUNK#0000 .. CHUNK#nnnn   the canonical state bytes whose SHA-256 is <digest>,
                                                    CHUNK_BYTES each, every chunk carrying the count
 
-A 5,000-order shop is about 1.5 MB of canonical JSON: eight items. The current state item (``SHOP /
+A 5,000-order shop is about 1.5 MB of canonical JSON: eight items. The current state item (``STATE /
 STATE``) holds only revision and digest, so the conditional apply still writes one small item; the chunks
 are written before it and never change (same digest, same bytes), so a crash between the two leaves
 only unreferenced chunks, and a retry writes the same ones again.

@@ -1,7 +1,7 @@
 """DynamoDB implementation of :class:`ApprovalStore` on the one table.
 
 An approval lives at ``APPROVAL#<id>`` with its record as JSON plus ``status``, ``checkpoint_id`` and
-``expires_epoch`` and a TTL; a pointer ``SHOP / APPROVAL_OF#<checkpoint>#<id>`` (no secrets) lets the
+``expires_epoch`` and a TTL; a pointer ``APPROVAL_OF / APPROVAL_OF#<checkpoint>#<id>`` (no secrets) lets the
 expiry step find every approval of a checkpoint, and the reconciler every approval, without an index.
 
 Every change is the domain's transition applied to the record read, written with the condition that the
@@ -25,13 +25,14 @@ from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, requ
 from .chained_table import AUDIT_EVENT, ChainedTable
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, n, s
 from .table_schema import (
+    APPROVAL_OF_PK,
     APPROVAL_OF_SK_PREFIX,
     APPROVAL_PK_PREFIX,
     APPROVAL_RETENTION_SECONDS,
     APPROVAL_SK,
     PARTITION_KEY,
-    SHOP_PK,
     TTL_ATTRIBUTE,
+    approval_of_key,
 )
 
 _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
@@ -60,7 +61,7 @@ def approval_item(record: ApprovalRecord) -> Item:
 def approval_writes(table: DynamoTable, record: ApprovalRecord) -> list[Item]:
     """The transaction items that create ``record`` and its checkpoint pointer (both only if absent)."""
     pointer = {
-        **key(SHOP_PK, f"{APPROVAL_OF_SK_PREFIX}{record.checkpoint_id}#{record.approval_id}"),
+        **key(*approval_of_key(record.checkpoint_id, record.approval_id)),
         "approval_id": s(record.approval_id),
         TTL_ATTRIBUTE: n(_epoch(record.expires_at) + APPROVAL_RETENTION_SECONDS),
     }
@@ -115,7 +116,7 @@ class DynamoApprovalStore(ApprovalTransitions):
         return None if stored is None else stored[1]
 
     def _pointed(self, prefix: str) -> list[ApprovalRecord]:
-        pointers, _ = self._table.query(SHOP_PK, prefix)
+        pointers, _ = self._table.query(APPROVAL_OF_PK, prefix)
         found = (self.get_approval(str(p["approval_id"]["S"])) for p in pointers)
         return [record for record in found if record is not None]
 

@@ -1,4 +1,4 @@
-"""The outbox items of the one table: ``SHOP / OUTBOX#<proposal hash>#<index>``, one per drafted message.
+"""The outbox items of the one table: ``OUTBOX / OUTBOX#<proposal hash>#<index>``, one per drafted message.
 
 The apply creates them (``attribute_not_exists``) in its transaction; every delivery step afterwards is a
 compare-and-set on the raw record it read, so of racing senders exactly one moves a message on.
@@ -10,7 +10,7 @@ from ...domain.errors import IntegrityError
 from ...domain.messages.outbox import OutboxMessage, outbox_order
 from ...domain.records import AuditEvent
 from .dynamo_table import ConditionFailed, DynamoTable, Item, key, s
-from .table_schema import OUTBOX_SK_PREFIX, PARTITION_KEY, SHOP_PK
+from .table_schema import OUTBOX_PK, OUTBOX_SK_PREFIX, PARTITION_KEY, outbox_key
 
 _SAME_RAW = f"attribute_exists({PARTITION_KEY}) AND #raw = :raw"
 
@@ -18,7 +18,7 @@ _SAME_RAW = f"attribute_exists({PARTITION_KEY}) AND #raw = :raw"
 def outbox_item(message: OutboxMessage) -> Item:
     """The table item of ``message``."""
     return {
-        **key(SHOP_PK, OUTBOX_SK_PREFIX + message.key),
+        **key(*outbox_key(message.key)),
         "raw": s(message.model_dump_json()),
         "status": s(message.status),
     }
@@ -38,7 +38,7 @@ class DynamoOutbox:
         """Every message (of one plan, or all), in ``outbox_order``: in AWS only plans' messages (approval links
         go by SNS), rows of version 1 read as they are stored."""
         prefix = OUTBOX_SK_PREFIX + (f"{proposal_hash}#" if proposal_hash else "")
-        items, _ = self._table.query(SHOP_PK, prefix)
+        items, _ = self._table.query(OUTBOX_PK, prefix)
         return outbox_order((n, OutboxMessage.model_validate_json(i["raw"]["S"])) for n, i in enumerate(items))
 
     def replace_outbox_message(

@@ -38,15 +38,18 @@ from .dynamodb_runs import DynamoRunItems, request_key_puts
 from .read_cache import Immutable, ReadAhead
 from .shop_items import Row, StateContent, decision_item
 from .table_schema import (
+    APPLICATION_PK,
     APPLICATION_SK_PREFIX,
     AUDIT_HEAD_SK,
     AUDIT_PK,
     AUDIT_SK_PREFIX,
+    CHECKPOINT_PK,
     CHECKPOINT_SK_PREFIX,
-    DECISION_SK_PREFIX,
     PARTITION_KEY,
-    SHOP_PK,
-    STATE_SK,
+    application_key,
+    checkpoint_key,
+    decision_key,
+    state_key,
 )
 
 _ABSENT = f"attribute_not_exists({PARTITION_KEY})"
@@ -83,7 +86,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
 
     def _state_row(self) -> Row | None:
         ahead = self._ahead.take("state")
-        row = ahead if ahead is not None else self._content.row(self._table.get(SHOP_PK, STATE_SK))
+        row = ahead if ahead is not None else self._content.row(self._table.get(*state_key()))
         self._last_row = row
         return row
 
@@ -188,7 +191,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
     ) -> None:
         """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
         approval it supersedes, conditioned on the record read) and its request key, in one transaction."""
-        item = {**key(SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id), "raw": s(raw), "recorded_ns": n(now_ns())}
+        item = {**key(*checkpoint_key(checkpoint_id)), "raw": s(raw), "recorded_ns": n(now_ns())}
         for _ in range(_OPTIMISTIC_ATTEMPTS):
             writes = [self._table.put_op(item, condition=_ABSENT)]
             if approval is not None:
@@ -219,29 +222,28 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
             return str(cached)
         # Whoever reads a checkpoint next reads its decision and the shop (the resume gate, the approval
         # page): one round trip for all of them, and the audit chain head for the next append.
-        decision_key = (SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
-        checkpoint_key = (SHOP_PK, CHECKPOINT_SK_PREFIX + checkpoint_id)
-        found = self._table.batch_get([checkpoint_key, decision_key, (SHOP_PK, STATE_SK), (AUDIT_PK, AUDIT_HEAD_SK)])
+        decision, checkpoint, state = decision_key(checkpoint_id), checkpoint_key(checkpoint_id), state_key()
+        found = self._table.batch_get([checkpoint, decision, state, (AUDIT_PK, AUDIT_HEAD_SK)])
         self._ahead.hold(
             {
-                f"decision:{checkpoint_id}": ("found", found.get(decision_key)),
-                "state": self._content.row(found.get((SHOP_PK, STATE_SK))),
+                f"decision:{checkpoint_id}": ("found", found.get(decision)),
+                "state": self._content.row(found.get(state)),
             }
         )
         self._table.know_head(head_of(found.get((AUDIT_PK, AUDIT_HEAD_SK))))
-        item = found.get(checkpoint_key)
+        item = found.get(checkpoint)
         return None if item is None else str(self._checkpoints.keep(checkpoint_id, str(item["raw"]["S"])))
 
     def list_checkpoints(self) -> list[str]:
         """Every checkpoint's JSON text, oldest first."""
-        items, _ = self._table.query(SHOP_PK, CHECKPOINT_SK_PREFIX)
+        items, _ = self._table.query(CHECKPOINT_PK, CHECKPOINT_SK_PREFIX)
         items.sort(key=lambda i: int(i["recorded_ns"]["N"]))
         return [str(i["raw"]["S"]) for i in items]
 
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
         """The claimed decision for a checkpoint, if any."""
         ahead = self._ahead.take(f"decision:{checkpoint_id}")
-        item = ahead[1] if ahead is not None else self._table.get(SHOP_PK, DECISION_SK_PREFIX + checkpoint_id)
+        item = ahead[1] if ahead is not None else self._table.get(*decision_key(checkpoint_id))
         return None if item is None else DecisionRecord.model_validate_json(item["raw"]["S"])
 
     def claim_decision(self, record: DecisionRecord, event: AuditEvent) -> None:
@@ -302,7 +304,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         """State update + application record + ``plan_applied`` event + outbox items, in one transaction
         conditioned on revision and digest."""
         application = {
-            **key(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash),
+            **key(*application_key(proposal_hash)),
             "checkpoint_id": s(checkpoint_id),
             "revision": n(new_state.revision),
         }
@@ -345,11 +347,11 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         if proposal_hash is not None:
             if self._applied.get(proposal_hash):
                 return 1
-            if self._table.get(SHOP_PK, APPLICATION_SK_PREFIX + proposal_hash) is None:
+            if self._table.get(*application_key(proposal_hash)) is None:
                 return 0
             self._applied.keep(proposal_hash, True)
             return 1
-        _, count = self._table.query(SHOP_PK, APPLICATION_SK_PREFIX, count_only=True)
+        _, count = self._table.query(APPLICATION_PK, APPLICATION_SK_PREFIX, count_only=True)
         return count
 
     def append_audit(self, event: AuditEvent) -> None:

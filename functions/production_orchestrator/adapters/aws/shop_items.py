@@ -9,7 +9,7 @@ from ...domain.shop.model import ShopState
 from .dynamo_blobs import get_blob, put_blob
 from .dynamo_table import DynamoTable, Item, key, n, s
 from .read_cache import Immutable
-from .table_schema import DECISION_SK_PREFIX, SHOP_PK, STATE_SK
+from .table_schema import decision_key, state_key
 
 # A state whose JSON is larger than this is stored in chunks (dynamo_blobs.py), far below 400 KB an item.
 INLINE_STATE_CHARS = 300_000
@@ -18,9 +18,9 @@ Row = tuple[int, str, ShopState]  # revision, digest, state
 
 
 def state_item(state: ShopState) -> Item:
-    """The ``SHOP / STATE`` item: the state and the revision and digest its conditions compare."""
+    """The ``STATE / STATE`` item: the state and the revision and digest its conditions compare."""
     return {
-        **key(SHOP_PK, STATE_SK),
+        **key(*state_key()),
         "revision": n(state.revision),
         "digest": s(state.digest()),
         "state": s(state.model_dump_json()),
@@ -35,9 +35,9 @@ def state_row(item: Item | None) -> Row | None:
 
 
 def decision_item(record: DecisionRecord) -> Item:
-    """The ``SHOP / DECISION#<checkpoint>`` item, with the attributes its conditions read."""
+    """The ``DECISION / DECISION#<checkpoint>`` item, with the attributes its conditions read."""
     item = {
-        **key(SHOP_PK, DECISION_SK_PREFIX + record.checkpoint_id),
+        **key(*decision_key(record.checkpoint_id)),
         "raw": s(record.model_dump_json()),
         "claim_token": s(record.claim_token or "-"),
     }
@@ -47,7 +47,7 @@ def decision_item(record: DecisionRecord) -> Item:
 
 
 class StateContent:
-    """The shop state's content: inline in the ``SHOP / STATE`` item while it is small (every read and the
+    """The shop state's content: inline in the ``STATE`` item while it is small (every read and the
     conditional apply stay one item), else its canonical bytes in chunks under its digest, written before
     the STATE item that names them. Content-addressed, so what was read or written is kept per process."""
 

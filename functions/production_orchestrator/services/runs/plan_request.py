@@ -89,14 +89,21 @@ def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) ->
         raise IntakeError(f"the request cannot be planned: {problem}", problems=(problem,)) from None
 
 
-def shop_for(rt: Runtime, request: PlanRequest) -> ShopState:
-    """The shop the request is planned on, read without writing anything."""
+def shop_for(rt: Runtime, request: PlanRequest, *, seed: bool = True) -> ShopState:
+    """The shop the request is planned on, read without writing anything; a reference scenario's own shop when
+    the store is empty and ``seed`` (the start seeds it), else the store must hold it."""
     existing = rt.store.load_state()
     if not request.scenario:
         if existing is None:
             raise ShopError("this data dir holds no shop yet; import one (shop import FILE) or name a --scenario")
         return existing
     seeded = find_scenario(request.scenario).state
+    if existing is None and not seed:
+        raise ShopError(
+            f"there is no shop to plan on yet: import one first (shop import "
+            f"functions/production_orchestrator/domain/scenario_shops/{request.scenario}.json for the "
+            f"{request.scenario!r} scenario)"
+        )
     if existing is not None and existing.name != seeded.name:
         raise ShopError(f"this data dir holds the {existing.name!r} shop; use another --data-dir for {seeded.name!r}")
     return existing or seeded

@@ -115,6 +115,9 @@ class StartRun:
     again: bool = False
     replacing: bool = False
     from_hold: bool = False  # a held request a person completed (request complete): its hold closes as started
+    # A reference scenario's shop is seeded into an empty store; False in AWS, where only the apply and the
+    # operator's shop commands may write the shop's state (infra/permissions.py): the scenario's shop is imported.
+    seed: bool = True
 
 
 def _read_so_far(message: CustomerMessage, shop: ShopState, planning_day: str) -> dict[str, str]:
@@ -160,7 +163,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
         request = PlanRequest.of_scenario(request)
     parse_day(request.planning_day)
     message = read_message(request.text)
-    shop = shop_for(rt, request)
+    shop = shop_for(rt, request, seed=cmd.seed)
     checked = None if request.scenario else _checked(rt, message, cmd)
     request = request.told(message, shop)  # facts given, beside what the e-mail said of them
     order, read_usage = _read(rt, binding, message, shop, request)
@@ -173,7 +176,7 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
     ctx.given, ctx.revision = request.given, request.revision
     run_name = request.scenario or REQUEST_RUN
-    if request.scenario:
+    if request.scenario and cmd.seed:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))
     faults.point("after_seed")
     agent_id = agent_identity(binding, run_name)
