@@ -154,10 +154,10 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     "sign_operator_audit": {
         "dynamodb:GetItem": (AUDIT,),
     },
-    # reads only
+    # reads only: the checkpoints, their approvals' pointers and the approvals
     "report_pending_age": {
         "dynamodb:GetItem": (APPROVALS,),
-        "dynamodb:Query": (APPROVAL_POINTERS,),
+        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS),
     },
     # a reminder wake-up: finds the checkpoint's approval (its pointers, the record), reads the checkpoint, its
     # proposal and the shop (its time zone; a large shop's state from its snapshot chunks), changes the approval
