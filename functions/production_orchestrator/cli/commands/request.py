@@ -26,17 +26,7 @@ def _list(args: argparse.Namespace) -> int:
         emit_json({"held": [h.model_dump(exclude={"text", "schema_version"}) for h in held]})
         return EXIT_OK
     for h in held:
-        about = h.subject or h.text.strip().splitlines()[0][:60]
-        why = (
-            f"missing: {'; '.join(h.missing)}; read: {h.read or 'nothing'}"
-            if h.kind == "needs_facts"
-            else f"like run {h.duplicate_of} (order {h.duplicate_order or '?'})"
-        )
-        print(
-            terminal_safe(
-                f"{h.held_id}  {h.status:<8} {h.kind}  from {h.sender or '(unknown sender)'}  {about!r}  {why}"
-            )
-        )
+        print(terminal_safe(h.line()))
     if not held:
         print("no held requests")
     return EXIT_OK
