@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -109,6 +109,18 @@ class ShopStore(Protocol):
         """Every stored checkpoint's JSON text, oldest first."""
         ...
 
+    def open_checkpoints(self, now: datetime) -> list[str]:
+        """The JSON text of every checkpoint whose run may still be open at ``now``, oldest first: no completed
+        decision, and its latest approval none, decided, or pending with its window open (or a decision claimed).
+        A superset its callers judge run by run (services/status.checkpoint_status); read from an index of the
+        open runs, not from every run."""
+        ...
+
+    def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
+        """The latest ``limit`` checkpoints (None or 0: all) created on or after ``since`` (an ISO day or
+        timestamp; None: any), oldest first, and how many checkpoints are stored."""
+        ...
+
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
         """The claimed decision for a checkpoint, if any."""
         ...
@@ -178,6 +190,18 @@ class ShopStore(Protocol):
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
+        ...
+
+    def audit_events_of(
+        self,
+        event_types: Collection[str],
+        *,
+        checkpoint_id: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
+    ) -> tuple[list[AuditEvent], int]:
+        """The latest ``limit`` events (None or 0: all) of ``event_types``, of one checkpoint if given, at or after
+        ``since``, oldest first, and how many match in all."""
         ...
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], Head | None]:
