@@ -146,3 +146,11 @@ evidence-policy: $(STAMP)
 .PHONY: demo-week
 demo-week: $(STAMP)
 	$(PY) scripts/demo_week.py
+
+# A shop's month on the rehearsal clock: 20 working days of generated e-mails in five languages, decisions at
+# human pace, deliveries, completions, a cancellation and an ERP re-import, every step a CLI process; exits 1 on a
+# machine-day over capacity, a request lost or a message sent twice; writes evidence/month.json (~15 min on 2
+# busy cores). tests/contract/test_demo_month.py runs it with --days 2 --emails 2.
+.PHONY: demo-month
+demo-month: $(STAMP)
+	$(PY) scripts/demo_month.py

@@ -2,6 +2,7 @@
 address), for local runs.
 
     GET  /                 pending approvals (no links, no secrets)
+    GET  /requests?k=      the operator's held requests (loopback only; held_page.py); POST completes one
     GET  /approve?a=&s=    the confirmation page (the same renderer as the decision Lambda); reads only
     HEAD /approve?a=&s=    headers only; reads only
     POST /approve?a=&s=    decide (locally the resume then runs in a fresh process: cli/processes.py)
@@ -32,8 +33,9 @@ from ..domain.errors import OrchestratorError
 from ..domain.presentation import fingerprint, shop_zone
 from ..services.evidence import load_checkpoint
 from .endpoint import DecisionEndpoint, PageResponse
+from .held_page import HeldPage
 from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_neutral
-from .paths import APPROVE_PATH, LOOPBACK
+from .paths import APPROVE_PATH, HELD_PATH, LOOPBACK
 from .summary import render_index
 
 _LOG = logging.getLogger(__name__)
@@ -84,6 +86,7 @@ def names_this_server(host: str, names: Sequence[str], port: int, *, tls: bool) 
 
 class _Handler(BaseHTTPRequestHandler):
     endpoint: DecisionEndpoint
+    held: HeldPage | None = None  # the operator's held-request page (loopback only)
     host_names: tuple[str, ...] = (LOOPBACK, "localhost")
     tls: bool = False
     timeout = 60  # seconds a client may idle mid-request (and mid-handshake) before its connection is closed
@@ -135,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self._index(), head=head)
         elif path == APPROVE_PATH:
             self._page(self.endpoint.show(self._query()), head=head)
+        elif path == HELD_PATH and self.held is not None:
+            self._page(self.held.show(self._query()), head=head)
         else:
             self._send(404, render_neutral(), head=head)
 
@@ -152,6 +157,20 @@ class _Handler(BaseHTTPRequestHandler):
             rows.append((approval, order, fingerprint(approval.proposal_hash)))
         return render_index(rows, now, shop_zone(store.load_state()))
 
+    def _same_site(self) -> bool:
+        """The browser says the form came from this server, or says nothing (a script, curl): ``Origin`` names this
+        server when sent, and ``Sec-Fetch-Site`` is same-origin or none when sent."""
+        port = int(self.server.server_address[1])  # type: ignore[index]
+        origin = str(self.headers.get("Origin") or "")
+        site = str(self.headers.get("Sec-Fetch-Site") or "")
+        if site and site not in ("same-origin", "none"):
+            return False
+        if not origin:
+            return True
+        parts = urlsplit(origin)
+        scheme = "https" if self.tls else "http"
+        return parts.scheme == scheme and names_this_server(parts.netloc, self.host_names, port, tls=self.tls)
+
     def do_GET(self) -> None:
         self._get(head=False)
 
@@ -161,15 +180,19 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if not self._host_ok():
             return
-        if urlsplit(self.path).path != APPROVE_PATH:
+        path = urlsplit(self.path).path
+        if path != APPROVE_PATH and (path != HELD_PATH or self.held is None):
             self._send(404, render_neutral())
             return
         try:
             form = read_form(self.headers, self.rfile)
         except BadRequestError:
-            _LOG.info("POST %s -> bad request", APPROVE_PATH)
+            _LOG.info("POST %s -> bad request", path)
             self.close_connection = True  # whatever else the client sends is not read
             self._send(400, render_neutral())
+            return
+        if path == HELD_PATH and self.held is not None:
+            self._page(self.held.post(self._query(), form, same_site=self._same_site()))
             return
         self._page(self.endpoint.post(self._query(), form))
 
@@ -217,17 +240,21 @@ def make_server(
     bind: str = LOOPBACK,
     tls: ssl.SSLContext | None = None,
     host_names: Sequence[str] = (),
+    held: HeldPage | None = None,
 ) -> ThreadingHTTPServer:
     """A server for ``endpoint`` bound to ``bind`` (127.0.0.1 unless told; see :func:`check_bind`), over TLS
     when ``tls`` is given; ``port`` 0 picks a free one. Requests must name ``bind`` (or, on loopback,
-    ``localhost``) or one of ``host_names`` in their Host header."""
+    ``localhost``) or one of ``host_names`` in their Host header. ``held`` (the operator's held-request page) is
+    served on loopback only."""
     check_bind(bind, tls=tls is not None)
+    if held is not None and not is_loopback(bind):
+        raise ValueError("the held-request page is the operator's: it is served on loopback only")
     names = {bind.lower(), *(name.strip().lower() for name in host_names if name.strip())}
     if ":" in bind:
         names.add(f"[{bind.lower()}]")
     if is_loopback(bind):
         names.add("localhost")
-    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names)), "tls": tls is not None}
+    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names)), "tls": tls is not None, "held": held}
     handler = type("Handler", (_Handler,), attributes)
     server_class = _V6Server if ":" in bind else _Server
     server = server_class((bind, port), handler)

@@ -4,3 +4,4 @@ from __future__ import annotations
 
 LOOPBACK = "127.0.0.1"
 APPROVE_PATH = "/approve"
+HELD_PATH = "/requests"  # the operator's held requests (held_page.py), on loopback only

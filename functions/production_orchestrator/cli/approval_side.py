@@ -217,3 +217,18 @@ def local_endpoint(data_dir: Path, provider_args: list[str]) -> DecisionEndpoint
         reviser=SubprocessRevise(data_dir, provider_args),
         report_outcome=True,
     )
+
+
+def local_held_page(data_dir: Path, provider_args: list[str]) -> tuple[Any, str]:
+    """The operator's held-request page for ``serve`` (approval_web/held_page.py) and its key, minted now: only
+    its digest stays in the server; the key is printed once, on the terminal that started ``serve``."""
+    import secrets
+
+    from ..approval_web.held_page import HeldPage, key_digest
+    from .processes import SubprocessCompleteHeld
+
+    key = secrets.token_urlsafe(32)
+    page = HeldPage(
+        local_runtime(data_dir, create=False), key_digest(key), SubprocessCompleteHeld(data_dir, provider_args)
+    )
+    return page, key

@@ -116,3 +116,29 @@ class SubprocessRevise:
             code = values.get("REFUSED", "")
             raise ValidationError(f"the plan was not changed: {code + ': ' if code else ''}{why[:300]}")
         return values["PROPOSAL_HASH"], int(values.get("VERSION", "2"))
+
+
+class SubprocessCompleteHeld:
+    """Runs ``request complete`` in a fresh process for the held-request page's form: the CLI's own path."""
+
+    def __init__(self, data_dir: Path, provider_args: Sequence[str] = ()) -> None:
+        self._data_dir = data_dir
+        self._provider_args = tuple(provider_args)
+
+    def __call__(self, facts: Any) -> str:
+        """The checkpoint of the run the facts started (``facts``: approval_web.held_page.CompleteHeld)."""
+        # Each value is its own argv item, joined to its flag: a value that starts with '-' stays a value.
+        given = [
+            f"--{name}={value}"
+            for name in ("product", "quantity", "due", "customer")
+            if (value := getattr(facts, name))
+        ]
+        args = ("request", "complete", "--data-dir", str(self._data_dir), facts.held_id, *given)
+        done = _run((*args, *self._provider_args))
+        values = _values(done.stdout)
+        _LOG.info("request complete process finished held_id=%s exit=%s", facts.held_id, done.returncode)
+        if done.returncode != 0 or "CHECKPOINT_ID" not in values:
+            lines = done.stderr.strip().splitlines() or ["?"]
+            why = next((line for line in lines if line.startswith("error:")), lines[-1]).removeprefix("error: ")
+            raise ValidationError(f"the request was not planned: {why[:300]}")
+        return values["CHECKPOINT_ID"]

@@ -193,9 +193,17 @@ def status(rt: Runtime, query: StatusQuery | None = None) -> dict[str, Any]:
         "plan_applied_count": store.application_count(),
         "approvals": [asdict(row) for row in rows],
         "runs_total": total,
-        # Requests held for a person (a possible duplicate of the run named), one indexed read.
+        # Requests held for a person (needs facts; a possible duplicate of the run named), one indexed read.
         "held": [
-            {"held_id": h.held_id, "kind": h.kind, "sender": h.sender, "duplicate_of": h.duplicate_of}
+            {
+                "held_id": h.held_id,
+                "kind": h.kind,
+                "sender": h.sender,
+                "about": h.about,
+                "duplicate_of": h.duplicate_of,
+                "missing": list(h.missing),
+                "why": h.why,
+            }
             for h in store.held_requests()
             if h.is_open
         ],

@@ -11,8 +11,9 @@ import argparse
 import getpass
 from typing import Any
 
+from ..config import PROVIDER_KEYS
 from ..output import EXIT_OK, READ_ONLY, emit, emit_json, say, terminal_safe
-from ..parser import GROUP_RUNS, actions, add_json_flag, command, data_dir
+from ..parser import GROUP_RUNS, actions, add_json_flag, add_provider_flags, command, data_dir
 from ..root import local_runtime
 
 GROUP = GROUP_RUNS
@@ -26,17 +27,7 @@ def _list(args: argparse.Namespace) -> int:
         emit_json({"held": [h.model_dump(exclude={"text", "schema_version"}) for h in held]})
         return EXIT_OK
     for h in held:
-        about = h.subject or h.text.strip().splitlines()[0][:60]
-        why = (
-            f"missing: {'; '.join(h.missing)}; read: {h.read or 'nothing'}"
-            if h.kind == "needs_facts"
-            else f"like run {h.duplicate_of} (order {h.duplicate_order or '?'})"
-        )
-        print(
-            terminal_safe(
-                f"{h.held_id}  {h.status:<8} {h.kind}  from {h.sender or '(unknown sender)'}  {about!r}  {why}"
-            )
-        )
+        print(terminal_safe(h.line()))
     if not held:
         print("no held requests")
     return EXIT_OK
@@ -58,10 +49,12 @@ def _complete(args: argparse.Namespace) -> int:
     # The run starts as `start --held` starts it (one code path: approval links, checks, output), with the facts
     # given here recorded as given by the person, beside what the e-mail said.
     from ..main import main
+    from ..running import provider_argv
 
-    flags = ("product", "quantity", "due", "customer", "as_of")
+    flags = ("product", "quantity", "due", "customer", "as_of", "approval_window")
     given = [f"--{flag.replace('_', '-')}={value}" for flag in flags if (value := getattr(args, flag))]
-    return main(["--data-dir", str(data_dir(args)), "start", "--held", args.held_id, *given])
+    start = ["--data-dir", str(data_dir(args)), "start", "--held", args.held_id, *given, *provider_argv(args)]
+    return main(start)
 
 
 def register(subparsers: Any) -> None:
@@ -126,3 +119,8 @@ def register(subparsers: Any) -> None:
     complete.add_argument(
         "--as-of", default=None, metavar="YYYY-MM-DD", help="planning day (default: today in the shop)"
     )
+    complete.add_argument(
+        "--approval-window", default=None, metavar="DURATION", help="how long the approval stays open (as start's)"
+    )
+    add_provider_flags(complete)
+    complete.set_defaults(config_keys=PROVIDER_KEYS)

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...approval_web.paths import APPROVE_PATH, LOOPBACK
+from ...approval_web.paths import APPROVE_PATH, HELD_PATH, LOOPBACK
 from ...domain.errors import ValidationError
 from .. import inputs
-from ..approval_side import local_endpoint
+from ..approval_side import local_endpoint, local_held_page
 from ..config import PROVIDER_KEYS
 from ..output import EXIT_INTERRUPTED, EXIT_OK, PROG, say
 from ..parser import GROUP_MESSAGES, add_provider_flags, command, data_dir
@@ -113,7 +113,7 @@ def listening(args: argparse.Namespace) -> Listening:
     return Listening(bind=bind, tls=tls, host_names=tuple(n.lower() for n in args.host_name))
 
 
-def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening) -> Any:
+def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening, held: Any = None) -> Any:
     from ...approval_web.local_server import make_server, tls_context
 
     try:
@@ -121,7 +121,7 @@ def _listen(endpoint: Any, port: int, args: argparse.Namespace, where: Listening
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
     try:
-        return make_server(endpoint, port, bind=where.bind, tls=context, host_names=where.host_names)
+        return make_server(endpoint, port, bind=where.bind, tls=context, host_names=where.host_names, held=held)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ValidationError(
@@ -139,8 +139,10 @@ def _serve(args: argparse.Namespace) -> int:
     binding = binding_of(args)
     endpoint = local_endpoint(where, provider_argv(args))  # no shop: one error line, before the port is taken
     check_provider(binding)
+    # The operator's held-request page: on loopback only, behind a key minted now (approval_web/held_page.py).
+    held, key = local_held_page(where, provider_argv(args)) if place.bind == LOOPBACK else (None, "")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    server = _listen(endpoint, args.port, args, place)
+    server = _listen(endpoint, args.port, args, place, held)
     port = int(server.server_address[1])
     stop = threading.Event()
     reminders: threading.Thread | None = None
@@ -148,6 +150,10 @@ def _serve(args: argparse.Namespace) -> int:
         warn_on_link_mismatch(where, port, place)
         reminders = every_minute(where, schedule, stop)  # reminders and escalation while the pages are served
         say(f"serving the approval pages of {where} on {place.url(port)} (Ctrl-C stops)")
+        if held is not None:
+            # The one place the key appears: this terminal (as start prints APPROVAL_URL=); never a log line.
+            say("held requests (needs facts, possible duplicates), for you only: open OPERATOR_URL")
+            print(f"OPERATOR_URL={place.url(port).rstrip('/')}{HELD_PATH}?k={key}", flush=True)
         print(f"SERVING={place.url(port)}", flush=True)  # last: a script may act on it at once
         server.serve_forever()
     except KeyboardInterrupt:
@@ -172,7 +178,9 @@ def register(subparsers: Any) -> None:
         description="Serve the approval pages of the data dir on 127.0.0.1 (or, with --bind and a TLS "
         "certificate, on one LAN address for a phone on the same network). Opening a link (GET, HEAD) "
         "changes nothing; Approve or Reject on the page records the decision, and the resume then runs in a "
-        "fresh process with the provider flags given here (they must match start's).",
+        "fresh process with the provider flags given here (they must match start's). On loopback it also "
+        "serves the operator's page of held requests (OPERATOR_URL=, behind a key minted at each start): a form "
+        "there completes a request that waits as needs facts, as `request complete` does.",
         examples=[
             "serve",
             "serve --port 9000",

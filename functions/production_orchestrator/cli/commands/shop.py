@@ -22,7 +22,7 @@ from ...domain.errors import ValidationError
 from .. import inputs
 from ..aws import add_table_flag, shop_runtime, table_of, table_runtime
 from ..files import parse_shop_file, read_text, write_shop_file
-from ..output import EXIT_OK, PROG, say
+from ..output import EXIT_OK, PROG, say, terminal_safe
 from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import dry_run_report, report_change, report_import, shortage_lines
 from ..root import db_path, local_runtime, utc_now
@@ -73,24 +73,32 @@ def _show(args: argparse.Namespace) -> int:
     from ...domain.presentation import render_shop
     from ...domain.shop.file_format import write_shop
     from ...services.evidence import current_state
+    from ...services.runs.held import held_requests
     from ...services.runs.requests import pending_requests
 
     rt = local_runtime(data_dir(args), create=False)
     state = current_state(rt.store)
-    # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders.
+    # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders; so do the
+    # requests held for a person (needs facts, possible duplicates), before any run.
     pending = pending_requests(rt)
+    held = held_requests(rt)
     if args.json:
-        write_shop_file({**write_shop(state), "pending": [r.as_json() for r in pending]}, "-")
+        listed = [h.model_dump(exclude={"text", "schema_version"}) for h in held]
+        write_shop_file({**write_shop(state), "pending": [r.as_json() for r in pending], "held": listed}, "-")
     else:
         print(render_shop(state))
         print("\nRequests waiting for a decision (not in the shop until their plan applies):")
         for r in pending:
             print(
-                f"  {r.order.id} ({r.customer}): {r.order.quantity} {r.order.product} due {r.order.due}, "
-                f"{r.status}, checkpoint {r.checkpoint_id}"
+                terminal_safe(
+                    f"  {r.order.id} ({r.customer}): {r.order.quantity} {r.order.product} due {r.order.due}, "
+                    f"{r.status}, checkpoint {r.checkpoint_id}"
+                )
             )
         if not pending:
             print("  none")
+        print("\nRequests held for a person (request list; request complete, request drop or start --again):")
+        print("".join(f"  {terminal_safe(h.line())}\n" for h in held) or "  none\n", end="")
         print("\nShortages already in the shop (not part of any plan):")
         print("\n".join(f"  {line}" for line in shortage_lines(state)) or "  none")
         if state.closed_orders:

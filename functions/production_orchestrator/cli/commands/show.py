@@ -45,6 +45,8 @@ def _show(args: argparse.Namespace) -> int:
 
     if args.json and args.html is not None:
         raise ValidationError("--json and --html: choose one")
+    if args.held is not None:
+        return _show_held(args)
     where = data_dir(args)
     rt = local_runtime(where, create=False)
     store = rt.store
@@ -91,6 +93,32 @@ def _show(args: argparse.Namespace) -> int:
                 f"Held as a possible duplicate of this run: {h.held_id} from {h.sender or 'an unknown sender'}"
             )
         )
+    return EXIT_OK
+
+
+def _show_held(args: argparse.Namespace) -> int:
+    # A held request has no plan yet: what it says, why it waits, and what a person can do with it.
+    from ...services.runs.held import held_request
+
+    if args.html is not None:
+        raise ValidationError("--html shows a plan: a held request has none yet (show --held ID, or --json)")
+    held = held_request(local_runtime(data_dir(args), create=False), args.held)
+    if args.json:
+        emit_json({"held": held.model_dump(exclude={"schema_version"})})
+        return EXIT_OK
+    print(terminal_safe(f"Held request {held.held_id}: {held.status}, {held.why}"))
+    print(terminal_safe(f"From: {held.sender or '(unknown sender)'}  Subject: {held.subject or '(none)'}"))
+    if held.is_open:
+        then = (
+            f"request complete {held.held_id} --product CODE --quantity N --due YYYY-MM-DD"
+            if held.kind == "needs_facts"
+            else "start --request FILE --again"
+        )
+        print(terminal_safe(f"Next: {then}, or request drop {held.held_id}"))
+    elif held.started_as:
+        print(terminal_safe(f"Started as run {held.started_as}"))
+    print()
+    print(terminal_safe(held.text, keep_newlines=True))
     return EXIT_OK
 
 
@@ -150,16 +178,24 @@ def register(subparsers: Any) -> None:
         summary="the plan a human reviews, and the approval's status",
         description="The approval's status (pending, resuming, approved, rejected, expired, superseded), then "
         "the plan exactly as the approver reviews it: the order, what blocks it, each change, the drafted "
-        "messages and the full proposal hash to pass to resume. Reads only.",
+        "messages and the full proposal hash to pass to resume; the requests held as possible duplicates of "
+        "it. With --held: a request held for a person instead. Reads only.",
         examples=[
             "show --checkpoint ckpt-...",
             "show --checkpoint ckpt-... --json",
             "show --checkpoint ckpt-... --html plan.html",
+            "show --held held-0123456789abcdef",
         ],
         handler=_show,
     )
-    show.add_argument(
-        "--checkpoint", required=True, type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed"
+    which = show.add_mutually_exclusive_group(required=True)
+    which.add_argument("--checkpoint", type=inputs.identifier, metavar="ID", help="the CHECKPOINT_ID start printed")
+    which.add_argument(
+        "--held",
+        default=None,
+        metavar="HELD_ID",
+        help="a request held for a person (request list): what it says and why it waits (needs facts, a possible "
+        "duplicate)",
     )
     show.add_argument("--json", action="store_true", help="print one JSON object (status first) instead of text")
     show.add_argument(

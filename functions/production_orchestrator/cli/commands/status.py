@@ -55,10 +55,16 @@ def _status(args: argparse.Namespace) -> int:
         print("  no approvals yet" if not report["runs_total"] else "  no approvals in what --limit/--since chose")
     elif len(report["approvals"]) < report["runs_total"]:
         print(f"  the latest {len(report['approvals'])} of {report['runs_total']} runs (--limit 0: all; --since DAY)")
-    for h in report["held"]:
-        who = h["sender"] or "an unknown sender"
-        print(terminal_safe(f"  {h['held_id']}  held      possible duplicate of {h['duplicate_of']} from {who}"))
+    _print_held(report["held"])
     return EXIT_OK
+
+
+def _print_held(held: list[dict[str, Any]]) -> None:
+    if held:
+        print("  requests held for a person (request list; request complete, request drop or start --again):")
+    for h in held:
+        who = h["sender"] or "an unknown sender"
+        print(terminal_safe(f"  {h['held_id']}  held      from {who}  {h['about']!r}  {h['why']}"))
 
 
 def register(subparsers: Any) -> None:

@@ -67,3 +67,22 @@ class PossibleDuplicate(BaseModel):
     def is_open(self) -> bool:
         """Nobody has started or dropped it yet."""
         return self.status == "held"
+
+    @property
+    def about(self) -> str:
+        """The request in a few words: its subject, else its first line (raw: escape it before a terminal)."""
+        first = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
+        return (self.subject or first)[:80]
+
+    @property
+    def why(self) -> str:
+        """Why it waits, in words: what is missing and what was read, or the run it may repeat."""
+        if self.kind == "needs_facts":
+            read = ", ".join(f"{name} {value}" for name, value in sorted(self.read.items())) or "nothing"
+            return f"needs facts: {'; '.join(self.missing) or 'a fact'} (read: {read})"
+        return f"possible duplicate of run {self.duplicate_of} (order {self.duplicate_order or '?'})"
+
+    def line(self) -> str:
+        """One line for a list: id, status, sender, what it is and why it waits (raw: escape it)."""
+        who = self.sender or "(unknown sender)"
+        return f"{self.held_id}  {self.status:<8} from {who}  {self.about!r}  {self.why}"

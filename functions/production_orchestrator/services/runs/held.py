@@ -102,6 +102,19 @@ def held_for(rt: Runtime, checkpoint_id: str) -> list[PossibleDuplicate]:
     return [h for h in held_requests(rt) if h.duplicate_of == checkpoint_id]
 
 
+def held_request(rt: Runtime, held: str) -> PossibleDuplicate:
+    """The held request ``held`` (open or closed); ``HeldRequestError`` when the id is malformed
+    (``HELD_ID_INVALID``) or unknown (``NOT_FOUND``). Reads only."""
+    try:
+        require_held_id(held)
+    except ValueError as exc:
+        raise HeldRequestError(HeldRequestCode.HELD_ID_INVALID, str(exc)) from None
+    stored = rt.store.get_held_request(held)
+    if stored is None:
+        raise HeldRequestError(HeldRequestCode.NOT_FOUND, f"no held request {held}")
+    return stored
+
+
 @dataclass(frozen=True)
 class DropHeld:
     """``by`` drops the held request ``held_id`` (``reason``: why, for the audit)."""
@@ -114,13 +127,7 @@ class DropHeld:
 def drop_held(rt: Runtime, cmd: DropHeld) -> PossibleDuplicate:
     """Close the hold as dropped: nothing is planned for it. ``HeldRequestError`` (nothing written) when the id
     is malformed (``HELD_ID_INVALID``), unknown (``NOT_FOUND``) or no longer held (``REQUEST_NOT_HELD``)."""
-    try:
-        require_held_id(cmd.held_id)
-    except ValueError as exc:
-        raise HeldRequestError(HeldRequestCode.HELD_ID_INVALID, str(exc)) from None
-    stored = rt.store.get_held_request(cmd.held_id)
-    if stored is None:
-        raise HeldRequestError(HeldRequestCode.NOT_FOUND, f"no held request {cmd.held_id}")
+    stored = held_request(rt, cmd.held_id)
     if not stored.is_open:
         raise HeldRequestError(
             HeldRequestCode.REQUEST_NOT_HELD, f"held request {cmd.held_id} was already {stored.status}"
