@@ -37,8 +37,6 @@ def events_of(
     found = [
         e
         for e in events
-        if e.event_type in event_types
-        and checkpoint_id in (None, e.checkpoint_id)
-        and (since is None or e.at >= since)
+        if e.event_type in event_types and checkpoint_id in (None, e.checkpoint_id) and (since is None or e.at >= since)
     ]
     return (found[-limit:] if limit else found), len(found)

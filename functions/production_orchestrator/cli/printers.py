@@ -137,9 +137,7 @@ def add_history_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="only this run (default: all)"
     )
-    parser.add_argument(
-        "--json", action="store_true", help='print {"history": [...], "total": N} instead of lines'
-    )
+    parser.add_argument("--json", action="store_true", help='print {"history": [...], "total": N} instead of lines')
     parser.add_argument(
         "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N steps (default 100; 0: all)"
     )

@@ -27,7 +27,8 @@ from .sqlite_runs import RUNS_SCHEMA, index_run
 if TYPE_CHECKING:  # the outbox's records load when a message is read or written
     from ...domain.messages.outbox import OutboxMessage
 
-APPROVALS_SCHEMA = """
+APPROVALS_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS approvals (
     approval_id TEXT PRIMARY KEY,
     checkpoint_id TEXT NOT NULL,
@@ -35,7 +36,9 @@ CREATE TABLE IF NOT EXISTS approvals (
     raw TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, seq);
-""" + RUNS_SCHEMA  # an approval's change moves its run in the index (sqlite_runs.py)
+"""
+    + RUNS_SCHEMA
+)  # an approval's change moves its run in the index (sqlite_runs.py)
 
 
 def read_approval(conn: sqlite3.Connection, approval_id: str) -> ApprovalRecord | None:

@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS run_index_open ON run_index (seq) WHERE open = 1;
 CREATE INDEX IF NOT EXISTS run_index_by_seq ON run_index (seq, created_at);
 """
 
+
 def _checkpoint_times(raw: str) -> tuple[str, float | None]:
     """(created_at, expires_at in epoch seconds) the checkpoint claims; ("", None) when it cannot be read (the
     run stays in the index: its readers refuse it)."""
@@ -146,5 +147,7 @@ class SqliteRuns:
             )
             args = (since, cap)  # type: ignore[assignment]
         else:
-            return recent([str(r[0]) for r in self._conn.execute("SELECT raw FROM checkpoints ORDER BY seq")], limit, since)
+            return recent(
+                [str(r[0]) for r in self._conn.execute("SELECT raw FROM checkpoints ORDER BY seq")], limit, since
+            )
         return [str(r[0]) for r in self._conn.execute(sql, args)][::-1], total

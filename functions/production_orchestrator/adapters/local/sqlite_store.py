@@ -92,9 +92,10 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
     def _catch_up_audit(self) -> bool:
         """Index the audit events past the audit index's highest seq; False when it cannot be written."""
         top = "SELECT COALESCE(MAX(seq), 0) FROM audit_index"
-        if self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()[0] <= self._conn.execute(
-            top
-        ).fetchone()[0]:
+        if (
+            self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()[0]
+            <= self._conn.execute(top).fetchone()[0]
+        ):
             return True
         try:
             with self._write() as conn:
