@@ -116,7 +116,7 @@ def history_command(args: argparse.Namespace) -> int:
     entries, total = history_page(rt, HistoryQuery(args.checkpoint, args.limit or None, args.since))
     zone = shop_zone(store.load_state())
     if args.json:
-        emit_json({"history": [asdict(e) for e in entries], "total": total})
+        emit_json({"history": [asdict(e) for e in entries]})
         return EXIT_OK
     for e in entries:
         verdict = f" {e.decision}" if e.decision else ""
@@ -137,7 +137,7 @@ def add_history_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="only this run (default: all)"
     )
-    parser.add_argument("--json", action="store_true", help='print {"history": [...], "total": N} instead of lines')
+    parser.add_argument("--json", action="store_true", help='print {"history": [...]} instead of lines')
     parser.add_argument(
         "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N steps (default 100; 0: all)"
     )

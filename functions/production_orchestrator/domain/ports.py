@@ -62,17 +62,9 @@ class ShopStore(Protocol):
         approval: ApprovalRecord | None = None,
         request_key: RunRequest | None = None,
     ) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event and, when given, its approval.
-
-        All in one transaction: a run's checkpoint never exists without the approval that governs it. When
-        ``approval.supersedes`` names an approval, that one moves from pending to superseded in the same
-        transaction, conditioned on the record read: if it is no longer open (decided, expired, already
-        superseded by a concurrent "propose again") nothing is written and the domain error is raised.
-
-        ``request_key`` (intake/request_key.RunRequest) is created in the same transaction under its request hash
-        and generation, never overwritten: when another run holds that generation, nothing is written and
-        ``RequestClaimTakenError`` is raised.
-        """
+        """Create the checkpoint (never overwrite) with its audit event, its approval (closing the one it
+        ``supersedes``, conditioned on it being open, else the domain error) and its ``request_key`` (under its
+        hash and generation, never overwritten: ``RequestClaimTakenError``), in one transaction: all or nothing."""
         ...
 
     def runs_of_request(self, request_hash: str) -> list[RunRequest]:
@@ -110,15 +102,11 @@ class ShopStore(Protocol):
         ...
 
     def open_checkpoints(self, now: datetime) -> list[str]:
-        """The JSON text of every checkpoint whose run may still be open at ``now``, oldest first: no completed
-        decision, and its latest approval none, decided, or pending with its window open (or a decision claimed).
-        A superset its callers judge run by run (services/status.checkpoint_status); read from an index of the
-        open runs, not from every run."""
+        """Every checkpoint whose run may still be open at ``now``, oldest first: a superset judged run by run."""
         ...
 
     def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
-        """The latest ``limit`` checkpoints (None or 0: all) created on or after ``since`` (an ISO day or
-        timestamp; None: any), oldest first, and how many checkpoints are stored."""
+        """The latest ``limit`` (0: all) created on or after ``since``, oldest first; and how many are stored."""
         ...
 
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
@@ -200,8 +188,7 @@ class ShopStore(Protocol):
         limit: int | None = None,
         since: str | None = None,
     ) -> tuple[list[AuditEvent], int]:
-        """The latest ``limit`` events (None or 0: all) of ``event_types``, of one checkpoint if given, at or after
-        ``since``, oldest first, and how many match in all."""
+        """The latest ``limit`` (0: all) of ``event_types`` (one checkpoint's; ``since``), oldest first; how many."""
         ...
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], Head | None]:
