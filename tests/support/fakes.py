@@ -19,8 +19,9 @@ import hmac
 import json
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from strands.session.repository_session_manager import RepositorySessionManager
@@ -28,6 +29,7 @@ from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
 from strands.types.session import Session, SessionAgent, SessionMessage
 
+from production_orchestrator.adapters import run_lists
 from production_orchestrator.adapters.session_facts import facts_from
 from production_orchestrator.domain.approval.approvals import APPROVAL_ID_PATTERN, ApprovalRecord, ApprovalTransitions
 from production_orchestrator.domain.approval.audit_chain import chained, head_of
@@ -239,6 +241,16 @@ class InMemoryShopStore:
         with self._lock:
             return list(self._checkpoints.values())
 
+    def open_checkpoints(self, now: datetime) -> list[str]:
+        """Every checkpoint (no index here: the superset of the open ones)."""
+        with self._lock:
+            return list(self._checkpoints.values())
+
+    def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
+        """The latest ``limit`` checkpoints created on or after ``since``, and how many are stored."""
+        with self._lock:
+            return run_lists.recent(list(self._checkpoints.values()), limit, since)
+
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
         """The claimed decision for a checkpoint, if any."""
         with self._lock:
@@ -369,6 +381,17 @@ class InMemoryShopStore:
         """The audit trail, oldest first."""
         with self._lock:
             return [AuditEvent.model_validate_json(raw) for raw in self._audit]
+
+    def audit_events_of(
+        self,
+        event_types: Collection[str],
+        *,
+        checkpoint_id: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
+    ) -> tuple[list[AuditEvent], int]:
+        """The latest ``limit`` events of ``event_types`` (of one checkpoint, at or after ``since``), and how many."""
+        return run_lists.events_of(self.audit_events(), event_types, checkpoint_id, limit, since)
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in stored order and the chain head, read together."""

@@ -70,6 +70,17 @@ def zero_or_more(text: str) -> int:
     return value
 
 
+def day(text: str) -> str:
+    """A ``--since`` day: YYYY-MM-DD (compared with the UTC time a run or an event was recorded)."""
+    from ..domain.shop.model import parse_day
+
+    try:
+        parse_day(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def port(text: str) -> int:
     """A TCP port, 1-65535 (0: any free port)."""
     value = _int(text)

@@ -107,13 +107,13 @@ def print_chain_report(rt: Runtime) -> int:
 def history_command(args: argparse.Namespace) -> int:
     """Print the decision history (also ``audit show``)."""
     from ..domain.presentation import shop_stamp, shop_zone
-    from ..services.history import history
+    from ..services.history import HistoryQuery, history_page
     from .root import local_runtime
 
     where = data_dir(args)
     rt = local_runtime(where, create=False)
     store = rt.store
-    entries = history(rt, args.checkpoint)
+    entries, total = history_page(rt, HistoryQuery(args.checkpoint, args.limit or None, args.since))
     zone = shop_zone(store.load_state())
     if args.json:
         emit_json({"history": [asdict(e) for e in entries]})
@@ -125,7 +125,10 @@ def history_command(args: argparse.Namespace) -> int:
         note = f" ({e.note})" if e.note else ""
         print(terminal_safe(f"{shop_stamp(e.at, zone)}  {e.event:<10} {e.checkpoint_id}{who}{verdict}{why}{note}"))
     if not entries:
-        print("no decisions yet")
+        print("no decisions yet" if not total else "no decisions in what --limit/--since chose")
+    elif len(entries) < total:
+        more = total - len(entries)
+        print(f"{more} earlier step(s) not shown: the latest {len(entries)} of {total} (--limit 0: all; --since DAY)")
     return EXIT_OK
 
 
@@ -135,4 +138,8 @@ def add_history_flags(parser: argparse.ArgumentParser) -> None:
         "--checkpoint", default=None, type=inputs.identifier, metavar="ID", help="only this run (default: all)"
     )
     parser.add_argument("--json", action="store_true", help='print {"history": [...]} instead of lines')
+    parser.add_argument(
+        "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N steps (default 100; 0: all)"
+    )
+    parser.add_argument("--since", type=inputs.day, default=None, metavar="YYYY-MM-DD", help="steps on or after")
     parser.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -62,17 +62,9 @@ class ShopStore(Protocol):
         approval: ApprovalRecord | None = None,
         request_key: RunRequest | None = None,
     ) -> None:
-        """Create the checkpoint (never overwrite) together with its audit event and, when given, its approval.
-
-        All in one transaction: a run's checkpoint never exists without the approval that governs it. When
-        ``approval.supersedes`` names an approval, that one moves from pending to superseded in the same
-        transaction, conditioned on the record read: if it is no longer open (decided, expired, already
-        superseded by a concurrent "propose again") nothing is written and the domain error is raised.
-
-        ``request_key`` (intake/request_key.RunRequest) is created in the same transaction under its request hash
-        and generation, never overwritten: when another run holds that generation, nothing is written and
-        ``RequestClaimTakenError`` is raised.
-        """
+        """Create the checkpoint (never overwrite) with its audit event, its approval (closing the one it
+        ``supersedes``, conditioned on it being open, else the domain error) and its ``request_key`` (under its
+        hash and generation, never overwritten: ``RequestClaimTakenError``), in one transaction: all or nothing."""
         ...
 
     def runs_of_request(self, request_hash: str) -> list[RunRequest]:
@@ -107,6 +99,14 @@ class ShopStore(Protocol):
 
     def list_checkpoints(self) -> list[str]:
         """Every stored checkpoint's JSON text, oldest first."""
+        ...
+
+    def open_checkpoints(self, now: datetime) -> list[str]:
+        """Every checkpoint whose run may still be open at ``now``, oldest first: a superset judged run by run."""
+        ...
+
+    def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
+        """The latest ``limit`` (0: all) created on or after ``since``, oldest first; and how many are stored."""
         ...
 
     def get_decision(self, checkpoint_id: str) -> DecisionRecord | None:
@@ -178,6 +178,17 @@ class ShopStore(Protocol):
 
     def audit_events(self) -> list[AuditEvent]:
         """The audit trail, oldest first."""
+        ...
+
+    def audit_events_of(
+        self,
+        event_types: Collection[str],
+        *,
+        checkpoint_id: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
+    ) -> tuple[list[AuditEvent], int]:
+        """The latest ``limit`` (0: all) of ``event_types`` (one checkpoint's; ``since``), oldest first; how many."""
         ...
 
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], Head | None]:

@@ -108,11 +108,28 @@ def _entry(event: AuditEvent, approvals: ApprovalStore, cache: dict[str, Any]) -
     )
 
 
+@dataclass(frozen=True)
+class HistoryQuery:
+    """Which steps ``history`` tells: of one checkpoint (None: all), the latest ``limit`` (None or 0: all) at or
+    after ``since`` (an ISO day or timestamp; None: any)."""
+
+    checkpoint_id: str | None = None
+    limit: int | None = None
+    since: str | None = None
+
+
+def history_page(rt: Runtime, query: HistoryQuery) -> tuple[list[HistoryEntry], int]:
+    """The steps ``query`` picks, oldest first, and how many steps match it in all: the store's audit index reads
+    the decision events asked for, not the whole trail."""
+    cache: dict[str, Any] = {}
+    events, total = rt.store.audit_events_of(
+        DECISION_EVENTS, checkpoint_id=query.checkpoint_id, limit=query.limit, since=query.since
+    )
+    # The index names the type; the event read names it too (a row edited by hand tells its own story).
+    picked = [e for e in events if e.event_type in DECISION_EVENTS and query.checkpoint_id in (None, e.checkpoint_id)]
+    return [_entry(event, rt.approvals, cache) for event in picked], total
+
+
 def history(rt: Runtime, checkpoint_id: str | None = None) -> list[HistoryEntry]:
     """Every request, vote, decision and outcome in the audit trail, oldest first (of one checkpoint, if given)."""
-    cache: dict[str, Any] = {}
-    return [
-        _entry(event, rt.approvals, cache)
-        for event in rt.store.audit_events()
-        if event.event_type in DECISION_EVENTS and checkpoint_id in (None, event.checkpoint_id)
-    ]
+    return history_page(rt, HistoryQuery(checkpoint_id))[0]

@@ -86,6 +86,12 @@ def stored_checkpoints(rt: Runtime) -> list[tuple[str, Checkpoint | Refusal]]:
     return _read(rt.store.list_checkpoints())
 
 
+def open_checkpoints(rt: Runtime) -> list[tuple[str, Checkpoint | Refusal]]:
+    """The checkpoints of the runs that may still be open now (the store's index of open runs, a superset: judge
+    each), as :func:`stored_checkpoints` reads them."""
+    return _read(rt.store.open_checkpoints(rt.clock()))
+
+
 def _read(raws: list[str]) -> list[tuple[str, Checkpoint | Refusal]]:
     return [(_claimed(raw, "checkpoint_id"), read_checkpoint(raw, _claimed(raw, "checkpoint_id"))) for raw in raws]
 
@@ -101,11 +107,8 @@ class StatusQuery:
 
 def _chosen(rt: Runtime, query: StatusQuery) -> tuple[list[tuple[str, Checkpoint | Refusal]], int]:
     """The runs ``query`` picks, oldest first, and how many runs are stored."""
-    raws = rt.store.list_checkpoints()
-    picked = [r for r in raws if query.since is None or _claimed(r, "created_at") >= query.since]
-    if query.limit:
-        picked = picked[-query.limit :]
-    return _read(picked), len(raws)
+    picked, total = rt.store.recent_checkpoints(query.limit, query.since)
+    return _read(picked), total
 
 
 def checkpoint_status(rt: Runtime, checkpoint: Checkpoint, now: datetime) -> tuple[str, str]:
@@ -217,7 +220,7 @@ def pending_approval_ages(rt: Runtime) -> list[int]:
     """
     now = rt.clock()
     ages: list[int] = []
-    for _, checkpoint in stored_checkpoints(rt):
+    for _, checkpoint in open_checkpoints(rt):
         if isinstance(checkpoint, Refusal):
             continue  # an unreadable checkpoint is the resume gate's to report, not this gauge's
         for approval in rt.approvals.approvals_for(checkpoint.checkpoint_id):

@@ -13,7 +13,8 @@ claimed) are read once per process.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from ... import faults
@@ -30,6 +31,7 @@ from ...domain.messages.outbox import OutboxMessage
 from ...domain.ports import MacKey
 from ...domain.records import TOOL_CALLED_EVENT, AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
+from .. import run_lists
 from .chained_table import AUDIT_EVENT, ChainedTable, head_of
 from .dynamo_table import ConditionFailed, Item, key, n, now_ns, s
 from .dynamodb_approvals import ApprovalChanges, approval_writes, supersede_write
@@ -377,3 +379,24 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
     def get_state_snapshot(self, digest: str) -> bytes | None:
         """The snapshot stored under ``digest`` (callers re-hash it)."""
         return self._content.get_snapshot(digest)
+
+    # The runs' list reads. One Query of the checkpoints (or the audit trail), filtered here: the table holds no
+    # index of open runs yet, so the open ones are all of them (a superset the services judge run by run).
+    def open_checkpoints(self, now: datetime) -> list[str]:
+        """Every checkpoint, oldest first (a superset of the open runs')."""
+        return self.list_checkpoints()
+
+    def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
+        """The latest ``limit`` checkpoints created on or after ``since``, oldest first, and how many are stored."""
+        return run_lists.recent(self.list_checkpoints(), limit, since)
+
+    def audit_events_of(
+        self,
+        event_types: Collection[str],
+        *,
+        checkpoint_id: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
+    ) -> tuple[list[AuditEvent], int]:
+        """The latest ``limit`` events of ``event_types`` (of one checkpoint, at or after ``since``), and how many."""
+        return run_lists.events_of(self.audit_events(), event_types, checkpoint_id, limit, since)

@@ -22,11 +22,13 @@ from ...domain.errors import IntegrityError, NotFoundError
 from ...domain.records import CHECKPOINT_ID_PATTERN, AuditEvent, parse_utc, require_id
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import queue_in
+from .sqlite_runs import RUNS_SCHEMA, index_run
 
 if TYPE_CHECKING:  # the outbox's records load when a message is read or written
     from ...domain.messages.outbox import OutboxMessage
 
-APPROVALS_SCHEMA = """
+APPROVALS_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS approvals (
     approval_id TEXT PRIMARY KEY,
     checkpoint_id TEXT NOT NULL,
@@ -35,6 +37,8 @@ CREATE TABLE IF NOT EXISTS approvals (
 );
 CREATE INDEX IF NOT EXISTS approvals_by_checkpoint ON approvals (checkpoint_id, seq);
 """
+    + RUNS_SCHEMA
+)  # an approval's change moves its run in the index (sqlite_runs.py)
 
 
 def read_approval(conn: sqlite3.Connection, approval_id: str) -> ApprovalRecord | None:
@@ -55,11 +59,13 @@ def insert_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
         )
     except sqlite3.IntegrityError:
         raise IntegrityError(f"approval {record.approval_id} already exists") from None
+    index_run(conn, record.checkpoint_id)
 
 
 def save_approval(conn: sqlite3.Connection, record: ApprovalRecord) -> None:
     """Overwrite the stored ``record`` inside the caller's transaction (which read it first)."""
     conn.execute("UPDATE approvals SET raw = ? WHERE approval_id = ?", (record.model_dump_json(), record.approval_id))
+    index_run(conn, record.checkpoint_id)
 
 
 def supersede_in(conn: sqlite3.Connection, record: ApprovalRecord) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ... import faults
 from ...domain.approval.approvals import ApprovalRecord
@@ -26,10 +26,12 @@ from ...domain.errors import (
 from ...domain.ports import MacKey
 from ...domain.records import AuditEvent, Completion, DecisionRecord
 from ...domain.shop.model import ShopState
+from ..run_lists import events_of
 from .sqlite_approvals import APPROVALS_SCHEMA, SqliteApprovalChanges, insert_approval, supersede_in
 from .sqlite_db import SqliteDatabase
 from .sqlite_outbox import OUTBOX_SCHEMA, SqliteOutbox, queue_in
 from .sqlite_requests import REQUESTS_SCHEMA, SqliteRequests, insert_request_key
+from .sqlite_runs import RUNS_SCHEMA, SqliteRuns, catch_up, index_run
 
 if TYPE_CHECKING:  # the outbox's records load when a message is read or written
     from ...domain.intake.request_key import RunRequest
@@ -44,18 +46,20 @@ CREATE TABLE IF NOT EXISTS shop (
     state TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS proposals (proposal_hash TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS checkpoints (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    checkpoint_id TEXT NOT NULL UNIQUE,
-    raw TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS decisions (checkpoint_id TEXT PRIMARY KEY, raw TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS applications (
     proposal_hash TEXT PRIMARY KEY,
     checkpoint_id TEXT NOT NULL,
     revision INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS audit_index (
+    seq INTEGER PRIMARY KEY,
+    checkpoint_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_index_by_checkpoint ON audit_index (checkpoint_id, seq);
+CREATE INDEX IF NOT EXISTS audit_index_by_type ON audit_index (event_type, seq);
 CREATE TABLE IF NOT EXISTS audit_head (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     seq INTEGER NOT NULL,
@@ -64,13 +68,14 @@ CREATE TABLE IF NOT EXISTS audit_head (
 );
 CREATE TABLE IF NOT EXISTS snapshots (digest TEXT PRIMARY KEY, data BLOB NOT NULL);
 """
+    + RUNS_SCHEMA
     + REQUESTS_SCHEMA
     + OUTBOX_SCHEMA
     + APPROVALS_SCHEMA
 )
 
 
-class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, SqliteRequests):
+class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, SqliteRequests, SqliteRuns):
     """One shop in one SQLite file. With ``audit_key`` every audit link and the chain head are MACed."""
 
     def __init__(self, path: Path, audit_key: MacKey | None = None) -> None:
@@ -81,12 +86,37 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
             with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
                 self._conn.execute("ALTER TABLE audit_head ADD COLUMN mac TEXT NOT NULL DEFAULT ''")
         self._migrate_outbox()  # a data dir from before approval mail joined the outbox
+        # A data dir from before the runs' and the audit's indexes: index what is stored (once).
+        self._indexed = catch_up(self._conn) and self._catch_up_audit()
+
+    def _catch_up_audit(self) -> bool:
+        """Index the audit events past the audit index's highest seq; False when it cannot be written."""
+        top = "SELECT COALESCE(MAX(seq), 0) FROM audit_index"
+        if (
+            self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM audit").fetchone()[0]
+            <= self._conn.execute(top).fetchone()[0]
+        ):
+            return True
+        try:
+            with self._write() as conn:
+                rows = conn.execute("SELECT seq, raw FROM audit WHERE seq > (" + top + ")").fetchall()
+                conn.executemany(
+                    "INSERT OR REPLACE INTO audit_index (seq, checkpoint_id, event_type, at) VALUES (?, ?, ?, ?)",
+                    [(int(seq), *_audit_keys(str(raw))) for seq, raw in rows],
+                )
+        except sqlite3.OperationalError:
+            return False
+        return True
 
     def _insert_audit(self, event: AuditEvent) -> None:
         # Inside the caller's BEGIN IMMEDIATE: the head read here cannot move before this commits.
         row = self._conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
         linked = chained(event, None if row is None else (int(row[0]), str(row[1])), self._audit_key)
-        self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (linked.model_dump_json(),))
+        cursor = self._conn.execute("INSERT INTO audit (raw) VALUES (?)", (linked.model_dump_json(),))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO audit_index (seq, checkpoint_id, event_type, at) VALUES (?, ?, ?, ?)",
+            (cursor.lastrowid, linked.checkpoint_id, linked.event_type, linked.at),
+        )
         self._conn.execute(
             "INSERT OR REPLACE INTO audit_head (id, seq, hash, mac) VALUES (1, ?, ?, ?)",
             head_of(linked, self._audit_key),
@@ -186,6 +216,7 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
                 if approval.supersedes:
                     supersede_in(conn, approval)
                 insert_approval(conn, approval)
+            index_run(conn, checkpoint_id)
             self._insert_audit(event)
 
     def get_checkpoint(self, checkpoint_id: str) -> str | None:
@@ -214,6 +245,7 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
                 raise DecisionAlreadyClaimedError(
                     f"a decision for checkpoint {record.checkpoint_id} was already recorded"
                 ) from None
+            index_run(conn, record.checkpoint_id)
             self._insert_audit(event)
 
     def _held_decision(self, checkpoint_id: str, claim_token: str) -> DecisionRecord | None:
@@ -228,6 +260,7 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
         self._conn.execute(
             "UPDATE decisions SET raw = ? WHERE checkpoint_id = ?", (record.model_dump_json(), record.checkpoint_id)
         )
+        index_run(self._conn, record.checkpoint_id)
 
     def take_over_decision(self, record: DecisionRecord, previous_token: str, event: AuditEvent) -> None:
         """Replace an open claim still held by ``previous_token``; else ``DecisionAlreadyClaimedError``."""
@@ -306,6 +339,32 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
         """The audit trail, oldest first."""
         return [AuditEvent.model_validate_json(r[0]) for r in self._conn.execute("SELECT raw FROM audit ORDER BY seq")]
 
+    def audit_events_of(
+        self,
+        event_types: Collection[str],
+        *,
+        checkpoint_id: str | None = None,
+        limit: int | None = None,
+        since: str | None = None,
+    ) -> tuple[list[AuditEvent], int]:
+        """The latest ``limit`` events (None or 0: all) of ``event_types``, of one checkpoint if given, at or after
+        ``since``, oldest first, and how many match in all (the audit index)."""
+        if not self._indexed:
+            return events_of(self.audit_events(), event_types, checkpoint_id, limit, since)
+        types = sorted(event_types)
+        where = f"i.event_type IN ({', '.join('?' * len(types))})"
+        args: list[Any] = list(types)
+        if checkpoint_id is not None:
+            where, args = f"{where} AND i.checkpoint_id = ?", [*args, checkpoint_id]
+        if since is not None:
+            where, args = f"{where} AND i.at >= ?", [*args, since]
+        total = int(self._conn.execute(f"SELECT COUNT(*) FROM audit_index i WHERE {where}", args).fetchone()[0])
+        rows = self._conn.execute(
+            f"SELECT a.raw FROM audit_index i JOIN audit a ON a.seq = i.seq WHERE {where} ORDER BY i.seq DESC LIMIT ?",
+            [*args, limit or -1],
+        ).fetchall()
+        return [AuditEvent.model_validate_json(r[0]) for r in reversed(rows)], total
+
     def raw_audit_trail(self) -> tuple[list[AuditEvent | None], tuple[int, str, str] | None]:
         """Every stored event in stored order (None where unreadable) and the chain head, read together."""
         self._conn.execute("BEGIN")
@@ -325,6 +384,12 @@ class SqliteShopStore(SqliteDatabase, SqliteOutbox, SqliteApprovalChanges, Sqlit
         """The snapshot stored under ``digest``."""
         row = self._conn.execute("SELECT data FROM snapshots WHERE digest = ?", (digest,)).fetchone()
         return None if row is None else bytes(row[0])
+
+
+def _audit_keys(raw: str) -> tuple[str, str, str]:
+    """(checkpoint id, event type, at) of a stored event, for the index ("" where it cannot be read)."""
+    event = _readable(raw)
+    return ("", "", "") if event is None else (event.checkpoint_id, event.event_type, event.at)
 
 
 def _readable(raw: str) -> AuditEvent | None:

@@ -13,17 +13,6 @@ from ..root import local_runtime
 GROUP = GROUP_RUNS
 
 
-def _day(text: str) -> str:
-    """A ``--since`` day: YYYY-MM-DD (runs are compared by their UTC creation time)."""
-    from ...domain.shop.model import parse_day
-
-    try:
-        parse_day(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
 def _status(args: argparse.Namespace) -> int:
     from ...domain.presentation import shop_stamp
     from ...services.status import StatusQuery, status
@@ -92,5 +81,5 @@ def register(subparsers: Any) -> None:
     stat.add_argument(
         "--limit", type=inputs.zero_or_more, default=100, metavar="N", help="the latest N runs (default 100; 0: all)"
     )
-    stat.add_argument("--since", type=_day, default=None, metavar="YYYY-MM-DD", help="runs created on or after")
+    stat.add_argument("--since", type=inputs.day, default=None, metavar="YYYY-MM-DD", help="runs created on or after")
     stat.set_defaults(on_interrupt=lambda _: READ_ONLY, read_only=True)

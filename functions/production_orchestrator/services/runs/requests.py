@@ -44,7 +44,7 @@ from ...domain.records import AuditEvent, Checkpoint
 from ...domain.shop.model import Order
 from ..evidence import freshness, review
 from ..runtime import Runtime
-from ..status import checkpoint_status, stored_checkpoints
+from ..status import checkpoint_status, open_checkpoints, stored_checkpoints
 from .held import hold
 
 # A run in one of these still holds its request: nobody decided, or the approve has not finished applying.
@@ -82,12 +82,12 @@ class HeldRequest:
         }
 
 
-def requests_of_runs(rt: Runtime, *, judge_staleness: bool = True) -> list[HeldRequest]:
-    """Every run's request, oldest first. A pending one whose plan no longer applies reads ``stale`` (the one
-    staleness rule) when ``judge_staleness``."""
+def requests_of_runs(rt: Runtime, *, judge_staleness: bool = True, open_only: bool = False) -> list[HeldRequest]:
+    """Every run's request (``open_only``: of the runs the store's index says may be open), oldest first. A
+    pending one whose plan no longer applies reads ``stale`` (the one staleness rule) when ``judge_staleness``."""
     store, approvals, now = rt.store, rt.approvals, rt.clock()
     found: list[HeldRequest] = []
-    for _, checkpoint in stored_checkpoints(rt):
+    for _, checkpoint in open_checkpoints(rt) if open_only else stored_checkpoints(rt):
         if isinstance(checkpoint, Refusal):
             continue
         try:
@@ -115,7 +115,7 @@ def requests_of_runs(rt: Runtime, *, judge_staleness: bool = True) -> list[HeldR
 
 def pending_requests(rt: Runtime) -> list[HeldRequest]:
     """The requests still held with an open run (not in the shop yet), oldest first."""
-    return [r for r in requests_of_runs(rt) if r.is_open]
+    return [r for r in requests_of_runs(rt, open_only=True) if r.is_open]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ...domain.shop import life
 from ...domain.shop.model import ShopState
 from ..evidence import review
 from ..runtime import Runtime
-from ..status import stored_checkpoints
+from ..status import open_checkpoints
 
 _ATTEMPTS = 5
 
@@ -38,7 +38,7 @@ def pending_checkpoints(rt: Runtime) -> list[Checkpoint]:
     """Checkpoints still waiting for a decision (unexpired, unclaimed), oldest first."""
     now = rt.clock()
     found = []
-    for _, checkpoint in stored_checkpoints(rt):
+    for _, checkpoint in open_checkpoints(rt):
         if not isinstance(checkpoint, Checkpoint):
             continue
         if now < parse_utc(checkpoint.expires_at) and rt.store.get_decision(checkpoint.checkpoint_id) is None:
