@@ -1,14 +1,12 @@
-"""DynamoDB implementation of :class:`ShopStore` on the one table (layout and every conditional write:
-docs/dynamodb-design.md).
+"""DynamoDB :class:`ShopStore` on the one table (the layout and every conditional write: docs/dynamodb-design.md).
 
 Each state change is a single conditional write or one ``TransactWriteItems``; the apply puts STATE if
 revision and digest match, APPLICATION#<hash> if absent, the plan's outbox messages if absent and the
 ``plan_applied`` event together, so a replay, a double click or a Lambda retry can never apply a plan or
 queue a message twice. STATE holds revision, digest and, while small, the state itself; a large state is
 the content-addressed, chunked ``SNAPSHOT#<digest>`` written just before (shop_items.StateContent).
-Every audit event is linked into the hash chain inside the same transaction (chained_table.py).
-Immutable items (proposals, checkpoints, snapshots, an application once seen, the decision this process
-claimed) are read once per process.
+Every audit event is linked into the hash chain in the same transaction (chained_table.py); immutable items
+(proposals, checkpoints, snapshots, an application once seen, the claimed decision) are read once per process.
 """
 
 from __future__ import annotations
