@@ -51,6 +51,7 @@ def test_import_export_round_trip_gives_the_same_digest(tmp_path: Path) -> None:
     assert again["DOMAIN_DIGEST"] == first["DOMAIN_DIGEST"] == shop_state(tmp_path / "b")["digest"]
     shown = json.loads(cli("shop", "--data-dir", str(tmp_path / "b"), "show", "--json").stdout)
     assert shown.pop("pending") == []  # requests held beside the shop are listed apart from its orders
+    assert shown.pop("held") == []  # and so are requests waiting for a person
     assert shown == json.loads(exported.stdout)
     assert shown["revision"] == 1 and shown["procurement"] == []
     # Re-importing what is there already changes nothing, not even the audit trail.
