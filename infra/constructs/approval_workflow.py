@@ -61,10 +61,12 @@ from ..constants import (
     STATE_DECISION_EXPIRED,
     STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
+    STATE_NEEDS_FACTS,
     STATE_NO_SHOP,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_READ_OUTCOME,
     STATE_REQUEST_NOT_PLANNED,
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
@@ -395,7 +397,21 @@ class ApprovalWorkflow(Construct):
             parked = arm.next(wait_for_decision).next(disarm)
         else:
             parked = wait_for_decision
-        definition = run_agent.next(parked).next(resume).next(outcome)
+        # A request the run could not read waits as needs facts (held on the table, the operator alerted): the
+        # execution ends there, not as a failure, and nothing is retried.
+        read = (
+            sfn.Choice(self, STATE_READ_OUTCOME)
+            .when(
+                sfn.Condition.is_present("$.run.held_id"),
+                sfn.Succeed(
+                    self,
+                    STATE_NEEDS_FACTS,
+                    comment="the request waits as needs facts for a person (request list); nothing was planned",
+                ),
+            )
+            .otherwise(sfn.Chain.start(parked).next(resume).next(outcome))
+        )
+        definition = run_agent.next(read)
 
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(

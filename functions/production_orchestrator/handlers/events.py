@@ -114,6 +114,15 @@ class RunAgentOutput(BaseModel):
     requested_by: str = ""
 
 
+class NeedsFactsOutput(BaseModel):
+    """A request the run could not read: it waits as *needs facts* (``held_id``); the workflow ends there
+    (``RequestNeedsFacts``, no failure) and the operator was alerted."""
+
+    held_id: str
+    missing: tuple[str, ...]
+    requested_by: str = ""
+
+
 class SubmitRequest(_Event):
     """The body a caller POSTs to the submit Function URL; any other field (``requested_by``) is ignored.
 
