@@ -87,6 +87,8 @@ METRIC_WORKFLOW_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
 METRIC_WORKFLOW_MESSAGES_NOT_SENT: Final = "WorkflowMessagesNotSent"
 
 # The resume step's ``outcome`` (the state machine routes on these).
+# RunAgentUntilApproval's outcome when the request waits as needs facts (RequestRead chooses on it).
+RUN_OUTCOME_NEEDS_FACTS: Final = "needs_facts"
 OUTCOME_APPLIED: Final = "applied"
 OUTCOME_REJECTED: Final = "rejected"
 OUTCOME_REFUSED: Final = "refused"

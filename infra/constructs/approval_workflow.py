@@ -32,6 +32,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
+from production_orchestrator.contracts import RUN_OUTCOME_NEEDS_FACTS
 from production_orchestrator.domain.errors import (
     AlreadyPendingError,
     BackendError,
@@ -402,7 +403,8 @@ class ApprovalWorkflow(Construct):
         read = (
             sfn.Choice(self, STATE_READ_OUTCOME)
             .when(
-                sfn.Condition.is_present("$.run.held_id"),
+                # Every run output names its outcome: a Choice on a path that may be absent is brittle.
+                sfn.Condition.string_equals("$.run.outcome", RUN_OUTCOME_NEEDS_FACTS),
                 sfn.Succeed(
                     self,
                     STATE_NEEDS_FACTS,

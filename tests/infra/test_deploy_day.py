@@ -144,7 +144,7 @@ def test_a_request_that_waits_as_needs_facts_ends_the_execution_without_a_failur
     read = states[states[STATE_RUN_AGENT]["Next"]]
     assert read["Type"] == "Choice"
     (needs_facts,) = read["Choices"]
-    assert needs_facts == {"Variable": "$.run.held_id", "IsPresent": True, "Next": STATE_NEEDS_FACTS}
+    assert needs_facts == {"Variable": "$.run.outcome", "StringEquals": "needs_facts", "Next": STATE_NEEDS_FACTS}
     assert states[STATE_NEEDS_FACTS]["Type"] == "Succeed"
     assert read["Default"] != STATE_NEEDS_FACTS
 
