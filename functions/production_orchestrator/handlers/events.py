@@ -106,11 +106,22 @@ class RunAgentEvent(_Event):
 class RunAgentOutput(BaseModel):
     """What the next states need: ids, the proposal hash and the expiry."""
 
+    outcome: Literal["awaiting_approval"] = "awaiting_approval"
     session_id: str
     checkpoint_id: str
     interrupt_id: str
     proposal_hash: str
     expires_at: str
+    requested_by: str = ""
+
+
+class NeedsFactsOutput(BaseModel):
+    """A request the run could not read: it waits as *needs facts* (``held_id``); the workflow ends there
+    (``RequestNeedsFacts``, no failure) and the operator was alerted."""
+
+    outcome: Literal["needs_facts"] = "needs_facts"  # RequestRead's choice (infra: approval_workflow.py)
+    held_id: str
+    missing: tuple[str, ...]
     requested_by: str = ""
 
 
