@@ -361,7 +361,7 @@ def test_a_quorum_the_other_approvers_cannot_reach_is_refused() -> None:
     with pytest.raises(ConfigurationError, match=r"ana@example\.com may submit"):
         Settings.parse(raw)
     # Submitters who are not approvers leave both approvers free to approve.
-    assert Settings.parse({**raw, "submitters": json.dumps({"arn:aws:iam::123456789012:role/Ci": "ci-bot"})})
+    assert Settings.parse({**raw, "submitters": json.dumps({"arn:aws:iam::123456789012:role/Ci": "ci@shop.example"})})
 
 
 @pytest.mark.parametrize(

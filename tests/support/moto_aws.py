@@ -47,7 +47,7 @@ OPERATOR_ROLE = "AWSReservedSSO_ShopOperator_0a1b2c3d"
 CI_USER = f"arn:aws:iam::{ACCOUNT}:user/CI-Bot"
 SUBMITTERS = {
     f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/{OPERATOR_ROLE}": "identity-center",
-    CI_USER: "ci-bot",
+    CI_USER: "ci-bot@example.com",
 }
 
 

@@ -20,7 +20,7 @@ from ..domain.approval.claims import DEFAULT_LEASE
 from ..domain.approval.policy import ApprovalPolicy, build_policy
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
-from ..domain.identity import parse_submitter_map
+from ..domain.identity import Submitter, parse_submitter_map
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
@@ -115,7 +115,7 @@ class Settings(BaseModel):
     inbound_address: str | None = None
     # Who may submit: principal ARN -> person (domain/identity.py); empty: every caller is refused.
     # (pairs, not a dict: the settings are frozen and hashed)
-    submitters: tuple[tuple[str, str], ...] = ()
+    submitters: tuple[tuple[str, Submitter], ...] = ()
 
     @field_validator("submitters", mode="before")
     @classmethod
