@@ -28,6 +28,7 @@ from ..domain.presentation import (
     describe_at_risk,
     describe_blockers,
     describe_given,
+    describe_held,
     describe_procurement,
     describe_schedule,
     fingerprint,
@@ -113,6 +114,7 @@ def _plan(view: LinkView) -> list[str]:
         for d in proposal.communication_drafts
     )
     buying = describe_procurement(proposal) or ["Nothing to buy."]
+    held = describe_held(proposal)
     return [
         f"<p>Order <b>{escape(order.id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
         f"{escape(order.product)}, priority {order.priority}, due {escape(order.due)}; "
@@ -127,6 +129,7 @@ def _plan(view: LinkView) -> list[str]:
         f"<section><h2>Schedule changes</h2>{items(describe_schedule(proposal))}</section>",
         _allocations(proposal),
         f"<section><h2>Procurement</h2>{items(buying)}</section>",
+        *([f"<section><h2>Planned around other pending plans</h2>{items(held)}</section>"] if held else []),
         "<section><details><summary>The customer's e-mail</summary>"
         f"<pre>{escape(proposal.request_text)}</pre></details></section>",
         f"<section><h2>Messages this plan sends</h2><p>{escape(MESSAGES_ON_APPROVAL)}</p><ul>{drafts}</ul></section>",
