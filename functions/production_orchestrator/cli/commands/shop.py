@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
 from .. import inputs
-from ..aws import add_table_flag, shop_runtime, table_of, table_runtime
+from ..aws import add_table_flag, shop_runtime, table_of, table_runtime, warn_unkeyed
 from ..files import parse_shop_file, read_text, write_shop_file
 from ..output import EXIT_OK, PROG, say, terminal_safe
 from ..parser import GROUP_SHOP, actions, command, data_dir
@@ -43,6 +43,7 @@ def _import(args: argparse.Namespace) -> int:
     if table is not None:  # the table's shop: the same guard and --dry-run
         if args.dry_run:
             return dry_run_report(table_runtime(table, args=args), state)
+        warn_unkeyed(args)
         rt = table_runtime(table, args=args)
         return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
