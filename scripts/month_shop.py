@@ -407,6 +407,8 @@ def shop(rng: random.Random, first_day: date, holiday: date, service_day: date) 
     return {
         "name": "Kestrel Precision Parts",
         "timezone": TIMEZONE,
+        # The owner's rule: what is asked after noon is planned from tomorrow (a decision comes next morning).
+        "planning_cutoff": "12:00",
         "operator_email": "floor@kestrel-parts.example",
         "machines": machines,
         "materials": materials,
