@@ -9,12 +9,22 @@ from __future__ import annotations
 from typing import Final
 
 from production_orchestrator import contracts
-from production_orchestrator.adapters.aws.table_schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from production_orchestrator.adapters.aws.table_schema import (
+    OPEN_RUNS_INDEX,
+    OPEN_RUNS_PROJECTED,
+    OPEN_UNTIL_ATTRIBUTE,
+    PARTITION_KEY,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
+)
 
 # One DynamoDB table for checkpoints, proposals, approvals, shop state and audit events.
 TABLE_PARTITION_KEY: Final = PARTITION_KEY
 TABLE_SORT_KEY: Final = SORT_KEY
 TABLE_TTL_ATTRIBUTE: Final = TTL_ATTRIBUTE
+TABLE_OPEN_RUNS_INDEX: Final = OPEN_RUNS_INDEX
+TABLE_OPEN_UNTIL_ATTRIBUTE: Final = OPEN_UNTIL_ATTRIBUTE
+TABLE_OPEN_RUNS_PROJECTED: Final = OPEN_RUNS_PROJECTED
 
 # Lambda entry points (module.function inside the asset root ``functions/``).
 HANDLER_PACKAGE: Final = "production_orchestrator"

@@ -154,10 +154,10 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     "sign_operator_audit": {
         "dynamodb:GetItem": (AUDIT,),
     },
-    # reads only: the checkpoints, their approvals' pointers and the approvals
+    # reads only: the open checkpoints (OPEN_RUNS_ACCESS), their approvals' pointers and the approvals
     "report_pending_age": {
         "dynamodb:GetItem": (APPROVALS,),
-        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS),
+        "dynamodb:Query": (APPROVAL_POINTERS,),
     },
     # a reminder wake-up: finds the checkpoint's approval (its pointers, the record), reads the checkpoint, its
     # proposal and the shop (its time zone; a large shop's state from its snapshot chunks), changes the approval
@@ -169,6 +169,14 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (AUDIT,),
     },
+}
+
+# handler module -> partitions it may Query in the open-runs index (table_schema.OPEN_RUNS_INDEX), a resource of
+# its own: a start reads the open runs to plan around what they hold (services/runs/holding.py), the pending-age
+# gauge their approvals. No role Queries the whole CHECKPOINT partition of the table.
+OPEN_RUNS_ACCESS: Final[Mapping[str, tuple[str, ...]]] = {
+    "run_agent": (CHECKPOINTS,),
+    "report_pending_age": (CHECKPOINTS,),
 }
 
 # Agent sessions (S3SessionManager): HeadObject is authorized as GetObject, ListObjectsV2 as ListBucket. A

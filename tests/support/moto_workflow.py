@@ -462,6 +462,7 @@ class Deployment:
             TableName=self.table_name,
             KeySchema=props["KeySchema"],
             AttributeDefinitions=props["AttributeDefinitions"],
+            LocalSecondaryIndexes=props["LocalSecondaryIndexes"],
             BillingMode=props["BillingMode"],
         )
         ttl = props["TimeToLiveSpecification"]
