@@ -48,6 +48,9 @@ STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
 STATE_ARM_REMINDERS: Final = "ArmReminders"
 STATE_DISARM_REMINDERS: Final = "DisarmReminders"
 STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
+STATE_DECISION_KIND: Final = "DecisionOrRevision"
+STATE_REVISE: Final = "PlanRevisedVersion"
+STATE_REVISION_NOT_PLANNED: Final = "RevisionNotPlanned"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED

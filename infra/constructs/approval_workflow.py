@@ -4,6 +4,10 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
   |  no verified requester under separation of duties -> RequesterNotVerified
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
+                         DecisionOrRevision: revise (an approver's "Change the plan") -> PlanRevisedVersion
+                               |   (the agent plans version N+1 with the guidance; fails -> RevisionNotPlanned)
+                               |   -> back to WaitForHumanDecision: a new task token, new links, a new window
+                               v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
                                |  (a crashed resume is retried once the decision-claim lease has run out:
                                |   the retry takes the claim over and finishes the same decision)
@@ -59,6 +63,7 @@ from ..constants import (
     STATE_ALREADY_PENDING,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
@@ -69,6 +74,8 @@ from ..constants import (
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
+    STATE_REVISE,
+    STATE_REVISION_NOT_PLANNED,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
@@ -213,6 +220,8 @@ class ApprovalWorkflow(Construct):
                     # Who started the run (execution input, echoed by RunAgentUntilApproval): the approval
                     # record keeps them from approving it under separation of duties.
                     "requested_by": sfn.JsonPath.string_at("$.run.requested_by"),
+                    # A revised version's run names the approval it replaces ("" for a first version).
+                    "supersedes_approval_id": sfn.JsonPath.string_at("$.run.supersedes_approval_id"),
                 }
             ),
             task_timeout=sfn.Timeout.duration(Duration.seconds(settings.approval_timeout_seconds)),
@@ -367,6 +376,50 @@ class ApprovalWorkflow(Construct):
             # Anything else, including an outcome this version does not know, is a refusal: fail closed.
             .otherwise(resume_refused)
         )
+        # A revision asked on the page (the decision function recorded it and woke us with revise: true): the agent
+        # plans the next version with the approval's guidance, and the workflow parks again on a new token.
+        revise = invoke(
+            STATE_REVISE,
+            functions.run_agent,
+            sfn.TaskInput.from_object(
+                {
+                    "revise": {
+                        "checkpoint_id": sfn.JsonPath.string_at("$.decision.checkpoint_id"),
+                        "approval_id": sfn.JsonPath.string_at("$.decision.approval_id"),
+                    },
+                    "execution_name": sfn.JsonPath.string_at("$$.Execution.Name"),
+                }
+            ),
+            "$.run",
+        )
+        revise.add_retry(
+            errors=list(RUN_AGENT_TIMEOUT_ERRORS),
+            interval=Duration.seconds(60),
+            max_attempts=RUN_AGENT_TIMEOUT_RETRIES,
+            backoff_rate=1,
+        )
+        revise.add_catch(
+            sfn.Fail(
+                self,
+                STATE_REVISION_NOT_PLANNED,
+                # The class and message of what stopped it; the version revised stays closed (superseded).
+                error_path=sfn.JsonPath.string_at("$.error.Error"),
+                cause_path=sfn.JsonPath.string_at("$.error.Cause"),
+            ),
+            errors=[sfn.Errors.ALL],
+            result_path="$.error",
+        )
+        decision_kind = (
+            sfn.Choice(self, STATE_DECISION_KIND)
+            .when(
+                sfn.Condition.and_(
+                    sfn.Condition.is_present("$.decision.revise"),
+                    sfn.Condition.boolean_equals("$.decision.revise", True),
+                ),
+                revise,
+            )
+            .otherwise(resume)
+        )
         parked: sfn.IChainable
         if reminders is not None:
             arm = invoke(
@@ -391,11 +444,14 @@ class ApprovalWorkflow(Construct):
             )
             # Reminders help a decision arrive; they never stand in its way: a failure is noted and passed.
             arm.add_catch(wait_for_decision, errors=[sfn.Errors.ALL], result_path="$.reminders")
-            disarm.add_catch(resume, errors=[sfn.Errors.ALL], result_path="$.reminders")
+            disarm.add_catch(decision_kind, errors=[sfn.Errors.ALL], result_path="$.reminders")
             parked = arm.next(wait_for_decision).next(disarm)
+            park_again: sfn.IChainable = arm
         else:
-            parked = wait_for_decision
-        definition = run_agent.next(parked).next(resume).next(outcome)
+            parked = park_again = wait_for_decision
+        resume.next(outcome)
+        revise.next(park_again)  # the loop: the revised version parks as the first one did
+        definition = run_agent.next(parked).next(decision_kind)
 
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(

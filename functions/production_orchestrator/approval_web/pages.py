@@ -337,7 +337,15 @@ def render_state(
 
 
 def render_revised(*, proposal_hash: str, version: int) -> str:
-    """A revised version was planned; the version before it is closed."""
+    """A revised version was planned (or, without ``proposal_hash``, is being planned by the workflow); the
+    version before it is closed."""
+    if not proposal_hash:
+        return page(
+            f"Version {version} of the plan is being made",
+            f"<p>Your guidance was recorded. The agent plans the request again with it: version {version}.</p>"
+            '<p class="note ok"><b>What happens next:</b> the earlier version can no longer be approved. Every '
+            f"approver gets a new link by e-mail when version {version} is ready, and decides on it afresh.</p>",
+        )
     return page(
         f"Version {version} of the plan was made",
         f'<p>The agent planned again with your guidance. Version {version}: <span class="fp">'
