@@ -51,6 +51,8 @@ STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
 STATE_DECISION_KIND: Final = "DecisionOrRevision"
 STATE_REVISE: Final = "PlanRevisedVersion"
 STATE_REVISION_NOT_PLANNED: Final = "RevisionNotPlanned"
+STATE_READ_OUTCOME: Final = "RequestRead"
+STATE_NEEDS_FACTS: Final = "RequestNeedsFacts"
 
 # Shared with the runtime, defined once in production_orchestrator/contracts.py.
 OUTCOME_APPLIED: Final = contracts.OUTCOME_APPLIED
@@ -88,6 +90,7 @@ ENV_METRICS_NAMESPACE: Final = contracts.ENV_METRICS_NAMESPACE
 ENV_SENDER_EMAIL: Final = contracts.ENV_SENDER_EMAIL
 ENV_SES_CONFIGURATION_SET: Final = contracts.ENV_SES_CONFIGURATION_SET
 ENV_STATE_MACHINE_ARN: Final = contracts.ENV_STATE_MACHINE_ARN
+ENV_OPERATOR_TOPIC_ARN: Final = contracts.ENV_OPERATOR_TOPIC_ARN
 ENV_SUBMITTERS: Final = contracts.ENV_SUBMITTERS
 ENV_REMIND_AT: Final = contracts.ENV_REMIND_AT
 ENV_ESCALATE_AFTER: Final = contracts.ENV_ESCALATE_AFTER

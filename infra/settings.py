@@ -32,7 +32,11 @@ inboundAddress      (none: no e-mail intake)      an address on an SES-verified 
                                                   SES receives for it (SPF, DKIM, DMARC passed) start runs
 messages            on                            send approved plans' messages (needs senderEmail when
                                                   approverEmails is set); ``off``: they stay in the outbox
-submitters          (none: nobody may submit)     JSON object: principal ARN -> person (who may ``submit``)
+submitters          (none: nobody may submit)     JSON object: principal ARN -> the approver address it is
+                                                  (who may ``submit``); an Identity Center role ->
+                                                  ``identity-center`` (usernames are addresses) or
+                                                  {"<username>": "<address>"}. Under separationOfDuties a
+                                                  bare name (no address) is refused
 remindAt            halfway,24h                   when approvers who have not voted are reminded (each
                                                   once): halfway, a share (25%) or a time before the end
                                                   (24h); ``off``: none. The default keeps the points that
@@ -69,7 +73,14 @@ from production_orchestrator.domain.approval.policy import MAX_APPROVERS
 from production_orchestrator.domain.approval.reminders import DEFAULT_POINTS, ReminderSchedule, parse_points
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
-from production_orchestrator.domain.identity import normalize_identity, parse_submitter_map, submitters_env
+from production_orchestrator.domain.identity import (
+    Submitter,
+    mapped_addresses,
+    normalize_identity,
+    parse_submitter_map,
+    submitters_env,
+    unaddressed_people,
+)
 from production_orchestrator.domain.records import ProviderBinding, parse_utc, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS
 
@@ -165,7 +176,7 @@ class Settings:
     ses_configuration_set: str = ""
     inbound_address: str = ""
     messages: bool = True
-    submitters: tuple[tuple[str, str], ...] = ()
+    submitters: tuple[tuple[str, Submitter], ...] = ()
     # Reminders and escalation (infra/constructs/reminders.py): the points that come inside the window, and
     # when the backups join (None: never) and who they are.
     remind_at: tuple[str, ...] = ()
@@ -359,7 +370,7 @@ def _mail_settings(raw: dict[str, Any]) -> tuple[str, str, str]:
     return sender, configuration_set, inbound
 
 
-def parse_submitters(value: Any) -> dict[str, str]:
+def parse_submitters(value: Any) -> dict[str, Submitter]:
     """``submitters``: a JSON object (``-c 'submitters={"arn:…:role/Ops": "ana@example.com"}'``, or an object in
     cdk.json) from principal ARNs to people; invalid entries raise. See domain/identity.py for what matches."""
     if isinstance(value, str):
@@ -386,12 +397,26 @@ def _check_sender(approvers: tuple[str, ...], messages: bool, sender: str) -> No
         )
 
 
-def _check_reachable(approvers: tuple[str, ...], submitters: dict[str, str], separation: bool, required: int) -> None:
-    """Under separation of duties, a run submitted by an approver needs ``required`` approvals from the others."""
-    if not separation or not approvers:
+def _check_reachable(
+    approvers: tuple[str, ...], submitters: dict[str, Submitter], separation: bool, required: int
+) -> None:
+    """Under separation of duties, every submitter names the approver address it is (a bare name is refused: synth
+    could not tell it from an approver), and a run submitted by an approver needs ``required`` approvals from the
+    others. Who signs in through a role mapped to ``identity-center`` synth cannot see: each session is made the
+    address its username is at run start (or refused there), and separation of duties holds on that address."""
+    if not separation:
+        return
+    names = unaddressed_people(submitters)
+    if names:
+        raise ConfigurationError(
+            f"submitters maps a principal to {names[0]!r}, which is no e-mail address: under separationOfDuties each "
+            "submitter must be the approver address it is (an address of its own for a bot), so that who submits "
+            "is never the one who approves; or -c separationOfDuties=false"
+        )
+    if not approvers:
         return
     folded = {normalize_identity(a) for a in approvers}
-    submitting_approvers = sorted({p for p in submitters.values() if p in folded})
+    submitting_approvers = sorted(mapped_addresses(submitters) & folded)
     if submitting_approvers and len(folded) - 1 < required:
         raise ConfigurationError(
             f"{submitting_approvers[0]} may submit runs but, under separationOfDuties, not approve them, and the "

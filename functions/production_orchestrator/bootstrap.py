@@ -33,7 +33,7 @@ DB_NAME = "shop.sqlite3"
 SESSIONS_DIR = "sessions"
 
 # The optional AWS ports a function may ask for (each costs a client, or strands, at cold start).
-AwsPort = Literal["sessions", "notifier", "callback", "starter", "submissions"]
+AwsPort = Literal["sessions", "notifier", "callback", "starter", "submissions", "operator"]
 
 
 def utc_now() -> datetime:
@@ -66,6 +66,7 @@ class AwsTarget:
     audit_key_id: str | None = None
     receipt_key_id: str | None = None
     topic_arn: str | None = None
+    operator_topic_arn: str | None = None
     state_machine_arn: str | None = None
     session_bucket: str | None = None
     session_prefix: str = "sessions/"
@@ -90,6 +91,8 @@ class AwsSettings(Protocol):
     def session_prefix(self) -> str: ...
     @property
     def topic_arn(self) -> str | None: ...
+    @property
+    def operator_topic_arn(self) -> str | None: ...
     @property
     def state_machine_arn(self) -> str | None: ...
     @property
@@ -164,6 +167,20 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
     )
 
 
+def _topics(wanted: set[AwsPort], client: Callable[[str], Any], required: Callable[[str], str]) -> dict[str, Any]:
+    """The SNS ports asked for: the approvers' topic (``notifier``) and the operator's alarm topic (``operator``)."""
+    parts: dict[str, Any] = {}
+    if "notifier" in wanted:
+        from .adapters.aws.sns_notifier import SnsApprovalNotifier
+
+        parts["notifier"] = SnsApprovalNotifier(client("sns"), required("topic_arn"))
+    if "operator" in wanted:
+        from .adapters.aws.sns_operator import SnsOperatorAlerts
+
+        parts["operator"] = SnsOperatorAlerts(client("sns"), required("operator_topic_arn"))
+    return parts
+
+
 def aws(
     settings: AwsSettings,
     *,
@@ -215,10 +232,7 @@ def aws(
         from .adapters.aws.s3_sessions import S3SessionStore  # imports strands: the agent functions only
 
         parts["sessions"] = S3SessionStore(required("session_bucket"), settings.session_prefix, boto_session)
-    if "notifier" in wanted:
-        from .adapters.aws.sns_notifier import SnsApprovalNotifier
-
-        parts["notifier"] = SnsApprovalNotifier(client("sns"), required("topic_arn"))
+    parts.update(_topics(wanted, client, required))
     if "callback" in wanted:
         from .adapters.aws.step_functions import StepFunctionsCallback
 

@@ -21,6 +21,7 @@ ENV_OPERATOR_FUNCTION: Final = "PO_OPERATOR_FUNCTION"  # the CLI's --operator-fu
 ENV_SESSION_BUCKET: Final = "PO_SESSION_BUCKET"
 ENV_SESSION_PREFIX: Final = "PO_SESSION_PREFIX"
 ENV_TOPIC_ARN: Final = "PO_TOPIC_ARN"
+ENV_OPERATOR_TOPIC_ARN: Final = "PO_OPERATOR_TOPIC_ARN"  # operator alerts (the alarm topic): RunAgentUntilApproval
 ENV_PROVIDER: Final = "PO_PROVIDER"
 ENV_MODEL_ID: Final = "PO_MODEL_ID"
 ENV_MODEL_REGION: Final = "PO_MODEL_REGION"
@@ -70,6 +71,7 @@ INBOUND_PREFIX: Final = "inbound/"
 # Metrics: one namespace; handler metrics (Powertools) and the workflow's log-derived ones.
 METRICS_NAMESPACE: Final = "ProductionOrchestrator"
 METRIC_PROPOSAL_CREATED: Final = "ProposalCreated"
+METRIC_REQUEST_NEEDS_FACTS: Final = "RequestNeedsFacts"
 METRIC_DECISION_RECORDED: Final = "DecisionRecorded"
 METRIC_PLAN_APPLIED: Final = "PlanApplied"
 METRIC_RESUME_REFUSED: Final = "ResumeRefused"
@@ -85,6 +87,8 @@ METRIC_WORKFLOW_DECISION_EXPIRED: Final = "WorkflowDecisionExpired"
 METRIC_WORKFLOW_MESSAGES_NOT_SENT: Final = "WorkflowMessagesNotSent"
 
 # The resume step's ``outcome`` (the state machine routes on these).
+# RunAgentUntilApproval's outcome when the request waits as needs facts (RequestRead chooses on it).
+RUN_OUTCOME_NEEDS_FACTS: Final = "needs_facts"
 OUTCOME_APPLIED: Final = "applied"
 OUTCOME_REJECTED: Final = "rejected"
 OUTCOME_REFUSED: Final = "refused"

@@ -36,6 +36,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
+from production_orchestrator.contracts import RUN_OUTCOME_NEEDS_FACTS
 from production_orchestrator.domain.errors import (
     AlreadyPendingError,
     BackendError,
@@ -66,10 +67,12 @@ from ..constants import (
     STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
+    STATE_NEEDS_FACTS,
     STATE_NO_SHOP,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_READ_OUTCOME,
     STATE_REQUEST_NOT_PLANNED,
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
@@ -451,7 +454,22 @@ class ApprovalWorkflow(Construct):
             parked = park_again = wait_for_decision
         resume.next(outcome)
         revise.next(park_again)  # the loop: the revised version parks as the first one did
-        definition = run_agent.next(parked).next(decision_kind)
+        # A request the run could not read waits as needs facts (held on the table, the operator alerted): the
+        # execution ends there, not as a failure, and nothing is retried.
+        read = (
+            sfn.Choice(self, STATE_READ_OUTCOME)
+            .when(
+                # Every run output names its outcome: a Choice on a path that may be absent is brittle.
+                sfn.Condition.string_equals("$.run.outcome", RUN_OUTCOME_NEEDS_FACTS),
+                sfn.Succeed(
+                    self,
+                    STATE_NEEDS_FACTS,
+                    comment="the request waits as needs facts for a person (request list); nothing was planned",
+                ),
+            )
+            .otherwise(sfn.Chain.start(parked).next(decision_kind))
+        )
+        definition = run_agent.next(read)
 
         stack = Stack.of(self)
         self.log_group = logs.LogGroup(

@@ -16,6 +16,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from ..constants import (
+    ENV_OPERATOR_TOPIC_ARN,
     METRIC_DECISION_EXPIRED,
     METRIC_MESSAGES_NOT_SENT,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
@@ -87,6 +88,16 @@ class Operations(Construct):
                     },
                 },
             )
+        )
+        # The start function alerts the operator here when a customer request waits as needs facts: it may publish
+        # to this topic (and use its key for that) and to nothing else of the operator's.
+        functions.run_agent.add_environment(ENV_OPERATOR_TOPIC_ARN, self.alarm_topic.topic_arn)
+        functions.run_agent.add_to_role_policy(
+            iam.PolicyStatement(actions=["sns:Publish"], resources=[self.alarm_topic.topic_arn])
+        )
+        # SNS encrypts what a publisher hands it under the topic's key, with the publisher's own permissions.
+        functions.run_agent.add_to_role_policy(
+            iam.PolicyStatement(actions=["kms:GenerateDataKey", "kms:Decrypt"], resources=[alarm_key.key_arn])
         )
         if settings.operator_email:
             self.alarm_topic.add_subscription(subscriptions.EmailSubscription(settings.operator_email))

@@ -13,7 +13,13 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from infra.constants import STATE_ARM_REMINDERS, STATE_RUN_AGENT, STATE_WAIT_FOR_DECISION
+from infra.constants import (
+    STATE_ARM_REMINDERS,
+    STATE_NEEDS_FACTS,
+    STATE_READ_OUTCOME,
+    STATE_RUN_AGENT,
+    STATE_WAIT_FOR_DECISION,
+)
 from production_orchestrator.domain.scenarios import scenario
 from production_orchestrator.domain.shop.model import zone
 from production_orchestrator.services.shop.importing import ImportShop, import_shop
@@ -68,7 +74,12 @@ def test_an_emailed_request_runs_the_workflow_once_asked_for_by_the_channel(aws:
     assert first.error is None and first.result["outcome"] == "started", first.error or first.result
     execution_arn = first.result["execution_arn"]
     deployment.wait_for_message()  # the approval e-mail: the run parked for a human
-    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+    assert deployment.states(execution_arn) == [
+        STATE_RUN_AGENT,
+        STATE_READ_OUTCOME,
+        STATE_ARM_REMINDERS,
+        STATE_WAIT_FOR_DECISION,
+    ]
     (run,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
     assert run.error is None and run.result["requested_by"] == CHANNEL
     # SES's asynchronous invoke is retried (or delivered twice): the same record, the same running execution.
@@ -83,4 +94,36 @@ def test_an_emailed_request_runs_the_workflow_once_asked_for_by_the_channel(aws:
     made = [{(c[0], c[1]) for c in invocation.calls} for invocation in (first, again)]
     assert made[0] == {("s3", "GetObject"), ("dynamodb", "PutItem"), ("states", "StartExecution")}
     assert made[1] == made[0] | {("dynamodb", "GetItem")}
+    _every_call_was_granted(deployment)
+
+
+def test_an_emailed_request_that_cannot_be_read_waits_as_needs_facts_and_the_execution_succeeds(
+    aws: LocalAws,
+) -> None:
+    deployment = aws.deploy(synthesize({**LOCAL_CONTEXT, "inboundAddress": INBOUND}))
+    shop = scenario("rush-order").state
+    import_shop(runtime_of(deployment.store), ImportShop(shop))
+    now = datetime.now(zone(shop.timezone))
+    raw = (
+        _message(now.strftime("%a, %d %b %Y %H:%M:%S %z"), "x")
+        .replace("Order: RUSH-200\r\nProduct: CREST-PATCH-RED\r\nQuantity: 120\r\nNeeded by: x\r\n", "")
+        .replace("Subject: Rush request RUSH-200", "Subject: Patches")
+        .replace("<rush-200@", "<patches@")
+    )
+    message_id = secrets.token_hex(20)
+    aws.client("s3").put_object(Bucket=deployment.bucket_name, Key=f"inbound/{message_id}", Body=raw.encode())
+    event = load_event(
+        "receive_email", message_id=message_id, recipient=INBOUND, **{"from": "coach@northside-fc.example"}
+    )
+    first = aws.router.invoke(deployment.function_name("receive_email"), event)
+    assert first.error is None and first.result["outcome"] == "started", first.error or first.result
+    execution_arn = first.result["execution_arn"]
+    assert deployment.wait_for_status(execution_arn) == "SUCCEEDED"
+    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_READ_OUTCOME, STATE_NEEDS_FACTS]
+    (run,) = [i for i in deployment.invocations() if i.handler_module == "run_agent"]
+    assert run.error is None and run.result["outcome"] == "needs_facts"
+    (held,) = deployment.store.held_requests()
+    assert (held.held_id, held.kind) == (run.result["held_id"], "needs_facts")
+    # The operator's alert went to the alarm topic, within the role the template gives the start function.
+    assert ("sns", "Publish") in {(c[0], c[1]) for c in run.calls}
     _every_call_was_granted(deployment)

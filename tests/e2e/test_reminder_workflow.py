@@ -25,6 +25,7 @@ from infra.constants import (
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
+    STATE_READ_OUTCOME,
     STATE_RESUME,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
@@ -67,7 +68,12 @@ def test_reminders_and_escalation_run_through_the_synthesized_workflow(aws: Loca
     execution_arn = str(submitted["execution_arn"])
     first = deployment.wait_for_message()
     assert first.attributes["approver"]["Value"] == APPROVER and not first.subject.startswith("Reminder")
-    assert deployment.states(execution_arn) == [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+    assert deployment.states(execution_arn) == [
+        STATE_RUN_AGENT,
+        STATE_READ_OUTCOME,
+        STATE_ARM_REMINDERS,
+        STATE_WAIT_FOR_DECISION,
+    ]
 
     # ArmReminders: one schedule per point inside the window and one for the escalation, each invoking the
     # reminder function once with the scheduler role, then deleting itself.

@@ -23,6 +23,7 @@ from infra.constants import (
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
+    STATE_READ_OUTCOME,
     STATE_RESUME,
     STATE_REVISE,
     STATE_RUN_AGENT,
@@ -127,7 +128,8 @@ def test_a_revision_keeping_an_order_parks_again_and_applies_exactly_version_2(
     )
     assert KEPT not in {c.order_id for c in v2.schedule_changes}  # the kept order does not move
     states = deployment.states(execution_arn)
-    assert states == [STATE_RUN_AGENT, *PARKED, STATE_REVISE, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+    first_park = [STATE_RUN_AGENT, STATE_READ_OUTCOME, *PARKED]
+    assert states == [*first_park, STATE_REVISE, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
     tokens = _tokens(deployment, execution_arn)
     assert len(tokens) == 2 and tokens[0] != tokens[1]  # parked again on a new task token
     # Reminders re-armed for version 2 (version 1's were disarmed when the workflow woke).
@@ -148,6 +150,7 @@ def test_a_revision_keeping_an_order_parks_again_and_applies_exactly_version_2(
     assert deployment.wait_for_status(execution_arn) == "SUCCEEDED"
     assert deployment.states(execution_arn) == [
         STATE_RUN_AGENT,
+        STATE_READ_OUTCOME,
         *PARKED,
         STATE_REVISE,
         *PARKED,

@@ -26,6 +26,7 @@ from infra.constants import (
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_READ_OUTCOME,
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RUN_AGENT,
@@ -57,7 +58,7 @@ from tests.support.provider_runs import EXAMPLE_DAY, EXAMPLE_REQUESTS, EXAMPLES
 from tests.support.runtimes import runtime_of
 
 # Reminders are on by default (halfway of the 10-minute window): armed before parking, disarmed after.
-PARKED = [STATE_RUN_AGENT, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
+PARKED = [STATE_RUN_AGENT, STATE_READ_OUTCOME, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
 # DecisionOrRevision: a decision goes on to the resume, a revision ask back to the agent (test_revise_workflow.py).
 DECIDED = [*PARKED, STATE_DISARM_REMINDERS, STATE_DECISION_KIND, STATE_RESUME, STATE_OUTCOME]
 

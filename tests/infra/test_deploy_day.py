@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from infra.constants import STATE_NO_SHOP, STATE_REQUEST_NOT_PLANNED, STATE_RUN_AGENT
+from infra.constants import STATE_NEEDS_FACTS, STATE_NO_SHOP, STATE_REQUEST_NOT_PLANNED, STATE_RUN_AGENT
 from infra.constructs.agent_functions import (
     RESUME_AGENT_TIMEOUT_SECONDS,
     RUN_AGENT_TIMEOUT_SECONDS,
@@ -104,6 +104,49 @@ def test_cloudwatch_may_publish_to_the_alarm_topic_and_only_this_accounts_alarms
 
 
 # --- nothing outlives a failed first create ---------------------------------------------------------------------
+
+
+def _alarm_topic_and_key(template: dict[str, Any]) -> tuple[str, str]:
+    topic = next(
+        k
+        for k, v in resources_of_type(template, "AWS::SNS::Topic").items()
+        if v["Properties"]["DisplayName"] == "Production orchestrator alarms"
+    )
+    return topic, template["Resources"][topic]["Properties"]["KmsMasterKeyId"]["Fn::GetAtt"][0]
+
+
+def test_only_the_start_function_may_alert_the_operator_and_only_on_the_alarm_topic(template: dict[str, Any]) -> None:
+    topic, key = _alarm_topic_and_key(template)
+    ids = function_ids(template)
+    for module in ids:
+        statements = role_statements(template, module)
+        publishes = [s for s in statements if any(a.startswith("sns:") for a in _actions(s))]
+        uses_key = [s for s in statements if key in json.dumps(s["Resource"])]
+        if module != "run_agent":
+            assert topic not in json.dumps(publishes) and uses_key == [], module
+            continue
+        (publish,) = publishes  # a needs-facts request: the one alert it sends
+        assert _actions(publish) == {"sns:Publish"} and publish["Resource"] == {"Ref": topic}
+        (encrypt,) = uses_key
+        assert _actions(encrypt) == {"kms:GenerateDataKey", "kms:Decrypt"}
+        assert encrypt["Resource"] == {"Fn::GetAtt": [key, "Arn"]}
+    env = template["Resources"][ids["run_agent"]]["Properties"]["Environment"]["Variables"]
+    assert env["PO_OPERATOR_TOPIC_ARN"] == {"Ref": topic}
+    others = [m for m, i in ids.items() if m != "run_agent"]
+    assert all(
+        "PO_OPERATOR_TOPIC_ARN" not in template["Resources"][ids[m]]["Properties"]["Environment"]["Variables"]
+        for m in others
+    )
+
+
+def test_a_request_that_waits_as_needs_facts_ends_the_execution_without_a_failure(template: dict[str, Any]) -> None:
+    states = state_machine_definition(template, placeholder)["States"]
+    read = states[states[STATE_RUN_AGENT]["Next"]]
+    assert read["Type"] == "Choice"
+    (needs_facts,) = read["Choices"]
+    assert needs_facts == {"Variable": "$.run.outcome", "StringEquals": "needs_facts", "Next": STATE_NEEDS_FACTS}
+    assert states[STATE_NEEDS_FACTS]["Type"] == "Succeed"
+    assert read["Default"] != STATE_NEEDS_FACTS
 
 
 def test_kept_resources_are_kept_on_delete_but_not_after_a_failed_create(template: dict[str, Any]) -> None:
@@ -318,7 +361,7 @@ def test_a_quorum_the_other_approvers_cannot_reach_is_refused() -> None:
     with pytest.raises(ConfigurationError, match=r"ana@example\.com may submit"):
         Settings.parse(raw)
     # Submitters who are not approvers leave both approvers free to approve.
-    assert Settings.parse({**raw, "submitters": json.dumps({"arn:aws:iam::123456789012:role/Ci": "ci-bot"})})
+    assert Settings.parse({**raw, "submitters": json.dumps({"arn:aws:iam::123456789012:role/Ci": "ci@shop.example"})})
 
 
 @pytest.mark.parametrize(

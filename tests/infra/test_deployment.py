@@ -50,7 +50,8 @@ EXPECTED_ACTIONS = {
     # BatchGetItem: PlanRevisedVersion reads the revised version's checkpoint (a read; no new write)
     | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}
     | {"s3:GetObject", "s3:PutObject"}
-    | {"bedrock:InvokeModelWithResponseStream"},
+    | {"bedrock:InvokeModelWithResponseStream"}
+    | {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},  # the operator's alert (tests/infra/test_deploy_day.py)
     "request_approval": BASE
     | AUDIT_MAC
     | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem"}

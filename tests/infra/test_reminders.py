@@ -80,7 +80,8 @@ def test_reminders_are_armed_before_the_workflow_parks_and_disarmed_after_the_de
     states = state_machine_definition(template, placeholder)["States"]
     remind = placeholder(function_ids(template)["remind"], "Arn")
     arm, disarm = states[STATE_ARM_REMINDERS], states[STATE_DISARM_REMINDERS]
-    assert states[STATE_RUN_AGENT]["Next"] == STATE_ARM_REMINDERS and arm["Next"] == STATE_WAIT_FOR_DECISION
+    read = states[states[STATE_RUN_AGENT]["Next"]]  # RequestRead: the parked branch is its default
+    assert read["Default"] == STATE_ARM_REMINDERS and arm["Next"] == STATE_WAIT_FOR_DECISION
     assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS and disarm["Next"] == STATE_DECISION_KIND
     assert arm["Resource"] == disarm["Resource"] == remind
     assert arm["Parameters"] == {
@@ -178,7 +179,7 @@ def test_remind_at_off_builds_no_reminder_function_group_or_state() -> None:
     assert resources_of_type(template, "AWS::Scheduler::ScheduleGroup") == {}
     states = state_machine_definition(template, placeholder)["States"]
     assert STATE_ARM_REMINDERS not in states and STATE_DISARM_REMINDERS not in states
-    assert states[STATE_RUN_AGENT]["Next"] == STATE_WAIT_FOR_DECISION
+    assert states[states[STATE_RUN_AGENT]["Next"]]["Default"] == STATE_WAIT_FOR_DECISION
 
 
 # --- context: each mistake one clear line ---------------------------------------------------------------------

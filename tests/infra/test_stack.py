@@ -20,6 +20,7 @@ from infra.constants import (
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
     STATE_PLAN_REJECTED,
+    STATE_READ_OUTCOME,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
     STATE_REVISE,
@@ -110,7 +111,9 @@ def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     states = definition["States"]
     assert definition["StartAt"] == STATE_RUN_AGENT
     # Reminders are on by default (halfway): armed before the workflow parks, disarmed when the decision comes.
-    assert states[STATE_RUN_AGENT]["Next"] == STATE_ARM_REMINDERS
+    # Read first: a request that waits as needs facts ends there (tests/infra/test_deploy_day.py); the rest parks.
+    assert states[STATE_RUN_AGENT]["Next"] == STATE_READ_OUTCOME
+    assert states[STATE_READ_OUTCOME]["Default"] == STATE_ARM_REMINDERS
     assert states[STATE_ARM_REMINDERS]["Next"] == STATE_WAIT_FOR_DECISION
     assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS
     assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_DECISION_KIND  # a revision loops (test_revise_loop.py)

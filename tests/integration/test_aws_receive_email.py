@@ -224,3 +224,63 @@ def test_a_missing_stored_message_raises_so_the_delivery_is_retried(inbound: Aws
     inbound.s3.put_object(Bucket=inbound.bucket, Key=f"inbound/{message_id}", Body=MESSAGE.encode())
     assert _invoke("receive_email", event)["outcome"] == "started"
     assert len(_executions(inbound)) == 1
+
+
+# Says who asks and that they want patches, but no product the shop makes, no quantity and no day.
+UNREADABLE = (
+    MESSAGE.replace("Subject: Rush request RUSH-200", "Subject: Patches for the away kit")
+    .replace("Order: RUSH-200\r\n", "")
+    .replace("Product: CREST-PATCH-RED\r\nQuantity: 120\r\nNeeded by: 2026-08-12\r\n", "Some patches, please.\r\n")
+    .replace("Order: RUSH-200<br>\r\nProduct: CREST-PATCH-RED<br>Quantity: 120<br>Needed by: 2026-08-12<br>", "")
+    .replace("Priority: 100", "Ring me about the rest")
+)
+
+
+def test_an_email_that_cannot_be_read_waits_as_needs_facts_and_the_operator_is_told_once(
+    inbound: AwsWorld, clock: Clock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from production_orchestrator.cli import main
+
+    shop = DynamoShopStore(inbound.dynamodb, inbound.table)
+    import_shop(runtime_of(shop, clock=clock), ImportShop(scenario("rush-order").state))
+    out = _invoke("receive_email", _received(inbound, UNREADABLE))
+    assert out["outcome"] == "started"
+    started = inbound.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
+    event = run_agent_event(out["execution_name"], json.loads(started["input"]))
+    clock.now = datetime(2026, 8, 12, 6, 0, tzinfo=UTC)
+    before = inbound.snapshot()
+    run = _invoke("run_agent", event)  # returns (RequestRead -> RequestNeedsFacts): nothing raised, nothing retried
+    held = run["held_id"]
+    assert held.startswith("held-") and run["requested_by"] == CHANNEL and "checkpoint_id" not in run
+    assert any("quantity" in gap for gap in run["missing"])
+    added = [i for i in inbound.snapshot()["items"] if i not in before["items"]]
+    assert not any("CHECKPOINT" in item for item in added)  # nothing planned
+    (stored,) = shop.held_requests()
+    assert (stored.held_id, stored.kind, stored.status, stored.sender) == (held, "needs_facts", "held", CUSTOMER)
+    capsys.readouterr()
+    assert main(["--table", inbound.table, "request", "list", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["held"]
+    assert (listed["held_id"], listed["kind"]) == (held, "needs_facts")
+    # The operator hears of it: the hold, the sender and what is missing; not the customer's words.
+    (alert,) = inbound.operator_alerts()
+    assert held in alert["subject"] and held in alert["message"] and CUSTOMER in alert["message"]
+    assert "quantity" in alert["message"]
+    for words in ("Patches for the away kit", "Some patches", "Ring me"):
+        assert words not in alert["message"] and words not in alert["subject"]
+    # A retried task (or a second delivery of the same message) finds the hold: no second hold, no second alert.
+    after = inbound.snapshot()
+    assert _invoke("run_agent", event)["held_id"] == held
+    assert inbound.snapshot() == after and inbound.operator_alerts() == []
+
+
+def test_an_alert_that_cannot_be_sent_leaves_the_request_held_and_the_run_returns(
+    inbound: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shop = DynamoShopStore(inbound.dynamodb, inbound.table)
+    import_shop(runtime_of(shop, clock=clock), ImportShop(scenario("rush-order").state))
+    inbound.sns.delete_topic(TopicArn=inbound.operator_topic_arn)  # publishing now fails (NotFound)
+    out = _invoke("receive_email", _received(inbound, UNREADABLE))
+    started = inbound.session.client("stepfunctions").describe_execution(executionArn=out["execution_arn"])
+    run = _invoke("run_agent", run_agent_event(out["execution_name"], json.loads(started["input"])))
+    (stored,) = shop.held_requests()
+    assert run["held_id"] == stored.held_id and stored.kind == "needs_facts"

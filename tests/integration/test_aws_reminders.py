@@ -22,7 +22,7 @@ from production_orchestrator.domain.approval.reminders import ReminderSchedule
 from production_orchestrator.domain.errors import ReminderHeldError, ValidationError
 from production_orchestrator.domain.records import parse_utc
 from tests.support.aws_flow import Flow, start
-from tests.support.moto_aws import ACCOUNT, APPROVERS, REGION, AwsWorld, Clock, LambdaContext, cold_start
+from tests.support.moto_aws import ACCOUNT, APPROVERS, REGION, AwsWorld, Clock, LambdaContext, cold_start, iam_caller
 from tests.support.runtimes import runtime_of
 
 ANA, BEN = APPROVERS
@@ -343,3 +343,41 @@ def test_two_wake_ups_at_once_send_each_reminder_once(world: AwsWorld, clock: Cl
     assert sent == [ANA, BEN]  # each once, whoever sent it (a wake that found one held fails after its own)
     assert sorted(e["approver"] for e in _audited(world, "approval_reminded")) == [ANA, BEN]
     assert all(mark.sent_at for mark in _record(world, flow).reminders)
+
+
+def test_the_runs_requester_is_never_added_as_its_backup_on_aws(
+    world: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dan submitted the run (signed in as DAN@Example.com) and is a backup: escalation adds Cy only, Dan gets no
+    link, neither by SNS nor in the record, and the audit event names Cy alone."""
+    dan = "dan@example.com"
+    monkeypatch.setenv("PO_ESCALATE_AFTER", "1d")
+    monkeypatch.setenv("PO_BACKUP_APPROVERS", f" Dan@Example.COM ,{CY}")
+    for person in (CY, dan):
+        url = world.sqs.create_queue(QueueName=f"{world.table}-{person.split('@')[0]}")["QueueUrl"]
+        arn = world.sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        world.sns.subscribe(
+            TopicArn=world.topic_arn,
+            Protocol="sqs",
+            Endpoint=arn,
+            Attributes={"FilterPolicy": json.dumps({"approver": [person]})},
+        )
+        world.queues[person] = url
+    flow = start(world, caller=iam_caller("DAN@Example.com"))
+    assert flow.run["requested_by"] == dan
+    flow.request_approval()
+    _remind({"action": "arm", "checkpoint_id": flow.checkpoint_id, "expires_at": flow.run["expires_at"]})
+    before = _record(world, flow)
+    assert before.policy.requester == dan
+    _at(clock, parse_utc(before.created_at) + timedelta(days=1))
+    result = _wake(flow, "escalate")
+    assert result["escalated"] == [CY] and result["links_sent"] == [CY]
+    after = _record(world, flow)
+    assert after.policy.approvers == (ANA, BEN, CY) and after.link_of(dan) is None
+    assert [link.approver for link in world.links()] == [CY]
+    (event,) = _audited(world, "approval_escalated")
+    assert event["added"] == [CY] and dan not in event["asked"]
+    # A later reminder pass does not add him either.
+    _at(clock, parse_utc(flow.run["expires_at"]) - timedelta(hours=24))
+    assert sorted(r["approver"] for r in _wake(flow, "24h")["reminded"]) == [ANA, BEN, CY]
+    assert _record(world, flow).link_of(dan) is None

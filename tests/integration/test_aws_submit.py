@@ -13,8 +13,19 @@ import pytest
 from production_orchestrator.adapters.aws.dynamodb_submissions import DynamoSubmissionStore
 from production_orchestrator.domain.errors import RequesterUnverifiedError
 from production_orchestrator.domain.scenarios import scenario
-from tests.support.aws_flow import _invoke, import_scenario_shop, run_agent_event, submit
-from tests.support.moto_aws import ACCOUNT, CI_USER, AwsWorld, Clock, iam_caller, load_event, submit_event
+from tests.support.aws_flow import _invoke, import_scenario_shop, run_agent_event, start, submit
+from tests.support.moto_aws import (
+    ACCOUNT,
+    APPROVERS,
+    CI_USER,
+    SUBMITTERS,
+    AwsWorld,
+    Clock,
+    cold_start,
+    iam_caller,
+    load_event,
+    submit_event,
+)
 
 REQUEST = scenario("rush-order").customer_email
 
@@ -53,7 +64,7 @@ def test_a_forged_requested_by_in_the_body_records_the_real_caller(aws: AwsWorld
 def test_an_iam_user_is_the_person_the_submitter_map_names(aws: AwsWorld, clock: Clock) -> None:
     user = {**iam_caller(), "userArn": CI_USER, "callerId": "AIDAEXAMPLE"}
     out = submit(aws, REQUEST, user)
-    assert out["requested_by"] == "ci-bot"
+    assert out["requested_by"] == "ci-bot@example.com"
 
 
 @pytest.mark.parametrize(
@@ -172,3 +183,76 @@ def test_a_retried_post_returns_the_first_run(aws: AwsWorld, clock: Clock) -> No
     reused = _post({"request": REQUEST.replace("1", "2"), "client_token": "po-7781"})
     assert reused["statusCode"] == 409 and json.loads(reused["body"])["code"] == "CLIENT_TOKEN_REUSED"
     assert aws.snapshot() == before and len(_executions(aws)) == 2
+
+
+# -- every identity source becomes the approver address it is, or the run is not started ---------------------
+
+SALES_ROLE = "AWSReservedSSO_Sales_9f8e7d6c"
+SALES = f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/{SALES_ROLE}"
+
+
+def _sales_caller(username: str) -> dict[str, str]:
+    return {**iam_caller(), "userArn": f"arn:aws:sts::{ACCOUNT}:assumed-role/{SALES_ROLE}/{username}"}
+
+
+def _with_submitters(monkeypatch: pytest.MonkeyPatch, extra: dict[str, Any], **env: str) -> None:
+    monkeypatch.setenv("PO_SUBMITTERS", json.dumps({**SUBMITTERS, **extra}))
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    cold_start()
+
+
+@pytest.mark.parametrize("username", ["ana", "Ana.Smith", "eve@", "ops"])
+def test_an_identity_center_username_that_is_no_address_is_refused_at_run_start(
+    username: str, aws: AwsWorld, clock: Clock
+) -> None:
+    """The role maps to identity-center (usernames are addresses): a user named ``ana`` is no address, so who she
+    is cannot be compared with approver ana@example.com; the run is not started, nothing is written."""
+    before = aws.snapshot()
+    response = _post({"request": REQUEST}, iam_caller(username))
+    assert response["statusCode"] == 403, response["body"]
+    assert json.loads(response["body"])["code"] == "SUBMITTER_UNMAPPED"
+    assert aws.snapshot() == before and _executions(aws) == []
+
+
+def test_a_username_map_makes_each_identity_center_user_the_approver_address_it_names(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Usernames are not addresses here: the map names each one's approver address, in any case and spacing."""
+    _with_submitters(monkeypatch, {SALES: {" ANA ": " Ana@Example.COM", "bo.k": "bo@shop.example"}})
+    out = submit(aws, REQUEST, _sales_caller("Ana"))
+    assert out["requested_by"] == APPROVERS[0]
+    before = aws.snapshot()
+    refused = _post({"request": "another " + REQUEST}, _sales_caller("eve"))  # not in the map
+    assert refused["statusCode"] == 403 and json.loads(refused["body"])["code"] == "SUBMITTER_UNMAPPED"
+    assert aws.snapshot() == before and len(_executions(aws)) == 1
+
+
+def test_an_approver_who_submits_by_username_may_not_approve_her_own_run(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hole this closes: Identity Center user ``ana`` (approver Ana@Example.com) submits, then opens her link."""
+    _with_submitters(monkeypatch, {SALES: {"ana": "Ana@Example.com"}})
+    flow = start(aws, caller=_sales_caller("ana"))
+    assert flow.run["requested_by"] == APPROVERS[0]
+    flow.request_approval()
+    before = aws.snapshot()
+    refused = flow.post("approve", link=flow.link(APPROVERS[0]))
+    assert refused["statusCode"] == 403 and "separation of duties" in refused["body"]
+    assert aws.snapshot() == before
+    assert flow.post("approve", link=flow.link(APPROVERS[1]))["statusCode"] == 200
+
+
+def test_a_role_mapped_to_a_bare_name_is_refused_under_separation_of_duties_and_runs_without(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand-edited PO_SUBMITTERS (synth refuses this map under separation of duties): no address, no run."""
+    bot = f"arn:aws:iam::{ACCOUNT}:user/Night-Bot"
+    _with_submitters(monkeypatch, {bot: "night-bot"})
+    caller = {**iam_caller(), "userArn": bot}
+    before = aws.snapshot()
+    refused = _post({"request": REQUEST}, caller)
+    assert refused["statusCode"] == 403 and json.loads(refused["body"])["code"] == "SUBMITTER_UNMAPPED"
+    assert aws.snapshot() == before and _executions(aws) == []
+    _with_submitters(monkeypatch, {bot: "night-bot"}, PO_SEPARATION_OF_DUTIES="false")
+    assert submit(aws, REQUEST, caller)["requested_by"] == "night-bot"

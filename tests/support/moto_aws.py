@@ -47,7 +47,7 @@ OPERATOR_ROLE = "AWSReservedSSO_ShopOperator_0a1b2c3d"
 CI_USER = f"arn:aws:iam::{ACCOUNT}:user/CI-Bot"
 SUBMITTERS = {
     f"arn:aws:iam::{ACCOUNT}:role/aws-reserved/sso.amazonaws.com/{OPERATOR_ROLE}": "identity-center",
-    CI_USER: "ci-bot",
+    CI_USER: "ci-bot@example.com",
 }
 
 
@@ -186,6 +186,13 @@ class AwsWorld:
         )
         self.s3.create_bucket(Bucket=self.bucket)
         self.topic_arn = self.sns.create_topic(Name=f"po-approvals-{tag}")["TopicArn"]
+        # The alarm topic the start function alerts the operator on; a queue stands in for the operator's inbox.
+        self.operator_topic_arn = self.sns.create_topic(Name=f"po-alarms-{tag}")["TopicArn"]
+        self.operator_inbox = self.sqs.create_queue(QueueName=f"po-{tag}-operator")["QueueUrl"]
+        inbox_arn = self.sqs.get_queue_attributes(QueueUrl=self.operator_inbox, AttributeNames=["QueueArn"])
+        self.sns.subscribe(
+            TopicArn=self.operator_topic_arn, Protocol="sqs", Endpoint=inbox_arn["Attributes"]["QueueArn"]
+        )
         # One queue per approver behind a filter policy on the ``approver`` attribute, as the e-mail
         # subscriptions are: each approver receives only the message with their own link.
         self.queues: dict[str, str] = {}
@@ -222,6 +229,7 @@ class AwsWorld:
             "PO_SESSION_BUCKET": self.bucket,
             "PO_SESSION_PREFIX": self.prefix,
             "PO_TOPIC_ARN": self.topic_arn,
+            "PO_OPERATOR_TOPIC_ARN": self.operator_topic_arn,
             "PO_PROVIDER": "deterministic",
             "PO_APPROVAL_WINDOW": "7d",
             "PO_LINK_BASE_URL": LINK_BASE_URL,
@@ -251,6 +259,16 @@ class AwsWorld:
             "items": sorted(json.dumps(i, sort_keys=True, default=_b64) for i in items),
             "objects": objects,
         }
+
+    def operator_alerts(self) -> list[dict[str, str]]:
+        """The alerts the operator received since the last call (consumed): each one's subject and message."""
+        found: list[dict[str, str]] = []
+        while batch := self.sqs.receive_message(QueueUrl=self.operator_inbox, MaxNumberOfMessages=10).get("Messages"):
+            for message in batch:
+                envelope = json.loads(message["Body"])
+                found.append({"subject": envelope.get("Subject", ""), "message": envelope["Message"]})
+                self.sqs.delete_message(QueueUrl=self.operator_inbox, ReceiptHandle=message["ReceiptHandle"])
+        return found
 
     def links(self) -> list[Link]:
         """The links delivered to the approvers' queues since the last call (consumed)."""

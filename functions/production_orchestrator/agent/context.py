@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from ..domain.limits import DEFAULT_NODES
 from ..domain.planning.guidance import Revision
-from ..domain.planning.proposal import GivenFacts
+from ..domain.planning.proposal import GivenFacts, ProposalContent
 from ..domain.ports import ShopStore
 from ..domain.records import AuditEvent, Checkpoint, Decision, audit_event
 from ..domain.shop.model import Order, ShopState
@@ -89,6 +89,8 @@ class RunContext:
     solver_nodes: int = DEFAULT_NODES
     given: GivenFacts | None = None
     revision: Revision | None = None
+    # The other open pending plans, whose bookings this run's plan treats as taken (domain/planning/holds.py).
+    holds: tuple[ProposalContent, ...] = ()
     approved_checkpoint: Checkpoint | None = None
     decision: Decision | None = None
     # Told each step as it begins (a person watching a terminal); None: nobody is.

@@ -15,6 +15,7 @@ from strands.types.tools import AgentTool
 from .. import faults
 from ..domain.errors import IntakeError, IntegrityError, NotFoundError, PlanningError, ShopError, StaleStateError
 from ..domain.messages.outbox import messages_digest, queue_messages
+from ..domain.planning.holds import held_minutes
 from ..domain.planning.proposal import ProposalContent, load_proposal
 from ..domain.planning.propose import Requested, analyze_blockers, apply_proposal, build_proposal
 from ..domain.planning.still_holds import judged_today
@@ -196,16 +197,20 @@ def _capacity_view(ctx: RunContext) -> dict[str, Any]:
     for order in state.orders:
         for a in order.schedule:
             booked[(a.machine, a.day)] = booked.get((a.machine, a.day), 0) + a.minutes
+    # What other open pending plans book is taken for this run's plan as well (domain/planning/holds.py).
+    held = held_minutes(state, ctx.holds, ctx.request) if ctx.request is not None else {}
     view: dict[str, Any] = {}
     for m in machines:
-        view[m.id] = {
-            d: {
+        view[m.id] = {}
+        for d in days:
+            taken = booked.get((m.id, d), 0) + held.get((m.id, d), 0)
+            view[m.id][d] = {
                 "capacity": hours(m.minutes_on(d)) if m.works_on(d) else "closed",
                 "booked": hours(booked.get((m.id, d), 0)),
-                "free": hours(max(0, m.minutes_on(d) - booked.get((m.id, d), 0))) if m.works_on(d) else "0h",
+                "free": hours(max(0, m.minutes_on(d) - taken)) if m.works_on(d) else "0h",
             }
-            for d in days
-        }
+            if held.get((m.id, d)):
+                view[m.id][d]["held_by_pending_plans"] = hours(held[(m.id, d)])
     return view
 
 
@@ -254,7 +259,8 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
     def get_machine_capacity() -> str:
         """Step 4. Show capacity, booked and free machine-hours per machine and day for the next two weeks.
 
-        Read-only; takes no arguments. Only the machines that can make the requested product are shown.
+        Read-only; takes no arguments. Only the machines that can make the requested product are shown. Hours
+        booked by other plans still waiting for approval are shown as held and are not free.
         """
         return _json(_capacity_view(ctx))
 
@@ -267,7 +273,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
         Args:
             order_id: the order_id returned by intake_customer_request, e.g. "RUSH-200".
         """
-        blockers = analyze_blockers(_planning_state(ctx), order_id, _planning_day(ctx))
+        blockers = analyze_blockers(_planning_state(ctx), order_id, _planning_day(ctx), ctx.holds)
         return _json([b.model_dump(mode="json") for b in blockers])
 
     @tool(name=PROPOSE_TOOL)
@@ -287,7 +293,7 @@ def build_tools(ctx: RunContext) -> list[AgentTool]:
             _state(ctx),
             order_id,
             _planning_day(ctx),
-            Requested(ctx.request_text, pending=ctx.request, given=ctx.given, revision=ctx.revision),
+            Requested(ctx.request_text, pending=ctx.request, given=ctx.given, revision=ctx.revision, holds=ctx.holds),
             solver_nodes=ctx.solver_nodes,
         )
         proposal_hash = proposal.proposal_hash()

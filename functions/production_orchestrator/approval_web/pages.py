@@ -28,6 +28,7 @@ from ..domain.presentation import (
     describe_at_risk,
     describe_blockers,
     describe_given,
+    describe_held,
     describe_procurement,
     describe_schedule,
     fingerprint,
@@ -113,6 +114,7 @@ def _plan(view: LinkView) -> list[str]:
         for d in proposal.communication_drafts
     )
     buying = describe_procurement(proposal) or ["Nothing to buy."]
+    held = describe_held(proposal)
     return [
         f"<p>Order <b>{escape(order.id)}</b> for {escape(order.customer)}: {order.quantity} &times; "
         f"{escape(order.product)}, priority {order.priority}, due {escape(order.due)}; "
@@ -127,6 +129,7 @@ def _plan(view: LinkView) -> list[str]:
         f"<section><h2>Schedule changes</h2>{items(describe_schedule(proposal))}</section>",
         _allocations(proposal),
         f"<section><h2>Procurement</h2>{items(buying)}</section>",
+        *([f"<section><h2>Planned around other pending plans</h2>{items(held)}</section>"] if held else []),
         "<section><details><summary>The customer's e-mail</summary>"
         f"<pre>{escape(proposal.request_text)}</pre></details></section>",
         f"<section><h2>Messages this plan sends</h2><p>{escape(MESSAGES_ON_APPROVAL)}</p><ul>{drafts}</ul></section>",
@@ -337,21 +340,14 @@ def render_state(
 
 
 def render_revised(*, proposal_hash: str, version: int) -> str:
-    """A revised version was planned (or, without ``proposal_hash``, is being planned by the workflow); the
-    version before it is closed."""
-    if not proposal_hash:
-        return page(
-            f"Version {version} of the plan is being made",
-            f"<p>Your guidance was recorded. The agent plans the request again with it: version {version}.</p>"
-            '<p class="note ok"><b>What happens next:</b> the earlier version can no longer be approved. Every '
-            f"approver gets a new link by e-mail when version {version} is ready, and decides on it afresh.</p>",
-        )
+    """A revised version was planned (or, without ``proposal_hash``, is being planned by the workflow: AWS)."""
+    made = f'Version {version}: <span class="fp">{escape(fingerprint(proposal_hash))}</span>.' if proposal_hash else ""
+    local = "Open your link again: it now shows the new version, and every approver decides on it afresh."
+    aws = f"Each approver gets a new link by e-mail when version {version} is ready, and decides on it afresh."
     return page(
-        f"Version {version} of the plan was made",
-        f'<p>The agent planned again with your guidance. Version {version}: <span class="fp">'
-        f"{escape(fingerprint(proposal_hash))}</span>.</p>"
-        '<p class="note ok"><b>What happens next:</b> the earlier version can no longer be approved. Open your '
-        "link again: it now shows the new version, and every approver decides on it afresh.</p>",
+        f"Version {version} of the plan {'was' if proposal_hash else 'is being'} made",
+        f'<p>The agent plans the request again with your guidance. {made}</p><p class="note ok"><b>What happens '
+        f"next:</b> the earlier version can no longer be approved. {local if proposal_hash else aws}</p>",
     )
 
 

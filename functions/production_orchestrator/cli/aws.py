@@ -7,6 +7,7 @@ table instead of the data dir.
                                                   the keyed chain and every vote's receipt (exit 5 broken)
     --table T approvals relink --topic-arn ARN --link-base URL --approval ID --approver EMAIL
                                                   a new link for one approver, sent by SNS as the first was
+    --table T request list [--all] [--json]       the held requests (a received e-mail that needs facts)
     --table T approvals wake                      the reconciler: wakes every decided approval whose workflow
                                                   was never told
 
@@ -30,7 +31,9 @@ if TYPE_CHECKING:
     from ..services.runtime import Runtime
 
 # The commands ``--table`` works with, as the refusal of any other command names them.
-AWS_COMMANDS = "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake"
+AWS_COMMANDS = (
+    "shop import|export|receive, order complete|cancel|progress, audit verify, approvals relink|wake, request list"
+)
 
 
 def add_table_flag(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import ValidationError
+from ..domain.identity import normalize_identity
 from ..domain.limits import DEFAULT_REMINDER_POINTS as DEFAULT_POINTS
 from . import inputs
 from .output import emit
@@ -90,7 +91,7 @@ def schedule_of(args: argparse.Namespace) -> ReminderSchedule:
     """The reminder schedule the flags describe; backups without a time (or the reverse) is refused."""
     from ..domain.approval.reminders import ReminderSchedule
 
-    backups = tuple(str(b).strip().lower() for b in args.backup_approvers)
+    backups = tuple(normalize_identity(str(b)) for b in args.backup_approvers)
     if bool(backups) != (args.escalate_after is not None):
         raise ValidationError("--escalate-after and --backup-approvers go together: pass both, or neither")
     return ReminderSchedule(points=tuple(args.remind_at), escalate_after=args.escalate_after, backups=backups)

@@ -93,6 +93,14 @@ class SubmitterUnknownError(ValidationError):
     code = "SUBMITTER_UNKNOWN"
 
 
+class SubmitterUnmappedError(SubmitterUnknownError):
+    """A known submitter whose identity maps to no address (an Identity Center username that is none and that no
+    username map names; under separation of duties, a bare name): who asked could not be compared with the
+    approvers, so the run is not started. Nothing written."""
+
+    code = "SUBMITTER_UNMAPPED"
+
+
 class ShopFileError(ValidationError):
     """A shop file is not a valid shop; ``problems`` holds every ``(JSON path, message)`` found."""
 

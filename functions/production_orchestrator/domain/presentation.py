@@ -298,6 +298,11 @@ def describe_revision(proposal: ProposalContent) -> list[str]:
     return lines
 
 
+def describe_held(proposal: ProposalContent) -> list[str]:
+    """What other pending plans held when the plan was made (it was planned around them), a line each."""
+    return [h.words() for h in proposal.held_capacity] + [h.words() for h in proposal.held_stock]
+
+
 def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str = "UTC") -> str:
     """The plan as a person reviews it before deciding (times in ``zone``, the shop's)."""
     order = proposal.target_order
@@ -319,6 +324,8 @@ def render_review(checkpoint: Checkpoint, proposal: ProposalContent, zone: str =
         "",
         "At risk:",
         *(f"  - {line}" for line in describe_at_risk(proposal) or ["nothing: every order keeps its due date"]),
+        *(["", "Planned around other pending plans (what they book is held):"] if describe_held(proposal) else []),
+        *(f"  - {line}" for line in describe_held(proposal)),
         "",
         "Messages this plan sends:",
         f"  {MESSAGES_ON_APPROVAL}",

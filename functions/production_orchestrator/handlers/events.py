@@ -117,6 +117,7 @@ class RunAgentEvent(_Event):
 class RunAgentOutput(BaseModel):
     """What the next states need: ids, the proposal hash and the expiry."""
 
+    outcome: Literal["awaiting_approval"] = "awaiting_approval"
     session_id: str
     checkpoint_id: str
     interrupt_id: str
@@ -125,6 +126,16 @@ class RunAgentOutput(BaseModel):
     requested_by: str = ""
     # A revised version: the approval of the version it supersedes (linked to its successor's by request_approval).
     supersedes_approval_id: str = ""
+
+
+class NeedsFactsOutput(BaseModel):
+    """A request the run could not read: it waits as *needs facts* (``held_id``); the workflow ends there
+    (``RequestNeedsFacts``, no failure) and the operator was alerted."""
+
+    outcome: Literal["needs_facts"] = "needs_facts"  # RequestRead's choice (infra: approval_workflow.py)
+    held_id: str
+    missing: tuple[str, ...]
+    requested_by: str = ""
 
 
 class SubmitRequest(_Event):

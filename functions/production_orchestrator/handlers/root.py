@@ -85,8 +85,9 @@ class AgentRoot:
 
 
 @cache
-def agent_root() -> AgentRoot:
-    """Build once per cold start: the same binding for start, resume and identity.
+def agent_root(*extra: AwsPort) -> AgentRoot:
+    """Build once per cold start: the same binding for start, resume and identity; ``extra`` ports beside the
+    sessions and submissions (the start function alerts the operator).
 
     Imported here, not at module level, so the decision endpoint never loads strands.
     """
@@ -97,4 +98,4 @@ def agent_root() -> AgentRoot:
     binding = deployed_binding(
         settings.provider, settings.model_id, settings.model_region, settings.model_profile, settings.model_endpoint
     )
-    return AgentRoot(core=shared, runtime=runtime("sessions", "submissions"), binding=binding)
+    return AgentRoot(core=shared, runtime=runtime("sessions", "submissions", *extra), binding=binding)

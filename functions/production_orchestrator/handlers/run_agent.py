@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 # Every invocation runs the agent: strands and the model providers load at import, in Lambda's init phase.
 from ..agent import providers as _providers  # noqa: F401
-from ..contracts import METRIC_PROPOSAL_CREATED
+from ..contracts import METRIC_PROPOSAL_CREATED, METRIC_REQUEST_NEEDS_FACTS
 from .observability import count, logger, metrics
 from .root import agent_root
 
@@ -42,13 +42,15 @@ def plan_request(request: RunAgentEvent, root: AgentRoot, submitted: str | None 
 @logger.inject_lambda_context(log_event=False, clear_state=True)
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """Start one run and return the ids the workflow passes on."""
+    """Start one run and return the ids the workflow passes on; a request that cannot be read returns its hold
+    (it waits as *needs facts*, the operator alerted), so nothing raises and nothing is retried."""
+    from ..domain.errors import NeedsFactsError
     from ..services.runs.start import StartRun, start_run
     from ..services.runs.submit import RequesterOf, requester_of
-    from .events import RunAgentEvent, parse_event
+    from .events import NeedsFactsOutput, RunAgentEvent, parse_event
 
     request = parse_event(RunAgentEvent, event)
-    root = agent_root()
+    root = agent_root("operator")
     settings = root.core.settings.require("approvers")
     if request.revise is not None:
         return _revised(request, root)
@@ -63,7 +65,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     settings.policy(requested_by)
     # A submitted run plans the record's text, never what the execution input says.
     planned = plan_request(request, root, submission.request if submission else None)
-    result = start_run(root.runtime, StartRun(planned, root.binding, settings.approval_window, seed=False))
+    try:
+        result = start_run(root.runtime, StartRun(planned, root.binding, settings.approval_window, seed=False))
+    except NeedsFactsError as held:
+        logger.info("request waits as needs facts", extra={"held_id": held.held_id, "missing": list(held.problems)})
+        count(METRIC_REQUEST_NEEDS_FACTS)
+        return NeedsFactsOutput(held_id=held.held_id, missing=held.problems, requested_by=requested_by).model_dump()
     cp = result.checkpoint
     logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id)
     logger.info(

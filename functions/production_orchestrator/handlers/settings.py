@@ -20,7 +20,7 @@ from ..domain.approval.claims import DEFAULT_LEASE
 from ..domain.approval.policy import ApprovalPolicy, build_policy
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
-from ..domain.identity import parse_submitter_map
+from ..domain.identity import Submitter, parse_submitter_map
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
@@ -33,6 +33,7 @@ ENV_VARS = {
     "session_bucket": contracts.ENV_SESSION_BUCKET,
     "session_prefix": contracts.ENV_SESSION_PREFIX,
     "topic_arn": contracts.ENV_TOPIC_ARN,
+    "operator_topic_arn": contracts.ENV_OPERATOR_TOPIC_ARN,
     "provider": contracts.ENV_PROVIDER,
     "model_id": contracts.ENV_MODEL_ID,
     "model_region": contracts.ENV_MODEL_REGION,
@@ -92,6 +93,8 @@ class Settings(BaseModel):
     session_bucket: str | None = None
     session_prefix: str = "sessions/"
     topic_arn: str | None = None
+    # Operator alerts (a request waiting as needs facts) go to the stack's alarm topic.
+    operator_topic_arn: str | None = None
     provider: str = "deterministic"
     model_id: str | None = None
     model_region: str | None = None
@@ -112,7 +115,7 @@ class Settings(BaseModel):
     inbound_address: str | None = None
     # Who may submit: principal ARN -> person (domain/identity.py); empty: every caller is refused.
     # (pairs, not a dict: the settings are frozen and hashed)
-    submitters: tuple[tuple[str, str], ...] = ()
+    submitters: tuple[tuple[str, Submitter], ...] = ()
 
     @field_validator("submitters", mode="before")
     @classmethod
@@ -136,7 +139,7 @@ class Settings(BaseModel):
             raise ValueError("is not a DynamoDB table name")
         return value
 
-    @field_validator("topic_arn")
+    @field_validator("topic_arn", "operator_topic_arn")
     @classmethod
     def _topic(cls, value: str | None) -> str | None:
         if value is not None and not _TOPIC.fullmatch(value):

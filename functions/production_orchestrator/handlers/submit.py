@@ -9,7 +9,9 @@ step load with the first request.
 
 Who asked comes from the authorizer, never from the body: a ``requested_by`` in the body is ignored; the
 caller becomes a person through the submitter map (``PO_SUBMITTERS``), and a caller it does not name is
-refused (403, ``SUBMITTER_UNKNOWN``), nothing written. A request without an IAM caller (the URL misconfigured
+refused (403, ``SUBMITTER_UNKNOWN``), nothing written; so is a caller whose address cannot be established (an
+Identity Center username that is no address and no username map names; under separation of duties, a bare
+name): 403, ``SUBMITTER_UNMAPPED``. A request without an IAM caller (the URL misconfigured
 to ``NONE``) is refused, nothing written.
 """
 
@@ -110,6 +112,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
             submitters=dict(core().settings.submitters),
             options={k: v for k, v in (("scenario", body.scenario), ("as_of", body.as_of)) if v},
             client_token=body.client_token,
+            separation_of_duties=core().settings.separation_of_duties,
         )
         submitted = submit(rt, command)
     except SubmitterUnknownError as exc:

@@ -36,6 +36,7 @@ from ..domain.ports import (
 
 if TYPE_CHECKING:  # the agent's context and the link mint load where a run or a link needs them
     from ..agent.context import RunContext
+    from ..domain.alerts import OperatorAlerts
     from ..domain.approval.links import LinkMint
 
 T = TypeVar("T")
@@ -57,6 +58,9 @@ class Runtime:
     sessions: SessionStore | None = None
     # Where approval links and reminders go (stdout locally, SNS in AWS).
     notifier: ApprovalNotifier | None = None
+    # Tells the operator what waits for a person (a request that needs facts): the alarm topic in AWS; None locally,
+    # where the command's own output says it.
+    operator: OperatorAlerts | None = None
     # Wakes the parked workflow once an approval is decided (Step Functions SendTaskSuccess; locally a no-op).
     callback: WorkflowCallback | None = None
     # One-time reminder wake-ups (EventBridge Scheduler); its target is the invoked function, so the reminder

@@ -11,6 +11,7 @@ import argparse
 import getpass
 from typing import Any
 
+from ..aws import add_table_flag, table_of, table_runtime
 from ..config import PROVIDER_KEYS
 from ..output import EXIT_OK, READ_ONLY, emit, emit_json, say, terminal_safe
 from ..parser import GROUP_RUNS, actions, add_json_flag, add_provider_flags, command, data_dir
@@ -22,7 +23,9 @@ GROUP = GROUP_RUNS
 def _list(args: argparse.Namespace) -> int:
     from ...services.runs.held import held_requests
 
-    held = held_requests(local_runtime(data_dir(args), create=False), open_only=not args.all)
+    table = table_of(args)
+    rt = table_runtime(table, args=args) if table else local_runtime(data_dir(args), create=False)
+    held = held_requests(rt, open_only=not args.all)
     if args.json:
         emit_json({"held": [h.model_dump(exclude={"text", "schema_version"}) for h in held]})
         return EXIT_OK
@@ -77,11 +80,12 @@ def register(subparsers: Any) -> None:
         summary="the held requests, each with the run it may repeat",
         description="Each held request: its id, status, sender, subject and the earlier run it may repeat. Reads "
         "only. --json: one object with 'held'.",
-        examples=["request list", "request list --all --json"],
+        examples=["request list", "request list --all --json", "request list --table po-shop"],
         handler=_list,
     )
     listing.add_argument("--all", action="store_true", help="also the requests already started or dropped")
     listing.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_table_flag(listing, keys=())  # on AWS: what receive_email's runs held (a request that needs facts)
     listing.set_defaults(on_interrupt=lambda _: READ_ONLY)
     drop = command(
         what,

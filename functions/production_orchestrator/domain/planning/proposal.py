@@ -57,6 +57,31 @@ class CapacityConflict(_Frozen):
 Blocker = InventoryShortage | CapacityConflict
 
 
+class HeldCapacity(_Frozen):
+    """``minutes`` of ``machine`` on ``day`` booked by the open pending plan for order ``by``."""
+
+    by: Id
+    machine: Id
+    day: Day
+    minutes: int = Field(ge=1)
+
+    def words(self) -> str:
+        """``120 minutes on PRESS-A 2027-02-03 held by pending plan REQ-1A2B``."""
+        return f"{self.minutes} minutes on {self.machine} {self.day} held by pending plan {self.by}"
+
+
+class HeldStock(_Frozen):
+    """``quantity`` of ``material`` reserved by the open pending plan for order ``by`` (its new order's use)."""
+
+    by: Id
+    material: Id
+    quantity: int = Field(ge=1)
+
+    def words(self) -> str:
+        """``400 STEEL-12 reserved by pending plan REQ-1A2B``."""
+        return f"{self.quantity} {self.material} reserved by pending plan {self.by}"
+
+
 class ScheduleChange(_Frozen):
     """An order's schedule before and after the plan (``before`` is empty for the new order)."""
 
@@ -172,16 +197,21 @@ class ProposalContent(_Frozen):
     revision: Revision | None = None
     # Overtime the plan adds to machines' calendars: applied with the plan, in its one write, never alone.
     calendar_changes: tuple[Overtime, ...] = ()
+    # What other open pending plans held when it was made (domain/planning/holds.py): it was planned around them.
+    held_capacity: tuple[HeldCapacity, ...] = ()
+    held_stock: tuple[HeldStock, ...] = ()
 
     def to_canonical(self) -> dict[str, Any]:
         """Plain JSON data; list order is fixed by construction. A proposal without facts given by a person,
-        without a revision and without calendar changes hashes as it did before those could be recorded."""
+        without a revision, calendar changes or holds of other pending plans hashes as it did before those could
+        be recorded."""
         data = self.model_dump(mode="json")
         for name in ("given", "revision"):
             if data.get(name) is None:
                 data.pop(name, None)
-        if not data.get("calendar_changes"):
-            data.pop("calendar_changes", None)
+        for name in ("calendar_changes", "held_capacity", "held_stock"):
+            if not data.get(name):
+                data.pop(name, None)
         return data
 
     @property
@@ -212,7 +242,23 @@ class ProposalContent(_Frozen):
         parts += [f"procure {a.quantity} {a.material_id} by {a.needed_by}" for a in self.procurement_actions]
         parts += [f"overtime {o.words()}" for o in self.calendar_changes]
         parts += [f"{r.order_id} at risk ({r.reason})" for r in self.at_risk]
-        return "; ".join(parts) + "."
+        return "; ".join(parts) + "." + self.held_words()
+
+    def held_words(self) -> str:
+        """What it was planned around, as a sentence ('' when no other pending plan held anything it could use)."""
+        if not (self.held_capacity or self.held_stock):
+            return ""
+        minutes = sum(h.minutes for h in self.held_capacity)
+        by = sorted({h.by for h in self.held_capacity} | {h.by for h in self.held_stock})
+        named = [h.words() for h in self.held_capacity[:3]] + [h.words() for h in self.held_stock[:3]]
+        more = len(self.held_capacity) + len(self.held_stock) - len(named)
+        return (
+            f" Planned around what {len(by)} other pending plan{'s' if len(by) > 1 else ''} hold"
+            f"{'' if len(by) > 1 else 's'} ({minutes} machine-minutes): "
+            + "; ".join(named)
+            + (f"; and {more} more" if more > 0 else "")
+            + "."
+        )
 
 
 def _planner_version(data: bytes) -> str:

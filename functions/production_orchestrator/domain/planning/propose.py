@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from ..errors import PlanningError, UnplannableError
 from ..limits import DEFAULT_NODES
 from ..shop.footprint import Footprint, MachineDay, footprint_digest, plan_footprint
-from ..shop.model import Order, ShopState, add_days, parse_day
+from ..shop.model import Allocation, Order, ShopState, add_days, parse_day
 from .application import apply_proposal, result_of
 from .causes import CANNOT_MOVE, Placed, cannot_arrive, plan_at_risk, plan_blockers
 from .drafts import draft_messages
 from .greedy import HORIZON_DAYS, Placement, Placing
 from .guidance import Guidance, Revision, planner_view
+from .holds import held_on, held_view
 from .materials import Shortage, plan_procurement, ready_day, shortages
 from .optimize import PlannedBy, best_placement
 from .proposal import PLANNER_VERSION, AtRisk, Blocker, GivenFacts, ProcurementAction, ProposalContent, ScheduleChange
@@ -37,9 +38,13 @@ def _target(state: ShopState, order_id: str, planning_day: str) -> Order:
     return order
 
 
-def analyze_blockers(state: ShopState, order_id: str, planning_day: str) -> tuple[Blocker, ...]:
-    """What stops ``order_id`` from being produced by its due date: shortages, then capacity."""
-    return _plan(state, _target(state, order_id, planning_day), planning_day, solve=False).blockers
+def analyze_blockers(
+    state: ShopState, order_id: str, planning_day: str, holds: tuple[ProposalContent, ...] = ()
+) -> tuple[Blocker, ...]:
+    """What stops ``order_id`` from being produced by its due date: shortages, then capacity (with what the open
+    pending plans ``holds`` book taken, :mod:`.holds`)."""
+    target = _target(state, order_id, planning_day)
+    return _plan(held_view(state, holds, target), target, planning_day, solve=False).blockers
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,16 @@ def _with_days(footprint: Footprint, days: list[MachineDay]) -> Footprint:
     return Footprint.model_validate({**footprint.model_dump(), "machine_days": [*footprint.machine_days, *days]})
 
 
+def _held(
+    state: ShopState, holds: tuple[ProposalContent, ...], target: Order, day: str, placed: tuple[Allocation, ...]
+) -> dict[str, object]:
+    """The proposal's record of what other pending plans held that it could use, up to its due date (or its last
+    day, when later)."""
+    last = max([target.due, *(a.day for a in placed)])
+    capacity, stock = held_on(state, holds, target, day, last)
+    return {"held_capacity": capacity, "held_stock": stock}
+
+
 @dataclass(frozen=True)
 class Requested:
     """What a customer's request brings to its plan besides the order id.
@@ -100,12 +115,15 @@ class Requested:
     order when it applies. ``given``: the facts the person who started the run gave, recorded with the plan.
     ``revision``: an approver's guidance for a revised version (the planners plan on its
     :func:`~.guidance.planner_view`; the proposal records it and its overtime as calendar changes).
+    ``holds``: the other open pending plans, whose bookings, moves and purchases the plan treats as taken
+    (:func:`~.holds.held_view`); the proposal records what they held of what it could use.
     """
 
     text: str = ""
     pending: Order | None = None
     given: GivenFacts | None = None
     revision: Revision | None = None
+    holds: tuple[ProposalContent, ...] = ()
 
 
 def build_proposal(
@@ -125,7 +143,8 @@ def build_proposal(
     state = shop if pending is None or shop.order(pending.id) is not None else shop.with_order(pending)
     target = _target(state, order_id, planning_day)
     guidance = revision.guidance if revision is not None else None
-    view = planner_view(state, guidance, target)
+    held = held_view(state, asked.holds, target)
+    view = planner_view(held, guidance, target)
     plan = _plan(view, target, planning_day, solver_nodes, solve=solver_nodes > 0)
     blockers, placement, planned_by = plan.blockers, plan.placement, plan.planned_by
     changes = [
@@ -136,7 +155,9 @@ def build_proposal(
     planned = state.with_orders(
         [state.order(c.order_id).model_copy(update={"schedule": c.after}) for c in changes]  # type: ignore[union-attr]
     )
-    lines = plan_procurement(state, planned, target.id, set(placement.moved), planning_day)
+    # Purchases are counted with the pending plans' purchases and reservations held, as capacity is.
+    after_held = held.with_orders(planned.order(c.order_id) for c in changes)  # type: ignore[misc]
+    lines = plan_procurement(held, after_held, target.id, set(placement.moved), planning_day)
     actions = tuple(
         ProcurementAction(
             material_id=x.material, quantity=x.quantity, needed_by=x.needed_by, supplier_email=x.supplier_email
@@ -178,6 +199,7 @@ def build_proposal(
         "given": given,
         "revision": revision,
         "calendar_changes": calendar,
+        **_held(state, asked.holds, target, planning_day, placement.allocations),
     }
     draft = ProposalContent(**content)
     after = result_of(shop, draft)

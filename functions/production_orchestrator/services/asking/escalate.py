@@ -90,7 +90,9 @@ def escalate(run: ReminderPass, record: ApprovalRecord) -> tuple[ApprovalRecord,
     # The run's requester is never one of its backups: their approve would be refused (separation of duties), and
     # they must not even get the link.
     requester = identity(record.requester) if record.requester else ""
-    joining = [b for b in run.schedule.backups if b not in record.policy.approvers and identity(b) != requester]
+    joining = [
+        b for b in run.schedule.backups if identity(b) not in record.policy.approvers and identity(b) != requester
+    ]
     fresh = {b: run.mint.mint(b) for b in joining}
     links = tuple(link for _, link in fresh.values())
     mail = [

@@ -12,10 +12,19 @@ is refused (``REQUEST_NOT_HELD``) with nothing written.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...domain.errors import HeldRequestCode, HeldRequestError, IntakeError, NeedsFactsError, PossibleDuplicateError
+from ...domain.alerts import needs_facts_notice
+from ...domain.errors import (
+    BackendError,
+    HeldRequestCode,
+    HeldRequestError,
+    IntakeError,
+    NeedsFactsError,
+    PossibleDuplicateError,
+)
 from ...domain.intake.held import PossibleDuplicate, held_id, require_held_id
 from ...domain.intake.request_key import envelope_hash, request_hash, sender_of
 from ...domain.records import audit_event, utc_iso
@@ -23,6 +32,8 @@ from ..runtime import Runtime
 
 if TYPE_CHECKING:  # show and status read holds without the e-mail reader
     from ...domain.intake.customer_message import CustomerMessage
+
+log = logging.getLogger(__name__)
 
 
 def hold(rt: Runtime, message: CustomerMessage, possible: PossibleDuplicateError) -> PossibleDuplicate:
@@ -70,11 +81,25 @@ def hold_unread(rt: Runtime, message: CustomerMessage, refused: IntakeError, rea
     if stored is None or not stored.is_open:
         event = audit_event("request_held", now, held_id=record.held_id, kind=record.kind, sender=record.sender)
         stored = rt.store.hold_request(record, event)
+        if stored == record:  # this call held it; a retried or racing delivery found the hold and tells no one again
+            _tell_operator(rt, stored)
     return NeedsFactsError(
         f"the request cannot be planned yet, it waits as {stored.held_id} (needs facts): " + "; ".join(stored.missing),
         held_id=stored.held_id,
         problems=stored.missing,
     )
+
+
+def _tell_operator(rt: Runtime, held: PossibleDuplicate) -> None:
+    """Alert the operator, if this runtime can (AWS: the alarm topic). The hold is durable already and ``request
+    list`` shows it, so an alert that cannot be handed over is logged, never raised: raising would re-deliver the
+    request (a retried Lambda) for a hold that exists."""
+    if rt.operator is None:
+        return
+    try:
+        rt.operator.alert(needs_facts_notice(held))
+    except BackendError as exc:
+        log.warning("operator alert not sent held_id=%s reason=%s", held.held_id, exc)
 
 
 def started_hold(rt: Runtime, message: CustomerMessage, checkpoint_id: str) -> PossibleDuplicate | None:

@@ -74,13 +74,16 @@ def on_current_shop(rt: Runtime, text: str, planning_day: str | None = None) -> 
     return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
 
 
-def plannable(shop: ShopState, order: Order, request: PlanRequest, text: str) -> None:
-    """Refuse a request the planner cannot plan on ``shop`` (``UnplannableError`` when nothing of it fits, else
-    ``IntakeError``) before anything is written: the plan is built once, in memory, as the run's tool builds it."""
+def plannable(
+    shop: ShopState, order: Order, request: PlanRequest, text: str, holds: tuple[ProposalContent, ...] = ()
+) -> None:
+    """Refuse a request the planner cannot plan on ``shop`` around the open pending plans ``holds``
+    (``UnplannableError`` when nothing of it fits, else ``IntakeError``) before anything is written: the plan is
+    built once, in memory, as the run's tool builds it."""
     pending = None if shop.order(order.id) is not None else order
     try:
         # The greedy plan only: the solver falls back to it, so what fails here fails there, at a tenth the cost.
-        asked = Requested(text, pending=pending, given=request.given, revision=request.revision)
+        asked = Requested(text, pending=pending, given=request.given, revision=request.revision, holds=holds)
         build_proposal(shop, order.id, request.planning_day, asked, solver_nodes=0)
     except UnplannableError:
         raise  # nothing of it fits: its own stable code (UNPLANNABLE), not an intake problem

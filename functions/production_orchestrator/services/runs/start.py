@@ -36,6 +36,7 @@ from ..asking.request_approval import LinkPlan
 from ..evidence import current_state
 from ..runtime import Runtime, need, run_context, usage_of
 from .held import hold_unread, started_hold
+from .holding import holding_plans
 from .plan_request import REQUEST_RUN, PlanRequest, plannable, shop_for
 from .requests import Checked, WriteRun, admit, write_run
 
@@ -169,12 +170,14 @@ def start_run(rt: Runtime, cmd: StartRun) -> StartResult:
     order, read_usage = _read(rt, binding, message, shop, request)
     if again and shop.order(order.id) is not None:
         order = order.model_copy(update={"id": _fresh_id(shop, order.id)})  # the earlier plan for it applied
-    plannable(shop, order, request, message.text)  # refused before anything is written, once, greedy only
+    # Other open pending plans hold what they book: this plan is made around them (services/runs/holding.py).
+    holds = holding_plans(rt, shop)
+    plannable(shop, order, request, message.text, holds)  # refused before anything is written, once, greedy only
     session_id = f"sess-{secrets.token_hex(16)}"
     checkpoint_id = f"ckpt-{secrets.token_hex(16)}"
     ctx = run_context(rt, session_id, checkpoint_id)
     ctx.request, ctx.request_text, ctx.planning_day = order, message.text, request.planning_day
-    ctx.given, ctx.revision = request.given, request.revision
+    ctx.given, ctx.revision, ctx.holds = request.given, request.revision, holds
     run_name = request.scenario or REQUEST_RUN
     if request.scenario and cmd.seed:
         ctx.store.seed(find_scenario(request.scenario).state, ctx.event("shop_seeded", scenario=request.scenario))

@@ -3,7 +3,9 @@
     submit(caller verified by IAM, request[, client token]) -> Submission stored (create once) under the name of
         (caller, client token or the request's text) -> execution started by that name; a retried POST finds
         its record and returns the first run (running or closed); a token that named another request is
-        refused (CLIENT_TOKEN_REUSED), nothing written
+        refused (CLIENT_TOKEN_REUSED), nothing written; a caller the map does not name (SUBMITTER_UNKNOWN) or
+        whose address it cannot establish (SUBMITTER_UNMAPPED: an Identity Center username that is no address,
+        a bare name under separation of duties) is refused before anything is written
     requester_of(execution name) at RunAgentUntilApproval:
         a submission exists                   -> its requested_by (the verified caller)
         none, separation of duties on         -> RequesterUnverifiedError (nothing runs, nothing is written)
@@ -29,10 +31,9 @@ from ...domain.errors import (
     ClientTokenReusedError,
     IntegrityError,
     RequesterUnverifiedError,
-    SubmitterUnknownError,
     ValidationError,
 )
-from ...domain.identity import is_caller_arn, normalize_identity, requester_from_caller
+from ...domain.identity import Submitter, is_caller_arn, normalize_identity, requester_from_caller
 from ...domain.intake.inbound_mail import AcceptedMail
 from ...domain.intake.submissions import (
     CLIENT_TOKEN_PATTERN,
@@ -62,25 +63,25 @@ class Submit:
     caller_arn: str
     caller_id: str
     request: str
-    submitters: Mapping[str, str]
+    submitters: Mapping[str, Submitter]
     options: Mapping[str, str] | None = None
     client_token: str | None = None
+    # Under separation of duties every requester must be an address, the form approvers are compared in.
+    separation_of_duties: bool = True
 
 
 def submit(rt: Runtime, cmd: Submit) -> Submitted:
-    """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller is
-    refused, nothing written), then start its run under the name of (caller, client token or request text):
-    a retry returns the first run. ``options``, such as the planning day, go into the execution input beside
-    it; never who asked."""
+    """Record who submitted ``request`` (the person ``submitters`` maps the caller to; an unmapped caller, or one
+    whose address cannot be established, is refused, nothing written), then start its run under the name of
+    (caller, client token or request text): a retry returns the first run. ``options``, such as the planning
+    day, go into the execution input beside it; never who asked."""
     _check_request(cmd.request)
     if cmd.client_token is not None and not CLIENT_TOKEN_PATTERN.fullmatch(cmd.client_token):
         raise ValidationError("the client token must be 1 to 64 letters, digits or . _ : -")
     if not is_caller_arn(cmd.caller_arn):
         raise ValidationError("the caller is not named by an IAM or STS ARN")
-    try:
-        requested_by = requester_from_caller(cmd.caller_arn, dict(cmd.submitters))
-    except ValueError as exc:
-        raise SubmitterUnknownError(str(exc)) from None
+    # SubmitterUnknownError / SubmitterUnmappedError (an address could not be established): nothing written.
+    requested_by = requester_from_caller(cmd.caller_arn, cmd.submitters, addresses_only=cmd.separation_of_duties)
     caller = (cmd.caller_arn, cmd.caller_id)
     name = submitted_execution_name(requested_by, cmd.request, cmd.client_token)
     submission = _submission(name, requested_by, caller, cmd.request, rt.clock())

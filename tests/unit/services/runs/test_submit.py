@@ -15,9 +15,10 @@ from production_orchestrator.domain.errors import (
     IntegrityError,
     RequesterUnverifiedError,
     SubmitterUnknownError,
+    SubmitterUnmappedError,
     ValidationError,
 )
-from production_orchestrator.domain.identity import channel_identity
+from production_orchestrator.domain.identity import channel_identity, parse_submitter_map
 from production_orchestrator.domain.intake.customer_message import read_message
 from production_orchestrator.domain.intake.inbound_mail import AcceptedMail
 from production_orchestrator.domain.intake.submissions import Submission, received_execution_name
@@ -106,6 +107,52 @@ def test_an_unmapped_caller_is_refused_with_its_code_and_nothing_is_written() ->
             )
         assert refused.value.code == "SUBMITTER_UNKNOWN"
     assert starter.started == [] and store._records == {}
+
+
+SSO = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Ops_0a1b"
+
+
+@pytest.mark.parametrize(
+    ("submitters", "session", "separation"),
+    [
+        ({SSO: "identity-center"}, "ana", True),  # the username is no address
+        ({SSO: "identity-center"}, "ana", False),  # nor without separation of duties: no address, no requester
+        ({SSO: {"bo": "bo@shop.example"}}, "ana", True),  # the username map does not name her
+        ({"arn:aws:iam::123456789012:role/Ops": "ops-team"}, "anything", True),  # a bare name, under SoD
+    ],
+)
+def test_a_session_whose_address_cannot_be_established_is_refused_at_run_start(
+    submitters: dict[str, object], session: str, separation: bool
+) -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    role = "AWSReservedSSO_Ops_0a1b" if SSO in submitters else "Ops"
+    with pytest.raises(SubmitterUnmappedError) as refused:
+        submit(
+            _rt(store, starter, T0),
+            Submit(
+                caller_arn=f"arn:aws:sts::123456789012:assumed-role/{role}/{session}",
+                caller_id="",
+                request=REQUEST,
+                submitters=parse_submitter_map(submitters),
+                separation_of_duties=separation,
+            ),
+        )
+    assert refused.value.code == "SUBMITTER_UNMAPPED"
+    assert starter.started == [] and store._records == {}
+
+
+def test_an_identity_center_username_in_another_case_is_the_same_address() -> None:
+    store, starter = InMemorySubmissionStore(), RecordingStarter()
+    done = submit(
+        _rt(store, starter, T0),
+        Submit(
+            caller_arn="arn:aws:sts::123456789012:assumed-role/AWSReservedSSO_Ops_0a1b/ANA@Shop.Example",
+            caller_id="",
+            request=REQUEST,
+            submitters=parse_submitter_map({SSO: "identity-center"}),
+        ),
+    )
+    assert done.submission.requested_by == "ana@shop.example"
 
 
 def test_a_name_already_recorded_starts_nothing() -> None:
