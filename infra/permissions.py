@@ -95,13 +95,14 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # possible duplicate, one that needs facts) is created or closed in HELD. It never writes the shop: a
     # reference scenario's shop is imported by the operator, not seeded here.
     "run_agent": {
-        # PlanRevisedVersion reads the revised version's checkpoint (with the items read beside it) to plan the
-        # next one; the approval holding the ask is read by GetItem. A read: the role writes nothing more.
+        # reads: each open run's checkpoint (holding.py) and, for PlanRevisedVersion, the revised version's (with
+        # the items read beside it); the approval holding the ask by GetItem. No write beyond the ones below.
         "dynamodb:BatchGetItem": CHECKPOINT_BATCH,
         "dynamodb:GetItem": (STATE, APPLICATIONS, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT, HELD),
         "dynamodb:PutItem": (CHECKPOINTS, PROPOSALS, SNAPSHOTS, AUDIT, RUN_REQUESTS, RUN_MESSAGES, HELD),
-        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status
-        "dynamodb:Query": (APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
+        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status;
+        # the open runs whose plans hold capacity (services/runs/holding.py lists the checkpoints, then reads each)
+        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
     # retry already created (its pointers, the record itself), else creates the approval and its pointer;
