@@ -41,7 +41,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "functions")]
 from tests.support.generated_shops import PLANNING_DAY, generate  # noqa: E402
 
 from production_orchestrator.domain.canonical import canonical_bytes  # noqa: E402
-from production_orchestrator.domain.planning import rules, solver  # noqa: E402
+from production_orchestrator.domain.planning import mip, rules, solver  # noqa: E402
 from production_orchestrator.domain.planning.greedy import HORIZON_DAYS  # noqa: E402
 from production_orchestrator.domain.planning.propose import apply_proposal, build_proposal  # noqa: E402
 from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E402
@@ -140,12 +140,12 @@ def quality(shops: int) -> dict[str, Any]:
     for seed in range(shops):
         state = read_shop(generate(2 + seed % 5, 5 + (seed * 7) % 36, seed=1_000 + seed))
         figures = {"greedy": _figures(state, 0), "solver": _figures(state, solver.DEFAULT_NODES)}
-        default_candidates = solver.MAX_CANDIDATES
-        solver.MAX_CANDIDATES = REFERENCE_CANDIDATES
+        default_candidates = mip.MAX_CANDIDATES
+        mip.MAX_CANDIDATES = REFERENCE_CANDIDATES
         try:
             figures["reference"] = _figures(state, REFERENCE_NODES)
         finally:
-            solver.MAX_CANDIDATES = default_candidates
+            mip.MAX_CANDIDATES = default_candidates
         rows.append(figures)
     report: dict[str, Any] = {"shops": shops, "reference_nodes": REFERENCE_NODES}
     for who in ("greedy", "solver"):

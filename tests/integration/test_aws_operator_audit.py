@@ -76,7 +76,7 @@ def test_operator_writes_are_maced_and_a_keyed_verify_reports_the_chain_intact(
     material, order = state["materials"][0]["id"], state["orders"][0]["id"]
     assert main([*flags, "shop", "receive", material, "100", "--ref", "PO-1"]) == 0
     assert main([*flags, "order", "progress", order, "--minutes", "30"]) == 0
-    capsys.readouterr()
+    assert "warning" not in capsys.readouterr().err  # keyed: nothing to warn about
     # The CLI itself holds no GenerateMac: only VerifyMac, with the key's id.
     monkeypatch.delenv("PO_AUDIT_KEY_ID")
     assert main(["--table", aws.table, "audit", "verify", "--audit-key", audit_key]) == 0, capsys.readouterr()
@@ -93,7 +93,11 @@ def test_without_the_operator_function_a_keyed_verify_finds_the_unkeyed_link(
     aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
-    capsys.readouterr()
+    warning = capsys.readouterr().err.splitlines()[0]  # said first, before the write, on stderr
+    assert warning.startswith("warning: no --operator-function") and "OperatorFunctionName" in warning
+    material = json.loads(SHOP_FILE.read_text())["materials"][0]["id"]
+    assert main(["--table", aws.table, "shop", "receive", material, "5", "--ref", "PO-2"]) == 0
+    assert "no MAC" in capsys.readouterr().err
     assert main(["--table", aws.table, "audit", "verify", "--audit-key", audit_key]) == 5
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -173,4 +174,18 @@ def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
     from .root import local_runtime
 
     table = table_of(args)
-    return table_runtime(table, args=args) if table is not None else local_runtime(where, create=False)
+    if table is None:
+        return local_runtime(where, create=False)
+    warn_unkeyed(args)
+    return table_runtime(table, args=args)
+
+
+def warn_unkeyed(args: argparse.Namespace) -> None:
+    """An operator write on a table without the operator function: its audit event goes unkeyed, which a keyed
+    ``audit verify`` reports as the chain broken there; say so on stderr before writing (stdout stays clean)."""
+    if not operator_function(args):
+        print(
+            f"warning: no --operator-function (${ENV_OPERATOR_FUNCTION}): this write's audit event carries no MAC, "
+            "and a keyed `audit verify` will report the chain broken at it; pass the stack's OperatorFunctionName",
+            file=sys.stderr,
+        )

@@ -162,3 +162,28 @@ def test_scenario_files_are_valid_shop_files() -> None:
 def test_docs_schema_is_the_one_the_importer_uses() -> None:
     shipped = ROOT / "functions" / "production_orchestrator" / "cli" / "shop.schema.json"
     assert json.loads((ROOT / "docs" / "shop.schema.json").read_text()) == json.loads(shipped.read_text())
+
+
+def test_a_planning_cutoff_plans_from_the_next_day_and_is_validated() -> None:
+    from datetime import UTC, datetime
+
+    from production_orchestrator.domain.errors import ShopFileError
+    from production_orchestrator.domain.scenarios import SCENARIOS
+    from production_orchestrator.domain.shop.file_format import read_shop, write_shop
+
+    document = write_shop(SCENARIOS["rush-order"].state)
+    assert "planning_cutoff" not in document  # absent by default: every request is planned from today
+    shop = read_shop({**document, "planning_cutoff": "14:00"})
+    assert shop.digest() != SCENARIOS["rush-order"].state.digest() and write_shop(shop)["planning_cutoff"] == "14:00"
+    assert read_shop(document).digest() == SCENARIOS["rush-order"].state.digest()
+    morning, afternoon = datetime(2026, 8, 12, 11, 59, tzinfo=UTC), datetime(2026, 8, 12, 12, 0, tzinfo=UTC)
+    assert shop.timezone == "Europe/Berlin"  # 13:59 and 14:00 there
+    assert (shop.planning_day(morning), shop.planning_day(afternoon)) == ("2026-08-12", "2026-08-13")
+    assert SCENARIOS["rush-order"].state.planning_day(afternoon) == "2026-08-12"
+    for bad in ("24:00", "2pm", "14:0"):
+        try:
+            read_shop({**document, "planning_cutoff": bad})
+        except ShopFileError as refused:
+            assert "planning_cutoff" in str(refused)
+        else:
+            raise AssertionError(f"{bad} was read")

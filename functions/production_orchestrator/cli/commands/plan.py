@@ -31,7 +31,7 @@ def _plan(args: argparse.Namespace) -> int:
         shop = parse_shop_file(read_text(args.shop, "shop file"))
     else:
         shop = current_state(local_runtime(data_dir(args), create=False).store)
-    proposal = preview_plan(shop, text, args.as_of or shop.today(utc_now()), args.solver_nodes)
+    proposal = preview_plan(shop, text, args.as_of or shop.planning_day(utc_now()), args.solver_nodes)
     if args.json:
         emit_json({"proposal_hash": proposal.proposal_hash(), "proposal": proposal.model_dump(mode="json")})
         return EXIT_OK

@@ -28,6 +28,7 @@ from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import resolve_due
+from .distinctive import distinctively_named, other_variant
 from .due_phrases import due_days, one_day_in
 from .mentions import Mentions, counted_first, shortened
 from .numbers import bare_quantities, labelled_number, quantities, whole_number
@@ -119,11 +120,30 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
         mentions += [(fully[0].code, {fully[0].code})] if len(fully) == 1 else [(p.code, {p.code}) for p in fully]
     counted = shortened(text, products)
     mentions += counted
+    by_words = distinctively_named(text, products)
+    if not mentions:  # no code, label or full name: a product's own words, if they name one product
+        mentions = [(p.code, {p.code}) for p in by_words]
+    elif not coded and len(mentions) == len(counted) + len(fully):  # only words, no label nor code: counted first
+        mentions = counted_first(mentions, counted)
     if not mentions:
         return None
-    if not coded and len(mentions) == len(counted) + len(fully):  # only words, no label nor code: counted first
-        mentions = counted_first(mentions, counted)
-    return _one_product(mentions, problems)
+    chosen = _one_product(mentions, problems)
+    if chosen is not None and not coded and not found.get("product") and len(fully) != 1:
+        # Read from part of a name: another product named by its own words makes it unclear.
+        matched = match_products(chosen, products)
+        codes = {p.code for p in matched}
+        if len(matched) == 1 and other_variant(text, matched[0]):
+            problems.append(
+                f"product: {chosen!r} reads as {matched[0].code}, but the e-mail asks for another size or colour "
+                f"than {matched[0].description!r}; say which product"
+            )
+            return None
+        passing = distinctively_named(text, products, in_passing=True)
+        others = {p.code: p.code for p in passing if p.code not in codes}
+        if others and len(codes) == 1:
+            _several("product", {next(iter(codes)): chosen, **others}, problems)
+            return None
+    return chosen
 
 
 def _one_product(mentions: Mentions, problems: list[str]) -> str | None:

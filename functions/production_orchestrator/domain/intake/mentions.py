@@ -7,10 +7,12 @@ import re
 from collections.abc import Sequence
 
 from .dates import fold
+from .distinctive import MEASURE_UNITS
 from .numbers import ANY_DATE, NUMBER, UNITS, spelled_numbers
 from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
+_MEASURE_WORD = re.compile(rf"(?:{MEASURE_UNITS})")
 
 
 def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
@@ -21,6 +23,8 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
     plain = joined_sizes(spelled_numbers(ANY_DATE.sub(" ", fold(text))))  # "6 x 30" is one word, "6x30", never a number
     for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
         tokens = match.group(2).split()
+        if tokens and _MEASURE_WORD.fullmatch(tokens[0].rstrip(".,;:")):
+            continue  # "60 ml", "40 cm": a size, not how many of something
         while tokens and _UNIT_WORD.fullmatch(tokens[0]):
             tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
         for size in range(len(tokens), 0, -1):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 
 def parse_day(value: str) -> date:
@@ -28,3 +28,13 @@ def day_range(first: str, count: int) -> list[str]:
     """``count`` consecutive ISO days from ``first``."""
     start = parse_day(first)
     return [(start + timedelta(days=i)).isoformat() for i in range(count)]
+
+
+def plan_from(local: datetime, cutoff: str | None) -> str:
+    """The day a request received at ``local`` (the shop's wall time) is planned from: that day, or the next one
+    at or after ``cutoff`` (``HH:MM``; None: never). A plan made late in the day books no hour of it that will be
+    gone by the time a person decides next morning (it would be stale by time, staleness.md)."""
+    day = local.date()
+    if cutoff is not None and local.strftime("%H:%M") >= cutoff:
+        day += timedelta(days=1)
+    return day.isoformat()

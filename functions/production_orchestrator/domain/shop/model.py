@@ -1,9 +1,8 @@
 """The shop: machines with their calendars, materials, products, orders with their schedules, a revision.
 
-Time is kept in integer machine-minutes and days as ISO dates, so hashed content never holds a float.
-Every list is kept sorted by its id (schedules by day and machine), so two shop files that differ only
-in the order of their JSON arrays build equal states with the same digest.
-"""
+Time is kept in integer machine-minutes and days as ISO dates, so hashed content never holds a float. Every list
+is kept sorted by its id (schedules by day and machine), so two shop files that differ only in the order of
+their JSON arrays build equal states with the same digest."""
 
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ from .days import add_days as add_days
 from .days import check_day as check_day
 from .days import day_range as day_range
 from .days import parse_day as parse_day
+from .days import plan_from
 from .indexes import indexed, lookup, material_index, slot_index
 from .overtime import Overtimed
 
@@ -53,14 +53,10 @@ def _check_email(value: str) -> str:
     return value
 
 
-def _check_optional_email(value: str) -> str:
-    return value if value == "" else _check_email(value)
-
-
 Id = Annotated[str, AfterValidator(check_id)]
 Day = Annotated[str, AfterValidator(check_day)]
 Email = Annotated[str, AfterValidator(_check_email)]
-OptionalEmail = Annotated[str, AfterValidator(_check_optional_email)]
+OptionalEmail = Annotated[str, AfterValidator(lambda value: value if value == "" else _check_email(value))]
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 
 
@@ -240,9 +236,9 @@ class ShopState(_Frozen):
     products: tuple[Product, ...]
     orders: tuple[Order, ...] = ()
     procurement: tuple[ProcurementTask, ...] = ()
-    # Which change of the shop makes a pending plan stale: a change inside its footprint that the plan's
-    # changes no longer survive ("footprint"), or any change at all ("any-change": the strict rule).
+    # "footprint" (the default name of the re-validation rule) or "any-change" (the strict rule): staleness.md.
     staleness: Literal["footprint", "any-change"] = "footprint"
+    planning_cutoff: str | None = Field(default=None, pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")  # days.py
     closed_orders: tuple[ClosedOrder, ...] = ()
     min_split_minutes: int = Field(default=DEFAULT_MIN_SPLIT_MINUTES, ge=1, le=MAX_MINUTES_PER_DAY)
     priority_from: tuple[Annotated[str, Field(min_length=2, max_length=254)], ...] = Field(default=(), max_length=200)
@@ -295,8 +291,12 @@ class ShopState(_Frozen):
         return max(1, min(self.min_split_minutes, order_minutes))
 
     def today(self, now: datetime) -> str:
-        """The calendar day ``now`` falls on in the shop's time zone (the default planning day)."""
+        """The calendar day ``now`` falls on in the shop's time zone."""
         return now.astimezone(zone(self.timezone)).date().isoformat()
+
+    def planning_day(self, now: datetime) -> str:
+        """The default planning day at ``now``: today, or tomorrow from the shop's ``planning_cutoff`` on."""
+        return plan_from(now.astimezone(zone(self.timezone)), self.planning_cutoff)
 
     def to_canonical(self) -> dict[str, Any]:
         """The state as plain JSON data; every list is already in its defined order.
@@ -308,7 +308,7 @@ class ShopState(_Frozen):
         for name, default in (("staleness", "footprint"), ("min_split_minutes", DEFAULT_MIN_SPLIT_MINUTES)):
             if data[name] == default:
                 del data[name]
-        return without_empty(data, "closed_orders", "priority_from")
+        return without_empty(data, "closed_orders", "priority_from", "planning_cutoff")
 
     def digest(self) -> str:
         """``sha256(canonical(shop state))``."""

@@ -66,12 +66,13 @@ class PlanRequest:
 
 
 def on_current_shop(rt: Runtime, text: str, planning_day: str | None = None) -> PlanRequest:
-    """A request on the shop the runtime holds, planned from ``planning_day`` (default: today in its time zone)."""
+    """A request on the shop the runtime holds, planned from ``planning_day`` (default: today in its time zone, or
+    tomorrow from its ``planning_cutoff`` on)."""
     now = rt.clock()
     shop = rt.store.load_state()
     if shop is None:
         raise ShopError("there is no shop to plan on yet: import one first (shop import FILE)")
-    return PlanRequest(text=text, planning_day=planning_day or shop.today(now))
+    return PlanRequest(text=text, planning_day=planning_day or shop.planning_day(now))
 
 
 def plannable(

@@ -34,8 +34,11 @@ class ProposeAgain:
 
 
 def _today(rt: Runtime, checkpoint: Checkpoint) -> str:
-    """The shop's today once a day has passed since the plan was made (the day to plan from again), else ''."""
-    return judged_today(current_state(rt.store), parse_utc(checkpoint.created_at), rt.clock()) or ""
+    """The shop's today once a day has passed since the plan was made (the day to plan from again), else ''; the
+    next day from the shop's ``planning_cutoff`` on, when it sets one."""
+    shop, now = current_state(rt.store), rt.clock()
+    today = judged_today(shop, parse_utc(checkpoint.created_at), now) or ""
+    return max(today, shop.planning_day(now)) if shop.planning_cutoff is not None else today
 
 
 def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:

@@ -1,0 +1,110 @@
+"""Products named by the words only they have: "40cm round planters in anthracite" names the product described
+as "round planter pot 40 cm, anthracite" though it leaves out "pot".
+
+    a word of a product's names (description, aliases) that no other product's names have, inflected or not
+    -> said in the e-mail, with at least half the words of one of that product's names (two at least)
+    -> and no size or colour in the e-mail contradicting the product's (``60 ml`` is not the ``100 ml``
+       product, "in blue this time" not the red one)
+    -> that product; two products named so -> several (the reader asks), never a guess
+
+A last resort after codes, labels and full names, and a check beside readings that rest on part of a name: a
+second product named by its own words makes the request unclear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .dates import fold
+from .vocabulary import Catalogued, alike, names_of, words
+
+# A size: a number and a unit of length, volume or weight ("40cm", "30 L", "100 ml", "2,5 kg").
+MEASURE_UNITS = r"mm|cm|ml|cl|kg|ltr|liters?|litres?|l|g"
+_MEASURE = re.compile(rf"(?<![\w.,])(\d{{1,5}}(?:[.,]\d{{1,3}})?)\s{{0,2}}({MEASURE_UNITS})(?![a-z])")
+_UNIT_OF = {"ltr": "l", "liter": "l", "liters": "l", "litre": "l", "litres": "l"}
+
+
+# Colours in the five languages, by one name each: an e-mail naming a colour a coloured product's names lack asks
+# for another variant than the shop makes.
+_COLOURS = {
+    "black": r"black|schwarz\w*|noire?s?|negr[oa]s?|zwart\w*",
+    "white": r"white|wei(?:ss|\u00df)\w*|blanc\w*|wit(?:te)?",
+    "grey": r"gr[ae]y|grau\w*|gris\w*|grijs\w*|anthra\w*|antra\w*",
+    "red": r"red|rot(?:e[nmrs]?)?|rouges?|roj[oa]s?|rood|rode",
+    "blue": r"blue|blau\w*|bleue?s?|azul\w*|blauwe?",
+    "green": r"green|gr(?:ue|u)n\w*|verte?s?|verdes?|groene?",
+    "yellow": r"yellow|gelb\w*|jaunes?|amarill[oa]s?|gele?",
+    "clear": r"clear|transparent\w*|klar\w*",
+}
+_COLOUR = {name: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for name, pattern in _COLOURS.items()}
+
+
+def colours(text: str) -> set[str]:
+    """The colours ``text`` names ("anthracite" and "grau" are both grey)."""
+    folded = fold(text)
+    return {name for name, pattern in _COLOUR.items() if pattern.search(folded)}
+
+
+def measures(text: str) -> set[tuple[str, str]]:
+    """The sizes ``text`` gives, as (unit, number): ``30 litre`` -> ("l", "30")."""
+    found = set()
+    for number, unit in _MEASURE.findall(fold(text)):
+        found.add((_UNIT_OF.get(unit, unit), number.replace(",", ".")))
+    return found
+
+
+def _sized_words(text: str) -> set[str]:
+    """:func:`words` with sizes split from their units ("40cm" -> 40, cm) and the numbers of a size or a count
+    written onto a word said too ("120 x 120" -> 120, "24er", "24-cell" -> 24)."""
+    said = words(_MEASURE.sub(lambda m: f" {m.group(1)} {_UNIT_OF.get(m.group(2), m.group(2))} ", fold(text)))
+    return said | {n for w in said for n in re.findall(r"(?<![\d.])\d{1,5}(?![\d.])", w) if not w.isdigit()}
+
+
+def _own_words(product: Catalogued, products: Sequence[Catalogued]) -> set[str]:
+    others = {w for p in products if p.code != product.code for name in names_of(p) for w in _sized_words(name)}
+    mine = {w for name in names_of(product) for w in _sized_words(name)}
+    return {w for w in mine if w.isalpha() and len(w) >= 4 and not any(alike(w, o) for o in others)}
+
+
+def _said(word: str, said: set[str]) -> bool:
+    return word in said or any(alike(word, s) for s in said)
+
+
+def _variant_fits(product: Catalogued, given: set[tuple[str, str]], coloured: set[str]) -> bool:
+    """False when the e-mail gives a size in a unit the product's names use and none of its values, or a colour
+    the product's names lack (when they name one)."""
+    own = {c for name in names_of(product) for c in colours(name)}
+    if own and coloured - own:
+        return False
+    named = {m for name in names_of(product) for m in measures(name)}
+    for unit in {u for u, _ in given} & {u for u, _ in named}:
+        if not {v for u, v in given if u == unit} & {v for u, v in named if u == unit}:
+            return False
+    return True
+
+
+def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing: bool = False) -> list[Catalogued]:
+    """The products ``text`` names by a word only they have, with half the words of one of their names and no
+    size or colour against them (see the module docstring); ``in_passing``: by such a word alone (what makes a
+    reading from part of a name unclear)."""
+    said = _sized_words(text)
+    given, coloured = measures(text), colours(text)
+    found = []
+    for product in products:
+        if not any(_said(w, said) for w in _own_words(product, products)):
+            continue
+        if in_passing:
+            found.append(product)
+            continue
+        names = [w for w in (_sized_words(n) for n in names_of(product)) if w]
+        hits = [sum(_said(w, said) for w in name) for name in names]
+        half = any(n >= 2 and 2 * n >= len(name) for n, name in zip(hits, names, strict=True))
+        if half and _variant_fits(product, given, coloured):
+            found.append(product)
+    return found
+
+
+def other_variant(text: str, product: Catalogued) -> bool:
+    """True when ``text`` asks for a size or a colour ``product``'s names contradict (another variant)."""
+    return not _variant_fits(product, measures(text), colours(text))
