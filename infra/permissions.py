@@ -13,7 +13,9 @@ sort key, and a role granted a partition may write every item in it. Writes, by 
     applications  APPLICATION      resume_agent
     outbox        OUTBOX           resume_agent creates (with the apply), send_outbox moves (compare-and-set)
     approvals     APPROVAL#<id>    request_approval creates; decide, record_expiry, remind, request_approval
-                                   update (UpdateItem conditioned on the item existing: never creating one)
+                                   update (UpdateItem conditioned on the item existing: never creating one);
+                                   a revision asked on the page is decide's update, its answer (the link to
+                                   the next version's approval) request_approval's
     pointers      APPROVAL_OF      request_approval
     audit chain   AUDIT            every function that records a change: events created only if absent, the
                                    head replaced only while it is the one linked to (chained_table.py)
@@ -93,10 +95,14 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # possible duplicate, one that needs facts) is created or closed in HELD. It never writes the shop: a
     # reference scenario's shop is imported by the operator, not seeded here.
     "run_agent": {
+        # reads: each open run's checkpoint (holding.py) and, for PlanRevisedVersion, the revised version's (with
+        # the items read beside it); the approval holding the ask by GetItem. No write beyond the ones below.
+        "dynamodb:BatchGetItem": CHECKPOINT_BATCH,
         "dynamodb:GetItem": (STATE, APPLICATIONS, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT, HELD),
         "dynamodb:PutItem": (CHECKPOINTS, PROPOSALS, SNAPSHOTS, AUDIT, RUN_REQUESTS, RUN_MESSAGES, HELD),
-        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status
-        "dynamodb:Query": (APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
+        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status;
+        # the open runs whose plans hold capacity (services/runs/holding.py lists the checkpoints, then reads each)
+        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
     # retry already created (its pointers, the record itself), else creates the approval and its pointer;

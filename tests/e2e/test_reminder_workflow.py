@@ -21,6 +21,7 @@ import pytest
 
 from infra.constants import (
     STATE_ARM_REMINDERS,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
@@ -120,6 +121,7 @@ def test_reminders_and_escalation_run_through_the_synthesized_workflow(aws: Loca
         STATE_ARM_REMINDERS,
         STATE_WAIT_FOR_DECISION,
         STATE_DISARM_REMINDERS,
+        STATE_DECISION_KIND,
         STATE_RESUME,
         STATE_OUTCOME,
         STATE_SEND_MESSAGES,

@@ -48,7 +48,9 @@ AUDIT_MAC = {"kms:GenerateMac"}  # every function that appends an audit event MA
 EXPECTED_ACTIONS = {
     "run_agent": BASE
     | AUDIT_MAC
-    | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "s3:GetObject", "s3:PutObject"}
+    # BatchGetItem: PlanRevisedVersion reads the revised version's checkpoint (a read; no new write)
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}
+    | {"s3:GetObject", "s3:PutObject"}
     | {"bedrock:InvokeModelWithResponseStream"}
     | {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},  # the operator's alert (tests/infra/test_deploy_day.py)
     "request_approval": BASE

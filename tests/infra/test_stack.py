@@ -15,6 +15,7 @@ from infra.constants import (
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
@@ -22,6 +23,7 @@ from infra.constants import (
     STATE_READ_OUTCOME,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
+    STATE_REVISE,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
@@ -121,7 +123,8 @@ def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     assert states[STATE_READ_OUTCOME]["Default"] == STATE_ARM_REMINDERS
     assert states[STATE_ARM_REMINDERS]["Next"] == STATE_WAIT_FOR_DECISION
     assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS
-    assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_RESUME
+    assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_DECISION_KIND  # a revision loops (test_revise_loop.py)
+    assert states[STATE_DECISION_KIND]["Default"] == STATE_RESUME
     assert states[STATE_RESUME]["Next"] == STATE_OUTCOME
     choice = states[STATE_OUTCOME]
     assert choice["Type"] == "Choice"
@@ -188,6 +191,7 @@ def test_every_lambda_task_retries_lambda_service_errors(definition: dict[str, A
         STATE_WAIT_FOR_DECISION,
         STATE_DISARM_REMINDERS,
         STATE_RESUME,
+        STATE_REVISE,
         STATE_DECISION_EXPIRED,
         STATE_SEND_MESSAGES,
     }

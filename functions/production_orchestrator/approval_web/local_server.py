@@ -3,6 +3,8 @@ address), for local runs.
 
     GET  /                 pending approvals (no links, no secrets)
     GET  /requests?k=      the operator's held requests (loopback only; held_page.py); POST completes one
+    GET  /schedule         every machine over the days ahead, the pending plans laid over it (loopback only:
+                           it names every customer; schedule_page.py); reads only, no secrets
     GET  /approve?a=&s=    the confirmation page (the same renderer as the decision Lambda); reads only
     HEAD /approve?a=&s=    headers only; reads only
     POST /approve?a=&s=    decide (locally the resume then runs in a fresh process: cli/processes.py)
@@ -35,7 +37,7 @@ from ..services.evidence import load_checkpoint
 from .endpoint import DecisionEndpoint, PageResponse
 from .held_page import HeldPage
 from .pages import CONTENT_TYPE, SECURITY_HEADERS, render_neutral
-from .paths import APPROVE_PATH, HELD_PATH, LOOPBACK
+from .paths import APPROVE_PATH, HELD_PATH, LOOPBACK, SCHEDULE_PATH
 from .summary import render_index
 
 _LOG = logging.getLogger(__name__)
@@ -87,6 +89,7 @@ def names_this_server(host: str, names: Sequence[str], port: int, *, tls: bool) 
 class _Handler(BaseHTTPRequestHandler):
     endpoint: DecisionEndpoint
     held: HeldPage | None = None  # the operator's held-request page (loopback only)
+    schedule: bool = False  # the shop's schedule page (loopback only)
     host_names: tuple[str, ...] = (LOOPBACK, "localhost")
     tls: bool = False
     timeout = 60  # seconds a client may idle mid-request (and mid-handshake) before its connection is closed
@@ -140,6 +143,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._page(self.endpoint.show(self._query()), head=head)
         elif path == HELD_PATH and self.held is not None:
             self._page(self.held.show(self._query()), head=head)
+        elif path == SCHEDULE_PATH and self.schedule:
+            self._send(*self._schedule(), head=head)
         else:
             self._send(404, render_neutral(), head=head)
 
@@ -155,7 +160,16 @@ class _Handler(BaseHTTPRequestHandler):
             except OrchestratorError:
                 order = "?"
             rows.append((approval, order, fingerprint(approval.proposal_hash)))
-        return render_index(rows, now, shop_zone(store.load_state()))
+        return render_index(rows, now, shop_zone(store.load_state()), schedule=self.schedule)
+
+    def _schedule(self) -> tuple[int, str]:
+        from ..services.shop.schedule import shop_schedule
+        from .schedule_page import render_schedule
+
+        try:
+            return 200, render_schedule(shop_schedule(self.endpoint.rt), served=True)
+        except OrchestratorError:  # no shop (yet): the page of a path this server does not answer
+            return 404, render_neutral()
 
     def _same_site(self) -> bool:
         """The browser says the form came from this server, or says nothing (a script, curl): ``Origin`` names this
@@ -244,8 +258,8 @@ def make_server(
 ) -> ThreadingHTTPServer:
     """A server for ``endpoint`` bound to ``bind`` (127.0.0.1 unless told; see :func:`check_bind`), over TLS
     when ``tls`` is given; ``port`` 0 picks a free one. Requests must name ``bind`` (or, on loopback,
-    ``localhost``) or one of ``host_names`` in their Host header. ``held`` (the operator's held-request page) is
-    served on loopback only."""
+    ``localhost``) or one of ``host_names`` in their Host header. ``held`` (the operator's held-request page) and
+    the shop's schedule are served on loopback only."""
     check_bind(bind, tls=tls is not None)
     if held is not None and not is_loopback(bind):
         raise ValueError("the held-request page is the operator's: it is served on loopback only")
@@ -254,7 +268,13 @@ def make_server(
         names.add(f"[{bind.lower()}]")
     if is_loopback(bind):
         names.add("localhost")
-    attributes = {"endpoint": endpoint, "host_names": tuple(sorted(names)), "tls": tls is not None, "held": held}
+    attributes = {
+        "endpoint": endpoint,
+        "host_names": tuple(sorted(names)),
+        "tls": tls is not None,
+        "held": held,
+        "schedule": is_loopback(bind),
+    }
     handler = type("Handler", (_Handler,), attributes)
     server_class = _V6Server if ":" in bind else _Server
     server = server_class((bind, port), handler)

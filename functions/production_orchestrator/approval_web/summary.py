@@ -58,13 +58,23 @@ def render_card(proposal: ProposalContent, proposal_hash: str, *, deadline: str,
     )
 
 
-def render_index(rows: list[tuple[ApprovalRecord, str, str]], now: datetime, zone: str = "UTC") -> str:
-    """The local server's list of open approvals: (approval, order id, fingerprint); no links, no secrets."""
+def anchor(proposal_hash: str) -> str:
+    """The id of a plan's line in the list of pending approvals (its fingerprint's characters)."""
+    return "p-" + proposal_hash[:16]
+
+
+def render_index(
+    rows: list[tuple[ApprovalRecord, str, str]], now: datetime, zone: str = "UTC", *, schedule: bool = False
+) -> str:
+    """The local server's list of open approvals: (approval, order id, fingerprint); no links to an approval,
+    no secrets. Each line's id is its plan's fingerprint, which the schedule page (``schedule``: linked from
+    here) points at."""
+    shop = '<p><a href="/schedule">The whole shop\'s schedule</a></p>' if schedule else ""
     if not rows:
-        return page("Pending approvals", "<p>Nothing is waiting for a decision.</p>")
+        return page("Pending approvals", f"<p>Nothing is waiting for a decision.</p>{shop}")
     # One card per approval, not a table: long addresses and dates wrap inside a phone's 390 px.
     body = "".join(
-        f"<li><b>{escape(order_id)}</b> &middot; <code>{escape(fp)}</code><br>"
+        f'<li id="{escape(anchor(a.proposal_hash))}"><b>{escape(order_id)}</b> &middot; <code>{escape(fp)}</code><br>'
         f"Asked: {escape(', '.join(a.approver_names()))}<br>"
         f"{escape(time_left(a.expires_at, now))} (until {escape(shop_time(a.expires_at, zone))})</li>"
         for a, order_id, fp in rows
@@ -72,5 +82,5 @@ def render_index(rows: list[tuple[ApprovalRecord, str, str]], now: datetime, zon
     return page(
         "Pending approvals",
         "<p>Each approver opens the plan from their own link (printed by <code>start</code> as "
-        f'<code>APPROVAL_URL=</code>).</p><ul class="rows">{body}</ul>',
+        f'<code>APPROVAL_URL=</code>).</p>{shop}<ul class="rows">{body}</ul>',
     )

@@ -5,7 +5,9 @@ and a shop document written as a shop file (``-``: standard output).
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -74,3 +76,26 @@ def write_shop_file(document: dict[str, Any], path: str) -> None:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ValidationError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def check_html_path(path: Path) -> Path:
+    """``path`` if a page can be written there (its directory exists, it is not one), else ValidationError."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValidationError(f"--html {path}: the directory {folder} does not exist")
+    if path.is_dir():
+        raise ValidationError(f"--html {path}: that is a directory; give a file name")
+    return path
+
+
+def write_html(path: Path, body: str) -> None:
+    """Write ``body`` to ``path`` whole or not at all (a temp file in the same directory, then rename)."""
+    check_html_path(path)
+    handle, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else Path("."), prefix=".show-", suffix=".html")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(body)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

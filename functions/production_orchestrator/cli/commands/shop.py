@@ -8,6 +8,8 @@ shop receive MATERIAL QTY [--ref TEXT]   a delivery: on hand grows, its procurem
 shop export PATH|-   the same format; importing it gives the same domain digest
 shop show [--json]   the shop at a glance, or the same document plus revision and procurement; the
                      requests waiting beside the shop apart (--json: "pending")
+shop show --html PATH  every machine over the days ahead, the pending plans over it, as a page
+                     (approval_web/schedule_page.py); a path it cannot write or no shop: exit 2, no file
 shop set-inventory   an out-of-band count of a material the shop has
 
 With ``--table NAME`` import, export and receive run on a deployed stack's table (cli/aws.py) instead.
@@ -16,12 +18,13 @@ With ``--table NAME`` import, export and receive run on a deployed stack's table
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
 from .. import inputs
 from ..aws import add_table_flag, shop_runtime, table_of, table_runtime, warn_unkeyed
-from ..files import parse_shop_file, read_text, write_shop_file
+from ..files import check_html_path, parse_shop_file, read_text, write_html, write_shop_file
 from ..output import EXIT_OK, PROG, say, terminal_safe
 from ..parser import GROUP_SHOP, actions, command, data_dir
 from ..printers import dry_run_report, report_change, report_import, shortage_lines
@@ -77,6 +80,8 @@ def _show(args: argparse.Namespace) -> int:
     from ...services.runs.held import held_requests
     from ...services.runs.requests import pending_requests
 
+    if args.html is not None:
+        return _show_html(args)
     rt = local_runtime(data_dir(args), create=False)
     state = current_state(rt.store)
     # Requests wait beside the shop, held with their runs: listed apart from the shop's own orders; so do the
@@ -107,6 +112,19 @@ def _show(args: argparse.Namespace) -> int:
             for closed in state.closed_orders:
                 reason = f": {closed.reason}" if closed.reason else ""
                 print(f"  {closed.order.id} {closed.status} on {closed.closed_on}{reason}")
+    return EXIT_OK
+
+
+def _show_html(args: argparse.Namespace) -> int:
+    from ...approval_web.schedule_page import render_schedule
+    from ...services.shop.schedule import shop_schedule
+
+    if args.json:
+        raise ValidationError("--json and --html: choose one")
+    check_html_path(args.html)  # before anything is read: a path that cannot be written is said first
+    schedule = shop_schedule(local_runtime(data_dir(args), create=False))
+    write_html(args.html, render_schedule(schedule, served=False))
+    print(f"HTML={args.html}")
     return EXIT_OK
 
 
@@ -177,11 +195,20 @@ def register(subparsers: Any) -> None:
         "show",
         summary="schedule, inventory and procurement at the current revision",
         description="The shop at a glance: revision, each machine's schedule per day, inventory, procurement. "
-        "--json prints the shop file format plus revision and the procurement list.",
-        examples=["shop show", "shop show --json"],
+        "--json prints the shop file format plus revision and the procurement list. --html writes the schedule "
+        "as a page: every machine over the days ahead, closed days, due dates, and what each pending plan would "
+        "change laid over the booked work, each with how to reach its approval (the page holds no link).",
+        examples=["shop show", "shop show --json", "shop show --html schedule.html"],
         handler=_show,
     )
     show.add_argument("--json", action="store_true", help="the shop file format plus revision and procurement")
+    show.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write the schedule page (drawn and in words, the pending plans over it) to PATH instead",
+    )
     inv = command(
         what,
         "set-inventory",

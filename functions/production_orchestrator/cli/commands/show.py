@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
 from .. import inputs
+from ..files import write_html
 from ..output import EXIT_OK, READ_ONLY, emit_json, terminal_safe
 from ..parser import GROUP_RUNS, command, data_dir
 from ..root import local_approvals, local_runtime, utc_now
@@ -70,7 +69,7 @@ def _show(args: argparse.Namespace) -> int:
     status_line = f"{label} ({_meaning(label, who, checkpoint, zone)})"
     if args.html is not None:
         body = _html(store, local_approvals(where), checkpoint, proposal, status_line, utc_now())
-        _write(args.html, body)
+        write_html(args.html, body)
         print(f"HTML={args.html}")
         return EXIT_OK
     # What a customer or approver wrote (names, reasons, the request) is shown escaped, never obeyed.
@@ -151,23 +150,6 @@ def _html(
         base=proposed_on(store, checkpoint),
     )
     return render_for_file(view, now=now, status=status_line)
-
-
-def _write(path: Path, body: str) -> None:
-    """Write ``body`` to ``path`` whole or not at all (a temp file in the same directory, then rename)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise ValidationError(f"--html {path}: the directory {folder} does not exist")
-    if path.is_dir():
-        raise ValidationError(f"--html {path}: that is a directory; give a file name")
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=".show-", suffix=".html")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(body)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def register(subparsers: Any) -> None:

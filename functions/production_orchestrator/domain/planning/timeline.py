@@ -23,7 +23,7 @@ FALLBACK_MINUTES_PER_DAY = 480  # only when the proposal's base state is not on 
 
 BlockKind = Literal["new", "moved", "moving", "left", "kept"]
 # Top to bottom in a cell: work that stays, work moved in, the new order, then the slots moved work left.
-_ORDER = {"kept": 0, "moving": 1, "moved": 2, "new": 3, "left": 4}
+BLOCK_ORDER = {"kept": 0, "moving": 1, "moved": 2, "new": 3, "left": 4}
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,12 @@ class Block:
     at_risk: bool = False
     other: str = ""
     other_first: Allocation | None = None  # the first slot of ``other`` (for a short label)
+    plan: int = 0  # on the shop's schedule: the pending plan (numbered from 1) this block belongs to; 0: booked
+
+    @property
+    def pending(self) -> bool:
+        """Work a pending plan would book (on the shop's schedule): not in the shop yet."""
+        return bool(self.plan) and self.kind in ("new", "moved")
 
 
 @dataclass(frozen=True)
@@ -52,8 +58,8 @@ class Cell:
 
     @property
     def booked(self) -> int:
-        """Minutes booked (a slot left behind books nothing)."""
-        return sum(b.minutes for b in self.blocks if b.kind != "left")
+        """Minutes booked (a slot left behind, or a pending plan's work, books nothing)."""
+        return sum(b.minutes for b in self.blocks if b.kind != "left" and not b.pending)
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,7 @@ def build_timeline(base: ShopState | None, proposal: ProposalContent) -> Timelin
                 day,
                 capacity(day),
                 machine is not None and not machine.works_on(day),
-                tuple(sorted(grid.get((machine_id, day), ()), key=lambda b: (_ORDER[b.kind], b.order_id))),
+                tuple(sorted(grid.get((machine_id, day), ()), key=lambda b: (BLOCK_ORDER[b.kind], b.order_id))),
             )
             for day in shown
         )
@@ -165,6 +171,12 @@ def _block_words(block: Block) -> str:
         "left": f" (moved away to {block.other}; free now)",
         "kept": "",
     }[block.kind]
+    if block.plan:  # the shop's schedule: what a pending plan would do, not booked yet
+        extra = {
+            "new": f" (plan {block.plan}, pending: the new order)",
+            "moved": f" (plan {block.plan}, pending: moved here from {block.other})",
+            "moving": f" (booked; plan {block.plan}, pending, moves it away)",
+        }.get(block.kind, f" (plan {block.plan}, pending)")
     return words + extra + (", at risk" if block.at_risk else "")
 
 

@@ -3,6 +3,7 @@
 importing   a shop file's state in place of the stored one: a change with its diff, never a silent replace
 life        a delivery, an order that completes, is cancelled or makes progress
 order_list  every order with its status, and the requests whose plan waits beside it
+schedule    every machine over the days ahead, the open runs' plans laid over it (the schedule page)
 
-importing | life -> (pending plans judged again: still holds, or stale, each named) ; order_list reads
+importing | life -> (pending plans judged again: still holds, or stale, each named) ; order_list, schedule read
 """
