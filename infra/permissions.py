@@ -101,8 +101,9 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:GetItem": (STATE, APPLICATIONS, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT, HELD),
         "dynamodb:PutItem": (CHECKPOINTS, PROPOSALS, SNAPSHOTS, AUDIT, RUN_REQUESTS, RUN_MESSAGES, HELD),
         # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status;
-        # the open runs whose plans hold capacity (services/runs/holding.py lists the checkpoints, then reads each)
-        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
+        # the open runs whose plans hold capacity are listed from the open-runs index (OPEN_RUNS_ACCESS), then
+        # each read (services/runs/holding.py)
+        "dynamodb:Query": (APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
     # retry already created (its pointers, the record itself), else creates the approval and its pointer;
