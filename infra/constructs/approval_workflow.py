@@ -414,13 +414,7 @@ class ApprovalWorkflow(Construct):
         )
         decision_kind = (
             sfn.Choice(self, STATE_DECISION_KIND)
-            .when(
-                sfn.Condition.and_(
-                    sfn.Condition.is_present("$.decision.revise"),
-                    sfn.Condition.boolean_equals("$.decision.revise", True),
-                ),
-                revise,
-            )
+            .when(sfn.Condition.boolean_equals("$.decision.revise", True), revise)  # always present (wake.pointer)
             .otherwise(resume)
         )
         parked: sfn.IChainable

@@ -49,7 +49,7 @@ def test_a_revision_ask_loops_back_to_the_agent_and_parks(states: dict[str, Any]
     assert kind["Type"] == "Choice" and kind["Default"] == STATE_RESUME
     (revise,) = kind["Choices"]
     assert revise["Next"] == STATE_REVISE
-    assert {"Variable": "$.decision.revise", "BooleanEquals": True} in revise["And"]
+    assert (revise["Variable"], revise["BooleanEquals"]) == ("$.decision.revise", True)  # wake.pointer always says
     task = states[STATE_REVISE]
     assert task["Next"] == STATE_ARM_REMINDERS  # the loop: reminders re-armed, then a new task token
     assert states[STATE_ARM_REMINDERS]["Next"] == STATE_WAIT_FOR_DECISION

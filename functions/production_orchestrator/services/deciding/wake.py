@@ -49,12 +49,14 @@ def wake(rt: Runtime, approval: ApprovalRecord) -> WakeOutcome:
 
 
 def pointer(approval: ApprovalRecord) -> dict[str, object]:
-    """What the workflow is told: ids only, and for a revision ask ``revise`` (the workflow plans the next version;
-    the guidance is read back from the approval record, never from the output)."""
-    told: dict[str, object] = {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id}
-    if approval.revision_asked is not None:
-        told["revise"] = True
-    return told
+    """What the workflow is told: ids only, and ``revise``, true for a revision ask (the workflow plans the next
+    version; the guidance is read back from the approval record, never from the output). ``revise`` is always
+    there: a Choice on an absent path fails the execution (and moto's And does not short-circuit IsPresent)."""
+    return {
+        "checkpoint_id": approval.checkpoint_id,
+        "approval_id": approval.approval_id,
+        "revise": approval.revision_asked is not None,
+    }
 
 
 def _closed_token(approvals: ApprovalStore, approval_id: str, now: datetime) -> WakeOutcome:
