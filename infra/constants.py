@@ -9,12 +9,22 @@ from __future__ import annotations
 from typing import Final
 
 from production_orchestrator import contracts
-from production_orchestrator.adapters.aws.table_schema import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from production_orchestrator.adapters.aws.table_schema import (
+    OPEN_RUNS_INDEX,
+    OPEN_RUNS_PROJECTED,
+    OPEN_UNTIL_ATTRIBUTE,
+    PARTITION_KEY,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
+)
 
 # One DynamoDB table for checkpoints, proposals, approvals, shop state and audit events.
 TABLE_PARTITION_KEY: Final = PARTITION_KEY
 TABLE_SORT_KEY: Final = SORT_KEY
 TABLE_TTL_ATTRIBUTE: Final = TTL_ATTRIBUTE
+TABLE_OPEN_RUNS_INDEX: Final = OPEN_RUNS_INDEX
+TABLE_OPEN_UNTIL_ATTRIBUTE: Final = OPEN_UNTIL_ATTRIBUTE
+TABLE_OPEN_RUNS_PROJECTED: Final = OPEN_RUNS_PROJECTED
 
 # Lambda entry points (module.function inside the asset root ``functions/``).
 HANDLER_PACKAGE: Final = "production_orchestrator"
@@ -48,6 +58,9 @@ STATE_REQUEST_NOT_PLANNED: Final = "RequestNotPlanned"
 STATE_ARM_REMINDERS: Final = "ArmReminders"
 STATE_DISARM_REMINDERS: Final = "DisarmReminders"
 STATE_ALREADY_PENDING: Final = "RequestAlreadyWaiting"
+STATE_DECISION_KIND: Final = "DecisionOrRevision"
+STATE_REVISE: Final = "PlanRevisedVersion"
+STATE_REVISION_NOT_PLANNED: Final = "RevisionNotPlanned"
 STATE_READ_OUTCOME: Final = "RequestRead"
 STATE_NEEDS_FACTS: Final = "RequestNeedsFacts"
 

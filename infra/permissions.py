@@ -13,7 +13,9 @@ sort key, and a role granted a partition may write every item in it. Writes, by 
     applications  APPLICATION      resume_agent
     outbox        OUTBOX           resume_agent creates (with the apply), send_outbox moves (compare-and-set)
     approvals     APPROVAL#<id>    request_approval creates; decide, record_expiry, remind, request_approval
-                                   update (UpdateItem conditioned on the item existing: never creating one)
+                                   update (UpdateItem conditioned on the item existing: never creating one);
+                                   a revision asked on the page is decide's update, its answer (the link to
+                                   the next version's approval) request_approval's
     pointers      APPROVAL_OF      request_approval
     audit chain   AUDIT            every function that records a change: events created only if absent, the
                                    head replaced only while it is the one linked to (chained_table.py)
@@ -93,9 +95,14 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     # possible duplicate, one that needs facts) is created or closed in HELD. It never writes the shop: a
     # reference scenario's shop is imported by the operator, not seeded here.
     "run_agent": {
+        # reads: each open run's checkpoint (holding.py) and, for PlanRevisedVersion, the revised version's (with
+        # the items read beside it); the approval holding the ask by GetItem. No write beyond the ones below.
+        "dynamodb:BatchGetItem": CHECKPOINT_BATCH,
         "dynamodb:GetItem": (STATE, APPLICATIONS, PROPOSALS, SNAPSHOTS, SUBMISSIONS, APPROVALS, AUDIT, HELD),
         "dynamodb:PutItem": (CHECKPOINTS, PROPOSALS, SNAPSHOTS, AUDIT, RUN_REQUESTS, RUN_MESSAGES, HELD),
-        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status
+        # a request started again: its earlier runs (by request key and Message-ID) and their approvals' status;
+        # the open runs whose plans hold capacity are listed from the open-runs index (OPEN_RUNS_ACCESS), then
+        # each read (services/runs/holding.py)
         "dynamodb:Query": (APPROVAL_POINTERS, RUN_REQUESTS, RUN_MESSAGES, HELD),
     },
     # reads the checkpoint (one BatchGetItem with the items read next) and proposal; finds the approval a
@@ -154,10 +161,10 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
     "sign_operator_audit": {
         "dynamodb:GetItem": (AUDIT,),
     },
-    # reads only: the checkpoints, their approvals' pointers and the approvals
+    # reads only: the open checkpoints (OPEN_RUNS_ACCESS), their approvals' pointers and the approvals
     "report_pending_age": {
         "dynamodb:GetItem": (APPROVALS,),
-        "dynamodb:Query": (CHECKPOINTS, APPROVAL_POINTERS),
+        "dynamodb:Query": (APPROVAL_POINTERS,),
     },
     # a reminder wake-up: finds the checkpoint's approval (its pointers, the record), reads the checkpoint, its
     # proposal and the shop (its time zone; a large shop's state from its snapshot chunks), changes the approval
@@ -169,6 +176,14 @@ TABLE_ACCESS: Final[Mapping[str, TableAccess]] = {
         "dynamodb:UpdateItem": (APPROVALS,),
         "dynamodb:PutItem": (AUDIT,),
     },
+}
+
+# handler module -> partitions it may Query in the open-runs index (table_schema.OPEN_RUNS_INDEX), a resource of
+# its own: a start reads the open runs to plan around what they hold (services/runs/holding.py), the pending-age
+# gauge their approvals. No role Queries the whole CHECKPOINT partition of the table.
+OPEN_RUNS_ACCESS: Final[Mapping[str, tuple[str, ...]]] = {
+    "run_agent": (CHECKPOINTS,),
+    "report_pending_age": (CHECKPOINTS,),
 }
 
 # Agent sessions (S3SessionManager): HeadObject is authorized as GetObject, ListObjectsV2 as ListBucket. A

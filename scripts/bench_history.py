@@ -160,10 +160,9 @@ def bench(history: int, pairs: int) -> dict[str, Any]:
 def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
     """``runs`` stored runs on DynamoDB, written with the store's item layout in batches (as the transactions
     would have written them: checkpoint, approval and pointer, request key and Message-ID pointer)."""
-    from production_orchestrator.adapters.aws.dynamo_table import key, n, s
     from production_orchestrator.adapters.aws.dynamodb_approvals import approval_writes
     from production_orchestrator.adapters.aws.dynamodb_runs import request_key_puts
-    from production_orchestrator.adapters.aws.table_schema import checkpoint_key
+    from production_orchestrator.adapters.aws.shop_items import checkpoint_item
 
     first = start_run(
         rt, StartRun(PlanRequest(text=_email(999_999), planning_day=DAY), BINDING, timedelta(days=7), operator_plan())
@@ -182,13 +181,7 @@ def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
             message_key=secrets.token_hex(32),
         )
         raw = checkpoint.model_dump_json()
-        items.append(
-            {
-                **key(*checkpoint_key(checkpoint.checkpoint_id)),
-                "raw": s(raw),
-                "recorded_ns": n(time.time_ns()),
-            }
-        )
+        items.append(checkpoint_item(checkpoint.checkpoint_id, raw, time.time_ns()))
         for op in [*approval_writes(table, record), *request_key_puts(table, request)]:
             items.append(op["Put"]["Item"])
     for i in range(0, len(items), 25):

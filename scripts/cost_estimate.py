@@ -115,7 +115,10 @@ def _of_type(template: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def _approve_path(template: dict[str, Any]) -> list[str]:
-    """The states an approved run enters: from StartAt along Next, the Choice's first branch."""
+    """The states an approved run enters: from StartAt along Next, the Choice's first branch (at the decision's
+    own Choice, its default: a first version approved, no revision)."""
+    from infra.constants import STATE_DECISION_KIND
+
     (machine,) = _of_type(template, "AWS::StepFunctions::StateMachine")
     definition = machine["Properties"]["DefinitionString"]
     if isinstance(definition, dict):  # Fn::Join of strings and ARNs: the ARNs do not matter here
@@ -125,7 +128,10 @@ def _approve_path(template: dict[str, Any]) -> list[str]:
     while name and len(path) < 50:
         path.append(name)
         state = states["States"][name]
-        name = state["Choices"][0]["Next"] if state["Type"] == "Choice" else state.get("Next")
+        if name == STATE_DECISION_KIND:
+            name = state["Default"]
+        else:
+            name = state["Choices"][0]["Next"] if state["Type"] == "Choice" else state.get("Next")
     return path
 
 

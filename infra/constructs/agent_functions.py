@@ -54,6 +54,7 @@ from ..permissions import (
     AUDIT_KEY_ACTIONS,
     MODEL_ACTIONS,
     MODEL_USERS,
+    OPEN_RUNS_ACCESS,
     PUBLISHERS,
     RECEIPT_KEY_ACTIONS,
     SESSION_ACCESS,
@@ -265,6 +266,8 @@ class AgentFunctions(Construct):
         )
         for module, fn in self.by_module.items():
             store.grant_table(fn, TABLE_ACCESS[module])
+            if module in OPEN_RUNS_ACCESS:
+                store.grant_open_runs(fn, OPEN_RUNS_ACCESS[module])
             if module in SESSION_ACCESS:
                 store.grant_sessions(fn, SESSION_ACCESS[module])
             if module in MODEL_USERS:

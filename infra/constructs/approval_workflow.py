@@ -4,6 +4,10 @@ RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpire
   |  no verified requester under separation of duties -> RequesterNotVerified
                                |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
                                v
+                         DecisionOrRevision: revise (an approver's "Change the plan") -> PlanRevisedVersion
+                               |   (the agent plans version N+1 with the guidance; fails -> RevisionNotPlanned)
+                               |   -> back to WaitForHumanDecision: a new task token, new links, a new window
+                               v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
                                |  (a crashed resume is retried once the decision-claim lease has run out:
                                |   the retry takes the claim over and finishes the same decision)
@@ -60,6 +64,7 @@ from ..constants import (
     STATE_ALREADY_PENDING,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NEEDS_FACTS,
@@ -72,6 +77,8 @@ from ..constants import (
     STATE_REQUESTER_UNVERIFIED,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
+    STATE_REVISE,
+    STATE_REVISION_NOT_PLANNED,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
@@ -216,6 +223,8 @@ class ApprovalWorkflow(Construct):
                     # Who started the run (execution input, echoed by RunAgentUntilApproval): the approval
                     # record keeps them from approving it under separation of duties.
                     "requested_by": sfn.JsonPath.string_at("$.run.requested_by"),
+                    # A revised version's run names the approval it replaces ("" for a first version).
+                    "supersedes_approval_id": sfn.JsonPath.string_at("$.run.supersedes_approval_id"),
                 }
             ),
             task_timeout=sfn.Timeout.duration(Duration.seconds(settings.approval_timeout_seconds)),
@@ -370,6 +379,44 @@ class ApprovalWorkflow(Construct):
             # Anything else, including an outcome this version does not know, is a refusal: fail closed.
             .otherwise(resume_refused)
         )
+        # A revision asked on the page (the decision function recorded it and woke us with revise: true): the agent
+        # plans the next version with the approval's guidance, and the workflow parks again on a new token.
+        revise = invoke(
+            STATE_REVISE,
+            functions.run_agent,
+            sfn.TaskInput.from_object(
+                {
+                    "revise": {
+                        "checkpoint_id": sfn.JsonPath.string_at("$.decision.checkpoint_id"),
+                        "approval_id": sfn.JsonPath.string_at("$.decision.approval_id"),
+                    },
+                    "execution_name": sfn.JsonPath.string_at("$$.Execution.Name"),
+                }
+            ),
+            "$.run",
+        )
+        revise.add_retry(
+            errors=list(RUN_AGENT_TIMEOUT_ERRORS),
+            interval=Duration.seconds(60),
+            max_attempts=RUN_AGENT_TIMEOUT_RETRIES,
+            backoff_rate=1,
+        )
+        revise.add_catch(
+            sfn.Fail(
+                self,
+                STATE_REVISION_NOT_PLANNED,
+                # The class and message of what stopped it; the version revised stays closed (superseded).
+                error_path=sfn.JsonPath.string_at("$.error.Error"),
+                cause_path=sfn.JsonPath.string_at("$.error.Cause"),
+            ),
+            errors=[sfn.Errors.ALL],
+            result_path="$.error",
+        )
+        decision_kind = (
+            sfn.Choice(self, STATE_DECISION_KIND)
+            .when(sfn.Condition.boolean_equals("$.decision.revise", True), revise)  # always present (wake.pointer)
+            .otherwise(resume)
+        )
         parked: sfn.IChainable
         if reminders is not None:
             arm = invoke(
@@ -394,10 +441,13 @@ class ApprovalWorkflow(Construct):
             )
             # Reminders help a decision arrive; they never stand in its way: a failure is noted and passed.
             arm.add_catch(wait_for_decision, errors=[sfn.Errors.ALL], result_path="$.reminders")
-            disarm.add_catch(resume, errors=[sfn.Errors.ALL], result_path="$.reminders")
+            disarm.add_catch(decision_kind, errors=[sfn.Errors.ALL], result_path="$.reminders")
             parked = arm.next(wait_for_decision).next(disarm)
+            park_again: sfn.IChainable = arm
         else:
-            parked = wait_for_decision
+            parked = park_again = wait_for_decision
+        resume.next(outcome)
+        revise.next(park_again)  # the loop: the revised version parks as the first one did
         # A request the run could not read waits as needs facts (held on the table, the operator alerted): the
         # execution ends there, not as a failure, and nothing is retried.
         read = (
@@ -411,7 +461,7 @@ class ApprovalWorkflow(Construct):
                     comment="the request waits as needs facts for a person (request list); nothing was planned",
                 ),
             )
-            .otherwise(sfn.Chain.start(parked).next(resume).next(outcome))
+            .otherwise(sfn.Chain.start(parked).next(decision_kind))
         )
         definition = run_agent.next(read)
 

@@ -11,7 +11,16 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from ..constants import INBOUND_PREFIX, REQUEST_PREFIX, TABLE_PARTITION_KEY, TABLE_SORT_KEY, TABLE_TTL_ATTRIBUTE
+from ..constants import (
+    INBOUND_PREFIX,
+    REQUEST_PREFIX,
+    TABLE_OPEN_RUNS_INDEX,
+    TABLE_OPEN_RUNS_PROJECTED,
+    TABLE_OPEN_UNTIL_ATTRIBUTE,
+    TABLE_PARTITION_KEY,
+    TABLE_SORT_KEY,
+    TABLE_TTL_ATTRIBUTE,
+)
 from ..nag import acknowledge
 from ..outputs import output
 from ..permissions import TableAccess
@@ -69,6 +78,15 @@ class StateStore(Construct):
             deletion_protection=True,
             removal_policy=KEEP,
         )
+        # The open runs (checkpoints by the epoch second their window closes), so a start, a status or a shop
+        # command reads the runs that may still be open, not every run ever stored. A local index can only be
+        # created with the table: there is no deployment yet (docs/dynamodb-design.md).
+        self.table.add_local_secondary_index(
+            index_name=TABLE_OPEN_RUNS_INDEX,
+            sort_key=dynamodb.Attribute(name=TABLE_OPEN_UNTIL_ATTRIBUTE, type=dynamodb.AttributeType.NUMBER),
+            projection_type=dynamodb.ProjectionType.INCLUDE,
+            non_key_attributes=list(TABLE_OPEN_RUNS_PROJECTED),
+        )
         output(self, "TableName", self.table.table_name, "the state table (retained)")
         output(
             self,
@@ -91,6 +109,16 @@ class StateStore(Construct):
                     conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": list(patterns)}},
                 )
             )
+
+    def grant_open_runs(self, grantee: iam.IGrantable, patterns: tuple[str, ...]) -> None:
+        """``dynamodb:Query`` on the open-runs index, of the partitions ``patterns`` only."""
+        grantee.grant_principal.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["dynamodb:Query"],
+                resources=[f"{self.table.table_arn}/index/{TABLE_OPEN_RUNS_INDEX}"],
+                conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": list(patterns)}},
+            )
+        )
 
     def _grant_prefix(self, grantee: iam.IGrantable, actions: list[str], prefix: str, reason: str) -> None:
         """Object ``actions`` on keys under ``prefix`` of the session bucket, acknowledged for cdk-nag."""

@@ -21,6 +21,7 @@ import pytest
 
 from infra.constants import (
     STATE_ARM_REMINDERS,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
@@ -117,9 +118,11 @@ def test_reminders_and_escalation_run_through_the_synthesized_workflow(aws: Loca
     assert deployment.wait_for_status(execution_arn) == "SUCCEEDED"
     assert deployment.states(execution_arn) == [
         STATE_RUN_AGENT,
+        STATE_READ_OUTCOME,
         STATE_ARM_REMINDERS,
         STATE_WAIT_FOR_DECISION,
         STATE_DISARM_REMINDERS,
+        STATE_DECISION_KIND,
         STATE_RESUME,
         STATE_OUTCOME,
         STATE_SEND_MESSAGES,

@@ -19,6 +19,7 @@ from infra.constants import (
     STATE_ALREADY_PENDING,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_MESSAGES_NOT_SENT,
     STATE_NO_SHOP,
@@ -58,7 +59,8 @@ from tests.support.runtimes import runtime_of
 
 # Reminders are on by default (halfway of the 10-minute window): armed before parking, disarmed after.
 PARKED = [STATE_RUN_AGENT, STATE_READ_OUTCOME, STATE_ARM_REMINDERS, STATE_WAIT_FOR_DECISION]
-DECIDED = [*PARKED, STATE_DISARM_REMINDERS, STATE_RESUME, STATE_OUTCOME]
+# DecisionOrRevision: a decision goes on to the resume, a revision ask back to the agent (test_revise_workflow.py).
+DECIDED = [*PARKED, STATE_DISARM_REMINDERS, STATE_DECISION_KIND, STATE_RESUME, STATE_OUTCOME]
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,9 @@ import aws_cdk
 import pytest
 
 from infra.constructs.approval_workflow import RESUME_CRASH_ERRORS, VENDED_LOGS_PREFIX
-from infra.permissions import TABLE_ACCESS
+from infra.permissions import OPEN_RUNS_ACCESS, TABLE_ACCESS
 from infra.settings import DEFAULTS, MAX_EXECUTION_SECONDS, Settings
+from production_orchestrator.adapters.aws.table_schema import OPEN_RUNS_INDEX
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.errors import ConfigurationError
 from tests.support.cdk_template import (
@@ -47,7 +48,9 @@ AUDIT_MAC = {"kms:GenerateMac"}  # every function that appends an audit event MA
 EXPECTED_ACTIONS = {
     "run_agent": BASE
     | AUDIT_MAC
-    | {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "s3:GetObject", "s3:PutObject"}
+    # BatchGetItem: PlanRevisedVersion reads the revised version's checkpoint (a read; no new write)
+    | {"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}
+    | {"s3:GetObject", "s3:PutObject"}
     | {"bedrock:InvokeModelWithResponseStream"}
     | {"sns:Publish", "kms:GenerateDataKey", "kms:Decrypt"},  # the operator's alert (tests/infra/test_deploy_day.py)
     "request_approval": BASE
@@ -116,15 +119,24 @@ def test_each_role_holds_exactly_the_actions_its_handler_calls(template: dict[st
 @pytest.mark.parametrize("module", sorted(TABLE_ACCESS))
 def test_table_actions_are_scoped_to_the_partitions_the_handler_touches(template: dict[str, Any], module: str) -> None:
     scoped: dict[str, set[str]] = {}
+    indexed: set[str] = set()
     for statement in role_statements(template, module):
         actions = [a for a in _as_list(statement["Action"]) if a.startswith("dynamodb:")]
         if not actions:
             continue
-        assert statement["Resource"]["Fn::GetAtt"][1] == "Arn", "the table itself, no index, no stream"
         patterns = statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+        resource = statement["Resource"]
+        if "Fn::Join" in resource:  # the open-runs index (<table arn>/index/<name>): Query only, no stream
+            (table_arn, suffix) = resource["Fn::Join"][1]
+            assert table_arn["Fn::GetAtt"][1] == "Arn" and suffix == f"/index/{OPEN_RUNS_INDEX}"
+            assert actions == ["dynamodb:Query"]
+            indexed.update(_as_list(patterns))
+            continue
+        assert resource["Fn::GetAtt"][1] == "Arn", "the table itself, no other index, no stream"
         for action in actions:
             scoped.setdefault(action, set()).update(_as_list(patterns))
     assert scoped == {action: set(patterns) for action, patterns in TABLE_ACCESS[module].items()}
+    assert indexed == set(OPEN_RUNS_ACCESS.get(module, ()))
 
 
 def test_the_pending_age_reporter_only_reads(template: dict[str, Any]) -> None:

@@ -12,8 +12,8 @@ import pytest
 from infra.constants import (
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
-    STATE_RESUME,
     STATE_RUN_AGENT,
     STATE_WAIT_FOR_DECISION,
 )
@@ -82,7 +82,7 @@ def test_reminders_are_armed_before_the_workflow_parks_and_disarmed_after_the_de
     arm, disarm = states[STATE_ARM_REMINDERS], states[STATE_DISARM_REMINDERS]
     read = states[states[STATE_RUN_AGENT]["Next"]]  # RequestRead: the parked branch is its default
     assert read["Default"] == STATE_ARM_REMINDERS and arm["Next"] == STATE_WAIT_FOR_DECISION
-    assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS and disarm["Next"] == STATE_RESUME
+    assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS and disarm["Next"] == STATE_DECISION_KIND
     assert arm["Resource"] == disarm["Resource"] == remind
     assert arm["Parameters"] == {
         "action": "arm",
@@ -95,7 +95,8 @@ def test_reminders_are_armed_before_the_workflow_parks_and_disarmed_after_the_de
     assert arm["Catch"] == [
         {"ErrorEquals": ["States.ALL"], "ResultPath": "$.reminders", "Next": STATE_WAIT_FOR_DECISION}
     ]
-    assert disarm["Catch"] == [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.reminders", "Next": STATE_RESUME}]
+    kind = STATE_DECISION_KIND  # then the resume, or a revision's PlanRevisedVersion (test_revise_loop.py)
+    assert disarm["Catch"] == [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.reminders", "Next": kind}]
     assert arm["ResultPath"] == disarm["ResultPath"] == "$.reminders"
     # The parked task is unchanged: the window's timeout still expires, never approves.
     assert states[STATE_WAIT_FOR_DECISION]["Catch"][0]["Next"] == STATE_DECISION_EXPIRED

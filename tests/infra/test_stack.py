@@ -15,6 +15,7 @@ from infra.constants import (
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
+    STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
     STATE_PLAN_APPLIED,
@@ -22,6 +23,7 @@ from infra.constants import (
     STATE_READ_OUTCOME,
     STATE_RESUME,
     STATE_RESUME_REFUSED,
+    STATE_REVISE,
     STATE_RUN_AGENT,
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
@@ -31,7 +33,14 @@ from production_orchestrator.adapters.aws import table_schema
 from production_orchestrator.adapters.aws.sns_notifier import APPROVER_ATTRIBUTE
 from production_orchestrator.domain import errors
 from production_orchestrator.domain.errors import ConfigurationError, ResumeRefusedError
-from tests.support.cdk_template import placeholder, resources_of_type, state_machine_definition, synthesize
+from tests.support.cdk_template import (
+    function_ids,
+    placeholder,
+    resources_of_type,
+    role_statements,
+    state_machine_definition,
+    synthesize,
+)
 
 CONTEXT = {
     "approvalWindow": "2h",
@@ -114,7 +123,8 @@ def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     assert states[STATE_READ_OUTCOME]["Default"] == STATE_ARM_REMINDERS
     assert states[STATE_ARM_REMINDERS]["Next"] == STATE_WAIT_FOR_DECISION
     assert states[STATE_WAIT_FOR_DECISION]["Next"] == STATE_DISARM_REMINDERS
-    assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_RESUME
+    assert states[STATE_DISARM_REMINDERS]["Next"] == STATE_DECISION_KIND  # a revision loops (test_revise_loop.py)
+    assert states[STATE_DECISION_KIND]["Default"] == STATE_RESUME
     assert states[STATE_RESUME]["Next"] == STATE_OUTCOME
     choice = states[STATE_OUTCOME]
     assert choice["Type"] == "Choice"
@@ -181,6 +191,7 @@ def test_every_lambda_task_retries_lambda_service_errors(definition: dict[str, A
         STATE_WAIT_FOR_DECISION,
         STATE_DISARM_REMINDERS,
         STATE_RESUME,
+        STATE_REVISE,
         STATE_DECISION_EXPIRED,
         STATE_SEND_MESSAGES,
     }
@@ -241,6 +252,44 @@ def test_table_has_the_adapter_key_schema_encryption_pitr_and_ttl(template: Temp
             "TimeToLiveSpecification": {"AttributeName": table_schema.TTL_ATTRIBUTE, "Enabled": True},
         },
     )
+
+
+def test_table_has_the_open_runs_local_index(template_json: dict[str, Any]) -> None:
+    """Checkpoints by the second their window closes (issue 30): created with the table, as a local index must."""
+    ((table,),) = [list(resources_of_type(template_json, "AWS::DynamoDB::Table").values())]
+    props = table["Properties"]
+    assert props["LocalSecondaryIndexes"] == [
+        {
+            "IndexName": table_schema.OPEN_RUNS_INDEX,
+            "KeySchema": [
+                {"AttributeName": table_schema.PARTITION_KEY, "KeyType": "HASH"},
+                {"AttributeName": table_schema.OPEN_UNTIL_ATTRIBUTE, "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(table_schema.OPEN_RUNS_PROJECTED)},
+        }
+    ]
+    assert {"AttributeName": table_schema.OPEN_UNTIL_ATTRIBUTE, "AttributeType": "N"} in props["AttributeDefinitions"]
+
+
+def test_only_the_open_run_readers_query_the_open_runs_index_of_checkpoints_only(
+    template_json: dict[str, Any],
+) -> None:
+    """The index is its own resource (<table arn>/index/<name>): granted to the roles whose code reads the open
+    runs (a start, the pending-age gauge), on the CHECKPOINT partition; no role Queries the table's CHECKPOINT."""
+    granted: dict[str, list[Any]] = {}
+    for module in function_ids(template_json):
+        for statement in role_statements(template_json, module):
+            resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            if any("/index/" in json.dumps(r) for r in resources):
+                granted[module] = [statement["Action"], statement["Condition"], resources]
+            elif "dynamodb:Query" in json.dumps(statement["Action"]):
+                leading = statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+                assert table_schema.CHECKPOINT_PK not in leading, module
+    assert set(granted) == {"run_agent", "report_pending_age"}
+    for action, condition, resources in granted.values():
+        assert action == "dynamodb:Query"
+        assert condition == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": [table_schema.CHECKPOINT_PK]}}
+        assert f"/index/{table_schema.OPEN_RUNS_INDEX}" in json.dumps(resources)
 
 
 def test_topics_are_encrypted(template: Template) -> None:

@@ -31,6 +31,10 @@ from moto.server import ThreadedMotoServer
 
 from production_orchestrator.adapters.aws.table_schema import (
     BILLING_MODE,
+    OPEN_RUNS_INDEX,
+    OPEN_RUNS_PROJECTED,
+    OPEN_UNTIL_ATTRIBUTE,
+    OPEN_UNTIL_TYPE,
     PARTITION_KEY,
     PARTITION_KEY_TYPE,
     SORT_KEY,
@@ -178,6 +182,17 @@ class AwsWorld:
             AttributeDefinitions=[
                 {"AttributeName": PARTITION_KEY, "AttributeType": PARTITION_KEY_TYPE},
                 {"AttributeName": SORT_KEY, "AttributeType": SORT_KEY_TYPE},
+                {"AttributeName": OPEN_UNTIL_ATTRIBUTE, "AttributeType": OPEN_UNTIL_TYPE},
+            ],
+            LocalSecondaryIndexes=[
+                {
+                    "IndexName": OPEN_RUNS_INDEX,
+                    "KeySchema": [
+                        {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
+                        {"AttributeName": OPEN_UNTIL_ATTRIBUTE, "KeyType": "RANGE"},
+                    ],
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(OPEN_RUNS_PROJECTED)},
+                }
             ],
             BillingMode=BILLING_MODE,
         )

@@ -450,7 +450,7 @@ class Deployment:
         for name, state in definition["States"].items():
             if state["Type"] == "Task":
                 arn = state.get("Parameters", {}).get("FunctionName", state["Resource"])
-                self.state_of_function[arn.split(":function:")[-1]] = name
+                self.state_of_function.setdefault(arn.split(":function:")[-1], name)  # a function two states call: the first
 
     # -- resources -------------------------------------------------------------------------------------
 
@@ -462,6 +462,7 @@ class Deployment:
             TableName=self.table_name,
             KeySchema=props["KeySchema"],
             AttributeDefinitions=props["AttributeDefinitions"],
+            LocalSecondaryIndexes=props["LocalSecondaryIndexes"],
             BillingMode=props["BillingMode"],
         )
         ttl = props["TimeToLiveSpecification"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..domain.approval.authority import superseded_refusal, was_revised
 from ..domain.errors import OrchestratorError, RefusalCode
 from ..domain.messages.outbox import describe_outbox
 from ..services.deciding.decide import Decide, DecideResult, decide
@@ -183,6 +184,8 @@ class DecisionEndpoint:
             return PageResponse(404, page.render_neutral(), "closed")
         if self.reviser is None or not view.is_open(now) or reviewed_hash != view.checkpoint.proposal_hash:
             problem = "this plan cannot be changed from here (it is closed, or it is not the plan shown)"
+            if was_revised(view.approval):  # a second "Change the plan" (a double click, another approver)
+                problem = superseded_refusal(view.approval).message
             return PageResponse(409, self._page(view, now, problem), "closed")
         guidance = {name: str(form.get(name, "")).strip() for name in GUIDANCE_FIELDS}
         try:

@@ -340,13 +340,14 @@ def render_state(
 
 
 def render_revised(*, proposal_hash: str, version: int) -> str:
-    """A revised version was planned; the version before it is closed."""
+    """A revised version was planned (or, without ``proposal_hash``, is being planned by the workflow: AWS)."""
+    made = f'Version {version}: <span class="fp">{escape(fingerprint(proposal_hash))}</span>.' if proposal_hash else ""
+    local = "Open your link again: it now shows the new version, and every approver decides on it afresh."
+    aws = f"Each approver gets a new link by e-mail when version {version} is ready, and decides on it afresh."
     return page(
-        f"Version {version} of the plan was made",
-        f'<p>The agent planned again with your guidance. Version {version}: <span class="fp">'
-        f"{escape(fingerprint(proposal_hash))}</span>.</p>"
-        '<p class="note ok"><b>What happens next:</b> the earlier version can no longer be approved. Open your '
-        "link again: it now shows the new version, and every approver decides on it afresh.</p>",
+        f"Version {version} of the plan {'was' if proposal_hash else 'is being'} made",
+        f'<p>The agent plans the request again with your guidance. {made}</p><p class="note ok"><b>What happens '
+        f"next:</b> the earlier version can no longer be approved. {local if proposal_hash else aws}</p>",
     )
 
 

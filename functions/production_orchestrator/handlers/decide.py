@@ -5,6 +5,8 @@
     POST ?a=&s= form -> authorize, MAC a receipt (KMS), record the vote (conditional write); once decided
                         SendTaskSuccess({checkpoint_id, approval_id}) -> what happens next; unknown,
                         expired, used or undeliverable: neutral page
+    POST decision=revise + guidance -> the same identity rules; the ask recorded on the approval (it closes,
+                        superseded) -> SendTaskSuccess({..., revise: true}): the workflow plans the next version
 
 The pages and their routing live in approval_web/ (endpoint.py, pages.py), shared with `serve`.
 
@@ -42,11 +44,15 @@ _METHODS = "GET, HEAD, POST"
 def root() -> DecisionEndpoint:
     """Build once per cold start. Without ``PO_RECEIPT_KEY_ID`` decisions carry no receipt (logged)."""
     from ..approval_web.endpoint import DecisionEndpoint
+    from ..approval_web.revision_form import WorkflowRevise
+    from ..services.deciding.authorize import identities
 
     rt = runtime("callback")
     if rt.receipt_key is None:
         logger.warning("no receipt key configured: decisions are recorded without receipts")
-    return DecisionEndpoint(rt=rt, allowed_approvers=core().settings.approvers or None)
+    allowed = core().settings.approvers or None
+    # "Change the plan" records the ask and wakes the workflow, which plans the next version (no agent here).
+    return DecisionEndpoint(rt=rt, allowed_approvers=allowed, reviser=WorkflowRevise(rt, identities(allowed)))
 
 
 def _response(page: PageResponse | None, *, head: bool = False, status: int = 0, body: str = "") -> dict[str, Any]:

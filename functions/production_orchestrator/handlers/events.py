@@ -17,6 +17,7 @@ from ..domain.approval.approvals import ApprovalId
 from ..domain.errors import ValidationError
 from ..domain.intake.inbound_mail import ReceivedMail
 from ..domain.intake.submissions import MAX_REQUEST_CHARS, MAX_REQUESTER_CHARS
+from ..domain.limits import MAX_NOTE_CHARS
 from ..domain.records import CheckpointId, ProposalHash, SessionId
 from ..domain.shop.model import parse_day
 
@@ -67,6 +68,13 @@ class _Checkpointed(_Event):
     checkpoint_id: CheckpointId
 
 
+class RevisePointer(_Event):
+    """The approval a revision was asked on (the workflow's ``$.decision``): the guidance is read from it."""
+
+    checkpoint_id: CheckpointId
+    approval_id: ApprovalId
+
+
 class RunAgentEvent(_Event):
     """The execution input of ``RunAgentUntilApproval``, and the execution's own name.
 
@@ -86,13 +94,16 @@ class RunAgentEvent(_Event):
     requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
     # Set by the state machine from the context object, so an execution input cannot choose it.
     execution_name: str = Field(default="", max_length=80)
+    # PlanRevisedVersion: plan the next version of the run whose approval a revision was asked on.
+    revise: RevisePointer | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _flatten(cls, data: Any) -> Any:
         # The execution name comes from the state machine's context object, never from the input inside.
+        # Nor does a revision: only the state machine's PlanRevisedVersion state passes ``revise``, beside the input.
         if isinstance(data, dict) and isinstance(data.get("input"), dict):
-            inner = {k: v for k, v in data["input"].items() if k != "execution_name"}
+            inner = {k: v for k, v in data["input"].items() if k not in ("execution_name", "revise")}
             return {**inner, **{k: v for k, v in data.items() if k != "input"}}
         return data
 
@@ -113,6 +124,8 @@ class RunAgentOutput(BaseModel):
     proposal_hash: str
     expires_at: str
     requested_by: str = ""
+    # A revised version: the approval of the version it supersedes (linked to its successor's by request_approval).
+    supersedes_approval_id: str = ""
 
 
 class NeedsFactsOutput(BaseModel):
@@ -190,6 +203,7 @@ class RequestApprovalEvent(_Checkpointed):
     task_token: str = Field(min_length=1, max_length=4096, repr=False)
     proposal_hash: ProposalHash
     requested_by: str = Field(default="", max_length=MAX_REQUESTER_CHARS)
+    supersedes_approval_id: ApprovalId | Literal[""] = ""
 
     @model_validator(mode="before")
     @classmethod
@@ -280,6 +294,13 @@ class LinkQuery(_Event):
 class DecisionForm(LinkQuery):
     """The confirmation page's POST (``a``/``s`` normally come in the query string instead)."""
 
-    decision: Literal["approve", "reject", "repropose"]
+    decision: Literal["approve", "reject", "repropose", "revise"]
     reviewed_hash: str = Field(max_length=64)
     reason: str = Field(default="", max_length=2000)
+    # "Change the plan" (decision=revise): read into the guidance where it is used (approval_web/revision_form.py).
+    keep: str = Field(default="", max_length=1000)
+    overtime: str = Field(default="", max_length=1000)
+    quantity: str = Field(default="", max_length=12)
+    due: str = Field(default="", max_length=10)
+    product: str = Field(default="", max_length=64)
+    note: str = Field(default="", max_length=MAX_NOTE_CHARS * 4)

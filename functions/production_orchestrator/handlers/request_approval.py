@@ -41,6 +41,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         task_token=request.task_token,
         policy=settings.policy(request.requested_by),
         link_base_url=str(settings.link_base_url),
+        supersedes=request.supersedes_approval_id,
     )
     result = request_approval(rt, command)
     logger.append_keys(approval_id=result.approval_id)

@@ -18,6 +18,7 @@ from .root import agent_root
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
+    from ..domain.records import Checkpoint
     from ..services.runs.plan_request import PlanRequest
     from .events import RunAgentEvent
     from .root import AgentRoot
@@ -46,11 +47,13 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     from ..domain.errors import NeedsFactsError
     from ..services.runs.start import StartRun, start_run
     from ..services.runs.submit import RequesterOf, requester_of
-    from .events import NeedsFactsOutput, RunAgentEvent, RunAgentOutput, parse_event
+    from .events import NeedsFactsOutput, RunAgentEvent, parse_event
 
     request = parse_event(RunAgentEvent, event)
     root = agent_root("operator")
     settings = root.core.settings.require("approvers")
+    if request.revise is not None:
+        return _revised(request, root)
     # Before anything runs or is written: who asked, from the submission record of this very execution.
     requested_by, submission = requester_of(
         root.runtime,
@@ -75,6 +78,12 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         extra={"proposal_hash": cp.proposal_hash, "expires_at": cp.expires_at, "provider": root.binding.describe()},
     )
     count(METRIC_PROPOSAL_CREATED)
+    return _output(cp, requested_by)
+
+
+def _output(cp: Checkpoint, requested_by: str, supersedes: str = "") -> dict[str, Any]:
+    from .events import RunAgentOutput
+
     return RunAgentOutput(
         session_id=cp.session_id,
         checkpoint_id=cp.checkpoint_id,
@@ -82,4 +91,24 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         proposal_hash=cp.proposal_hash,
         expires_at=cp.expires_at,
         requested_by=requested_by,
+        supersedes_approval_id=supersedes,
     ).model_dump()
+
+
+def _revised(request: RunAgentEvent, root: AgentRoot) -> dict[str, Any]:
+    """PlanRevisedVersion: the next version of the plan a revision was asked on, its window counted from now; the
+    requester stays the one the first version's approval recorded."""
+    from ..services.runs.revise import PlanRevision, plan_revision
+
+    pointer = request.revise
+    assert pointer is not None
+    command = PlanRevision(pointer.checkpoint_id, pointer.approval_id, root.binding, root.core.settings.approval_window)
+    result, answered = plan_revision(root.runtime, command)
+    cp = result.checkpoint
+    logger.append_keys(checkpoint_id=cp.checkpoint_id, session_id=cp.session_id, revises=answered.approval_id)
+    logger.info(
+        "revised version planned",
+        extra={"proposal_hash": cp.proposal_hash, "version": result.proposal.version, "expires_at": cp.expires_at},
+    )
+    count(METRIC_PROPOSAL_CREATED)
+    return _output(cp, answered.requester, answered.approval_id)

@@ -153,6 +153,26 @@ class DynamoTable:
                 return items, count
             params["ExclusiveStartKey"] = last
 
+    def query_from(self, index: str, pk: str, attribute: str, lowest: int) -> list[Item]:
+        """Items of partition ``pk`` in local secondary index ``index`` whose number ``attribute`` is at least
+        ``lowest`` (every page), read consistently."""
+        params: dict[str, Any] = {
+            "TableName": self.name,
+            "IndexName": index,
+            "KeyConditionExpression": "#pk = :pk AND #at >= :lowest",
+            "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#at": attribute},
+            "ExpressionAttributeValues": {":pk": s(pk), ":lowest": n(lowest)},
+            "ConsistentRead": True,
+        }
+        items: list[Item] = []
+        while True:
+            page = self._call("Query", lambda: self.client.query(**params))
+            items.extend(dict(i) for i in page.get("Items", []))
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return items
+            params["ExclusiveStartKey"] = last
+
     def put(self, item: Item, *, condition: str | None = None, values: Item | None = None) -> None:
         """Write ``item``; with ``condition``, a failed condition raises :class:`ConditionFailed`."""
         self._check_size(item)

@@ -36,7 +36,7 @@ from .dynamodb_approvals import ApprovalChanges, approval_writes, supersede_writ
 from .dynamodb_outbox import DynamoOutbox, outbox_item
 from .dynamodb_runs import DynamoRunItems, request_key_puts
 from .read_cache import Immutable, ReadAhead
-from .shop_items import Row, StateContent, decision_item
+from .shop_items import Row, StateContent, checkpoint_item, decision_item, open_checkpoint_raws
 from .table_schema import (
     APPLICATION_PK,
     APPLICATION_SK_PREFIX,
@@ -191,7 +191,7 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
     ) -> None:
         """Create the checkpoint (never overwrite) with its audit event, given, its approval (closing the
         approval it supersedes, conditioned on the record read) and its request key, in one transaction."""
-        item = {**key(*checkpoint_key(checkpoint_id)), "raw": s(raw), "recorded_ns": n(now_ns())}
+        item = checkpoint_item(checkpoint_id, raw, now_ns())
         for _ in range(_OPTIMISTIC_ATTEMPTS):
             writes = [self._table.put_op(item, condition=_ABSENT)]
             if approval is not None:
@@ -378,11 +378,11 @@ class DynamoShopStore(DynamoOutbox, DynamoRunItems, ApprovalChanges):
         """The snapshot stored under ``digest`` (callers re-hash it)."""
         return self._content.get_snapshot(digest)
 
-    # The runs' list reads. One Query of the checkpoints (or the audit trail), filtered here: the table holds no
-    # index of open runs yet, so the open ones are all of them (a superset the services judge run by run).
+    # The runs' list reads: the open ones from the open-runs index (the runs whose window has not passed, a
+    # superset the services judge run by run), the others one Query of the checkpoints (or the audit trail).
     def open_checkpoints(self, now: datetime) -> list[str]:
-        """Every checkpoint, oldest first (a superset of the open runs')."""
-        return self.list_checkpoints()
+        """The checkpoints whose window has not passed at ``now``, oldest first (a superset of the open runs')."""
+        return open_checkpoint_raws(self._table, now)
 
     def recent_checkpoints(self, limit: int | None, since: str | None) -> tuple[list[str], int]:
         """The latest ``limit`` checkpoints created on or after ``since``, oldest first, and how many are stored."""

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
+
 from ...domain.canonical import canonical_bytes
 from ...domain.errors import IntegrityError
-from ...domain.records import DecisionRecord
+from ...domain.records import DecisionRecord, parse_utc
 from ...domain.shop.model import ShopState
 from .dynamo_blobs import get_blob, put_blob
 from .dynamo_table import DynamoTable, Item, key, n, s
 from .read_cache import Immutable
-from .table_schema import decision_key, state_key
+from .table_schema import (
+    CHECKPOINT_PK,
+    OPEN_RUNS_INDEX,
+    OPEN_UNTIL_ATTRIBUTE,
+    checkpoint_key,
+    decision_key,
+    state_key,
+)
 
 # A state whose JSON is larger than this is stored in chunks (dynamo_blobs.py), far below 400 KB an item.
 INLINE_STATE_CHARS = 300_000
@@ -32,6 +42,31 @@ def state_row(item: Item | None) -> Row | None:
     if item is None:
         return None
     return int(item["revision"]["N"]), item["digest"]["S"], ShopState.model_validate_json(item["state"]["S"])
+
+
+# The open-runs index value of a checkpoint whose window cannot be read: it stays listed (its readers refuse it).
+_NEVER_CLOSES = 2**62
+
+
+def checkpoint_item(checkpoint_id: str, raw: str, recorded_ns: int) -> Item:
+    """The ``CHECKPOINT / CHECKPOINT#<id>`` item: its JSON, when it was written (the lists' order) and the epoch
+    second its window closes (``open_until``, the open-runs index's sort key)."""
+    try:
+        until = int(parse_utc(str(json.loads(raw)["expires_at"])).timestamp())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        until = _NEVER_CLOSES
+    return {
+        **key(*checkpoint_key(checkpoint_id)),
+        "raw": s(raw),
+        "recorded_ns": n(recorded_ns),
+        OPEN_UNTIL_ATTRIBUTE: n(until),
+    }
+
+
+def open_checkpoint_raws(table: DynamoTable, now: datetime) -> list[str]:
+    """The JSON of the checkpoints whose window has not passed at ``now`` (the open-runs index), oldest first."""
+    items = table.query_from(OPEN_RUNS_INDEX, CHECKPOINT_PK, OPEN_UNTIL_ATTRIBUTE, int(now.timestamp()))
+    return [str(i["raw"]["S"]) for i in sorted(items, key=lambda i: int(i["recorded_ns"]["N"]))]
 
 
 def decision_item(record: DecisionRecord) -> Item:

@@ -12,6 +12,12 @@ SORT_KEY = "sk"
 SORT_KEY_TYPE = "S"
 TTL_ATTRIBUTE = "ttl"  # number, epoch seconds; only approval items carry it
 BILLING_MODE = "PAY_PER_REQUEST"
+# The open-runs index: a Local Secondary Index (pk, open_until) that only checkpoint items carry the attribute of
+# (a sparse index), so ``open_checkpoints(now)`` reads the runs whose window has not passed, not every run stored.
+OPEN_RUNS_INDEX = "open-runs"
+OPEN_UNTIL_ATTRIBUTE = "open_until"  # number, epoch seconds: the checkpoint's expires_at
+OPEN_UNTIL_TYPE = "N"
+OPEN_RUNS_PROJECTED = ("raw", "recorded_ns")  # what the open-runs reader needs besides the keys
 
 # One item type per partition key, because IAM sees only the partition key (``dynamodb:LeadingKeys``): a role
 # is granted the partitions of the item types it owns and nothing else (infra/permissions.py). A list (the

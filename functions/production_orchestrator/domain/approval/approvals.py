@@ -37,6 +37,7 @@ from ..records import CheckpointId, Decision, ProposalHash, SecretHash, Timestam
 from .policy import MAX_APPROVERS, ApprovalPolicy, identity
 from .receipts import Receipt
 from .reminders import ReminderMark
+from .revision_ask import RevisionAsk
 
 APPROVAL_ID_PATTERN = re.compile(r"^appr-[0-9a-f]{32}\Z")
 # secrets.token_urlsafe(32) yields 43 url-safe characters; accept a bounded range, nothing else.
@@ -141,6 +142,7 @@ class ApprovalRecord(_Frozen):
     # Reminders held or sent (``<point>|<approver>``) and when the backup approvers joined (once).
     reminders: tuple[ReminderMark, ...] = ()
     escalated_at: str = ""
+    revision_asked: RevisionAsk | None = Field(default=None, exclude_if=lambda v: v is None)  # AWS: revision_ask.py
 
     @model_validator(mode="before")
     @classmethod
@@ -184,13 +186,8 @@ class ApprovalRecord(_Frozen):
 
     def approving_votes(self) -> int:
         """How many distinct approvers approved exactly this plan."""
-        return len(
-            {
-                identity(v.decision.approver)
-                for v in self.votes
-                if v.decision.approved and v.decision.reviewed_hash == self.proposal_hash
-            }
-        )
+        approving = (v.decision for v in self.votes if v.decision.approved)
+        return len({identity(d.approver) for d in approving if d.reviewed_hash == self.proposal_hash})
 
     def is_open(self, now: datetime) -> bool:
         """Pending and inside its window."""
@@ -201,8 +198,8 @@ class ApprovalRecord(_Frozen):
         return "expired" if self.status == "pending" and now >= parse_utc(self.expires_at) else self.status
 
     def needs_wake(self) -> bool:
-        """Decided or rejected, and the workflow not yet told."""
-        return self.status in CLOSED_STATUSES and not self.woken_at
+        """Decided, rejected or revised by a revision ask (revision_ask.py), and the workflow not yet told."""
+        return (self.status in CLOSED_STATUSES or self.revision_asked is not None) and not self.woken_at
 
     # -- transitions (pure; the stores write them conditioned on the record read) -----------------------
 
@@ -252,10 +249,10 @@ class ApprovalRecord(_Frozen):
 
     def woken(self, now: datetime, *, confirmed: bool = True) -> ApprovalRecord:
         """The record once the workflow was told (``confirmed``), or as a wake-up is about to be tried."""
-        if self.status not in CLOSED_STATUSES:
-            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}: nothing to wake")
         if self.woken_at:
             return self
+        if not self.needs_wake():
+            raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}: nothing to wake")
         if confirmed:
             return self.model_copy(update={"woken_at": utc_iso(now)})
         return self.model_copy(update={"wake_tries": self.wake_tries + 1})

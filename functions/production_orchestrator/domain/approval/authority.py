@@ -106,7 +106,16 @@ def was_revised(approval: ApprovalRecord) -> bool:
 
 
 def superseded_refusal(approval: ApprovalRecord) -> Refusal:
-    """The refusal of anything asked of a version a revision replaced: it names the version that did."""
+    """The refusal of anything asked of a version a revision replaced: it names the version that did (in AWS,
+    until the workflow has planned it, the version being planned and who asked for it)."""
+    if not approval.superseded_by:
+        asked = approval.revision_asked
+        return _refuse(
+            RefusalCode.SUPERSEDED,
+            f"version {approval.version} of this plan (approval {approval.approval_id}) was revised"
+            f"{f' by {asked.given_by}' if asked else ''}: version {approval.successor_version} is being planned "
+            f"and its approvers get new links; decide on version {approval.successor_version}",
+        )
     return _refuse(
         RefusalCode.SUPERSEDED,
         f"version {approval.version} of this plan (approval {approval.approval_id}) was revised: version "

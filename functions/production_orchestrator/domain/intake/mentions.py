@@ -13,6 +13,7 @@ from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
 _MEASURE_WORD = re.compile(rf"(?:{MEASURE_UNITS})")
+_OF = {"of", "de", "d", "van", "von"}
 
 
 def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
@@ -27,6 +28,8 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
             continue  # "60 ml", "40 cm": a size, not how many of something
         while tokens and _UNIT_WORD.fullmatch(tokens[0]):
             tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
+            if tokens and tokens[0] in _OF:
+                tokens = tokens[1:]  # "40 pairs of shorts": what is counted follows the "of"
         for size in range(len(tokens), 0, -1):
             said = words(" ".join(tokens[:size])) - common
             fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}

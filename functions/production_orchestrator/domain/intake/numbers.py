@@ -23,7 +23,7 @@ NUMBER_CORE = (
 NUMBER = NUMBER_CORE + r"(?![\w-]|[.,]\d)"
 UNITS = (
     r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
-    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea|off(?!\s+(?:the|your|our|a|an|list|price)\b)"
+    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea|pairs|pair|paar|paires|pares|off(?!\s+(?:the|your|our|a|an|list|price)\b)"
 )
 _UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{UNITS})(?!\w)")
 ANY_DATE = re.compile(DATE_EXPRESSION)

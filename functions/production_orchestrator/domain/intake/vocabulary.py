@@ -213,10 +213,34 @@ def most_specific(matches: Sequence[Catalogued], said: set[str] | None = None) -
     return list(matches)
 
 
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", joined_sizes(fold(text)))
+
+
+def _said_together(tokens: list[str], name: str) -> bool:
+    """True when every word of ``name`` is said within a run of ``text``'s words at most one longer than the
+    name: "black canvas aprons" says "canvas apron", "aprons in black canvas" and "covers for our terrace" do
+    not say "canvas apron" or "terrace cushion cover" (a word further off tells what it is for, or of another
+    thing)."""
+    wanted = words(name)
+    if not wanted:
+        return False
+    width = len(_tokens(name)) + 1
+    for start, token in enumerate(tokens):
+        if token in _STOP or not any(alike(stem(token), w) for w in wanted):
+            continue
+        window = {stem(t) for t in tokens[start : start + width] if t not in _STOP}
+        if covers(window, wanted):
+            return True
+    return False
+
+
 def named_in(text: str, products: Sequence[Catalogued]) -> list[Catalogued]:
-    """The products one of whose names (description or alias) ``text`` says in full, most specific first."""
-    said = words(text)
-    return most_specific([p for p in products if any(covers(said, w) for w in _named_words(p))], said)
+    """The products one of whose names (description or alias) ``text`` says in full, its words together, most
+    specific first."""
+    tokens = _tokens(text)
+    found = [p for p in products if any(_said_together(tokens, name) for name in names_of(p))]
+    return most_specific(found, words(text))
 
 
 def match_products(phrase: str, products: Sequence[Catalogued]) -> list[Catalogued]:

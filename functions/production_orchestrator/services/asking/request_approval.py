@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from ...domain.approval.approvals import ApprovalRecord, ApproverLink, hash_link_secret
 from ...domain.approval.links import LinkMint
 from ...domain.approval.policy import ApprovalPolicy, checked_policy
+from ...domain.approval.revising import revision_linked
 from ...domain.errors import IntegrityError, ValidationError
 from ...domain.limits import DEFAULT_APPROVER
 from ...domain.messages.approval_mail import is_mail_address
@@ -145,6 +146,21 @@ class RequestApproval:
     task_token: str = field(repr=False)
     policy: ApprovalPolicy
     link_base_url: str
+    supersedes: str = ""  # a revised version (AWS): the approval of the version it replaces
+
+
+def _linked(rt: Runtime, supersedes: str, record: ApprovalRecord, proposal: ProposalContent) -> None:
+    """The replaced version's approval names this one (its revision ask is answered); a retry is a no-op."""
+    revision = proposal.revision
+    if revision is None:
+        raise IntegrityError(f"approval {record.approval_id} supersedes {supersedes}, but its plan is no revision")
+
+    def link(before: ApprovalRecord) -> ApprovalRecord:
+        if before.proposal_hash != revision.supersedes:
+            raise IntegrityError(f"approval {supersedes} is not about the plan version {revision.version} revises")
+        return revision_linked(before, record.approval_id, record.proposal_hash)
+
+    rt.store.change_approval(supersedes, link, lambda _: None)
 
 
 def request_approval(rt: Runtime, cmd: RequestApproval) -> ApprovalRequested:
@@ -165,6 +181,8 @@ def request_approval(rt: Runtime, cmd: RequestApproval) -> ApprovalRequested:
     else:
         plan = LinkPlan.fresh(cmd.policy, task_token, delivered=False)
         record, fresh = plan.record(checkpoint, proposal, now), plan.secrets
+        # A revised version gets new links (and the new task token): its approvers decide on it afresh.
+        record = record.model_copy(update={"supersedes": cmd.supersedes}) if cmd.supersedes else record
         approvals.create_approval(record)  # stored before anything is sent: a link always points at a record
         store.append_audit(
             audit_event(
@@ -176,8 +194,11 @@ def request_approval(rt: Runtime, cmd: RequestApproval) -> ApprovalRequested:
                 approval_id=record.approval_id,
                 approvers=list(record.policy.approvers),
                 required=record.required,
+                **({"supersedes": record.supersedes} if record.supersedes else {}),
             )
         )
+    if record.supersedes and record.supersedes == cmd.supersedes:
+        _linked(rt, record.supersedes, record, proposal)
     if record.status == "pending" and record.task_token != task_token:
         record = approvals.record_delivery(record.approval_id, task_token)  # a retried wait state: a new token
     sent = 0

@@ -72,6 +72,10 @@ def link_view(rt: Runtime, link: Link, now: datetime) -> LinkView | None:
     """:func:`open_link` at ``now`` (a decision reads the link and authorizes at one moment)."""
     store = rt.store
     approval = current_approval(rt.approvals, link.approval_id)
+    if approval is not None and approval.approver_for(link.secret) is None and approval.approval_id != link.approval_id:
+        # A version revised through the workflow (AWS) gave its successor new links: the old link shows the version
+        # it was sent for, closed and naming the one that replaced it.
+        approval = rt.approvals.get_approval(link.approval_id)
     if approval is None:
         return None
     approver = approval.approver_for(link.secret)

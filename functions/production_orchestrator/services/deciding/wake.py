@@ -1,6 +1,6 @@
 """Wake: tell the parked workflow that an approval was decided, once, recoverably.
 
-    decided|rejected, not woken -> count the try -> SendTaskSuccess(pointer, no SDK retry)
+    decided|rejected|revision asked, not woken -> count the try -> SendTaskSuccess(pointer, no SDK retry)
         ok                               -> woken_at recorded
         throttled, network, lost answer  -> stays unwoken: the next POST of a link holder, or the reconciler
                                             (``reconcile``), sends it again
@@ -29,10 +29,10 @@ WakeOutcome = Literal["woken", "already", "retry_later", "expired", "not_decided
 def wake(rt: Runtime, approval: ApprovalRecord) -> WakeOutcome:
     """Wake the workflow for a decided approval unless it was woken already (idempotent)."""
     approvals, callback, now = rt.approvals, need(rt.callback, "workflow callback"), rt.clock()
-    if approval.status not in ("decided", "rejected"):
-        return "not_decided"
     if approval.woken_at:
         return "already"
+    if not approval.needs_wake():
+        return "not_decided"
     try:
         tried = approvals.record_wake(approval.approval_id, now=now, confirmed=False)
     except DecisionAlreadyClaimedError:
@@ -40,14 +40,23 @@ def wake(rt: Runtime, approval: ApprovalRecord) -> WakeOutcome:
     if tried.woken_at:
         return "already"
     try:
-        callback.send_success(
-            approval.task_token, {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id}
-        )
+        callback.send_success(approval.task_token, pointer(approval))
     except BackendError:
         return "retry_later"  # the decision stands; trying again is safe (a closed token is judged below)
     except TaskTokenClosedError:
         return _closed_token(approvals, approval.approval_id, now)
     return _confirm(approvals, approval.approval_id, now)
+
+
+def pointer(approval: ApprovalRecord) -> dict[str, object]:
+    """What the workflow is told: ids only, and ``revise``, true for a revision ask (the workflow plans the next
+    version; the guidance is read back from the approval record, never from the output). ``revise`` is always
+    there: a Choice on an absent path fails the execution (and moto's And does not short-circuit IsPresent)."""
+    return {
+        "checkpoint_id": approval.checkpoint_id,
+        "approval_id": approval.approval_id,
+        "revise": approval.revision_asked is not None,
+    }
 
 
 def _closed_token(approvals: ApprovalStore, approval_id: str, now: datetime) -> WakeOutcome:

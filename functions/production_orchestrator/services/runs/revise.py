@@ -12,6 +12,13 @@
 
 Two revisions at once both run the agent, but only one transaction can close version N's approval: the other
 writes no checkpoint and no approval, and is refused naming the version that won (SUPERSEDED).
+
+In AWS the decision function only records the ask (services/deciding/ask_revision.py: version N's approval closes
+with the guidance on it) and wakes the workflow; its PlanRevisedVersion state runs ``plan_revision``:
+
+    the approval holding the ask (not yet answered) -> the agent plans again with its guidance -> version N+1's
+    checkpoint and ``plan_revised`` event -> the workflow parks again: request_approval gives version N+1 a new
+    task token and new links, and links version N's approval to it; reminders are armed again
 """
 
 from __future__ import annotations
@@ -20,8 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.authority import authorize_revision
 from ...domain.approval.policy import identity
+from ...domain.approval.revising import revision_of
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
 from ...domain.planning.guidance import Guidance, Revision, check_guidance
 from ...domain.records import ProviderBinding, parse_utc
@@ -83,3 +92,39 @@ def revise(rt: Runtime, cmd: Revise) -> StartResult:
         if raced is not None:
             raise raced.error() from None
         raise ResumeRefusedError(RefusalCode.ALREADY_DECIDED, f"the plan was closed meanwhile ({exc})") from None
+
+
+@dataclass(frozen=True)
+class PlanRevision:
+    """Plan the version a revision was asked for on ``approval_id`` (of ``checkpoint_id``), with the agent on
+    ``binding``, for an approval window of ``window`` counted from now."""
+
+    checkpoint_id: str
+    approval_id: str
+    binding: ProviderBinding
+    window: timedelta
+
+
+def plan_revision(rt: Runtime, cmd: PlanRevision) -> tuple[StartResult, ApprovalRecord]:
+    """The next version, planned with the guidance the approval holds; returns it and the approval it answers.
+
+    Refused (``ResumeRefusedError``) before any model call when the approval is not this checkpoint's, holds no
+    revision ask, or its ask was answered already (a replayed or duplicated wake-up plans nothing twice).
+    """
+    old = need(rt.approvals, "approval store").get_approval(cmd.approval_id)
+    if old is None or old.checkpoint_id != cmd.checkpoint_id or old.revision_asked is None:
+        raise ResumeRefusedError(
+            RefusalCode.CHECKPOINT_INVALID,
+            f"no revision was asked on approval {cmd.approval_id} of {cmd.checkpoint_id}",
+        )
+    if old.superseded_by:
+        raise ResumeRefusedError(
+            RefusalCode.ALREADY_DECIDED,
+            f"version {old.successor_version} was planned already (approval {old.superseded_by})",
+        )
+    revision = revision_of(old)
+    checkpoint, proposal = review(rt.store, old.checkpoint_id)
+    if checkpoint.proposal_hash != old.proposal_hash:
+        raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"approval {old.approval_id} is about another plan")
+    request = PlanRequest.again(checkpoint, proposal).revised(revision)
+    return start_run(rt, StartRun(request, cmd.binding, cmd.window, replacing=True, seed=False)), old

@@ -45,7 +45,7 @@ def test_an_approval_records_a_receipted_vote_and_wakes_the_workflow_once(world:
     assert vote.receipt is not None and vote.receipt.approval_id == made.approval_id
     assert check_receipt(vote.receipt, world.mac_key, checkpoint=started.checkpoint, decision=vote.decision) is None
     assert world.callback.calls == [
-        (TOKEN, {"checkpoint_id": started.checkpoint.checkpoint_id, "approval_id": made.approval_id})
+        (TOKEN, {"checkpoint_id": started.checkpoint.checkpoint_id, "approval_id": made.approval_id, "revise": False})
     ]
     event = world.store.audit_events()[-1]
     assert event.event_type == "approval_vote" and event.detail["approver"] == BEN

@@ -42,7 +42,7 @@ def test_a_decided_approval_is_woken_once(world: MemoryWorld) -> None:
     approval = _decided(world)
     assert wake(world.ports(callback=world.callback), approval) == "woken"
     assert world.callback.calls == [
-        (TOKEN, {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id})
+        (TOKEN, {"checkpoint_id": approval.checkpoint_id, "approval_id": approval.approval_id, "revise": False})
     ]
     woken = world.approval(approval.approval_id)
     assert woken.woken_at and not woken.needs_wake()
