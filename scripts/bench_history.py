@@ -4,7 +4,10 @@
 
 Two data dirs on the same shop (docs/examples/print-shop.json): one with no runs, one with ``--history`` stored
 runs (each a sealed checkpoint, its approval record and its request key, of a request of its own; every other one
-decided), built through the store's own writes from one real run. Then ``--pairs`` customer e-mails, each a new
+decided, its resume ended), built through the store's own writes from one real run. A history is the past: each
+run was made on a day of the year before the bench (8 to 365 days ago) and its 7-day window has closed, as a year
+of e-mails would leave them; the runs still open at any moment are those of the last week, which a start does
+read (they hold capacity) and which the bench does not scale. Then ``--pairs`` customer e-mails, each a new
 request, are started on both (empty, then history, then history first on the next pair: the order alternates),
 timing each ``start_run`` in CPU seconds of this process (the deterministic model: no network). Reported: the
 median of each, and the median of the per-pair ratios history / empty (goal: at most 1.1). The duplicate check
@@ -41,7 +44,14 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 from production_orchestrator.agent.providers import build_binding  # noqa: E402
 from production_orchestrator.bootstrap import local  # noqa: E402
 from production_orchestrator.domain.intake.request_key import RunRequest  # noqa: E402
-from production_orchestrator.domain.records import Checkpoint, Decision, DecisionRecord, audit_event  # noqa: E402
+from production_orchestrator.domain.records import (  # noqa: E402
+    Checkpoint,
+    Completion,
+    Decision,
+    DecisionRecord,
+    audit_event,
+    utc_iso,
+)
 from production_orchestrator.domain.shop.file_format import read_shop  # noqa: E402
 from production_orchestrator.services.asking.request_approval import operator_plan  # noqa: E402
 from production_orchestrator.services.runs.plan_request import PlanRequest  # noqa: E402
@@ -78,6 +88,12 @@ def _start(rt: Runtime, text: str) -> float:
     return time.process_time() - began
 
 
+def _past(i: int) -> dict[str, str]:
+    """The i-th history run's times: made 8 to 365 days ago, its 7-day window closed a day or more ago."""
+    made = datetime.now(UTC) - timedelta(days=8 + i % 358, minutes=i % 600)
+    return {"created_at": utc_iso(made), "expires_at": utc_iso(made + timedelta(days=7))}
+
+
 def _history(rt: Runtime, runs: int) -> dict[str, int]:
     """``runs`` stored runs, copied from one real run through the store's own writes: each its sealed
     checkpoint, approval and request key (a request of its own); every other one decided (a rejection)."""
@@ -87,9 +103,10 @@ def _history(rt: Runtime, runs: int) -> dict[str, int]:
     approval = rt.approvals.approvals_for(first.checkpoint.checkpoint_id)[0]
     template = Checkpoint.model_validate_json(first.checkpoint.model_dump_json())
     for i in range(runs):
-        checkpoint = template.model_copy(update={"checkpoint_id": f"ckpt-{secrets.token_hex(16)}"}).sealed()
+        past = _past(i)
+        checkpoint = template.model_copy(update={"checkpoint_id": f"ckpt-{secrets.token_hex(16)}", **past}).sealed()
         record = approval.model_copy(
-            update={"approval_id": f"appr-{secrets.token_hex(16)}", "checkpoint_id": checkpoint.checkpoint_id}
+            update={"approval_id": f"appr-{secrets.token_hex(16)}", "checkpoint_id": checkpoint.checkpoint_id, **past}
         )
         key = RunRequest(
             checkpoint_id=checkpoint.checkpoint_id,
@@ -115,8 +132,16 @@ def _history(rt: Runtime, runs: int) -> dict[str, int]:
                     decision=decision,
                     resume_pid=1,
                     claimed_at=checkpoint.created_at,
+                    claim_token=f"bench-{i}",
                 ),
                 audit_event("decision_recorded", rt.clock(), checkpoint_id=checkpoint.checkpoint_id),
+            )
+            # The rejection's resume ended, as a past one has (a claim never completed stays open for good).
+            rt.store.complete_decision(
+                checkpoint.checkpoint_id,
+                f"bench-{i}",
+                Completion(outcome="rejected", revision=1, plan_applied_count=0, completed_at=checkpoint.created_at),
+                audit_event("plan_rejected", rt.clock(), checkpoint_id=checkpoint.checkpoint_id),
             )
     return {"runs": len(rt.store.list_checkpoints()), "approvals": len(rt.approvals.list_approvals())}
 
@@ -128,6 +153,7 @@ def _spread(values: list[float]) -> dict[str, float]:
 def bench(history: int, pairs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
         empty, full = _shop(Path(tmp) / "empty"), _shop(Path(tmp) / "history")
+        _history(empty, 0)  # the one open run the history is copied from, on both: only the past differs
         stored = _history(full, history)
         _start(empty, _email(0)), _start(full, _email(0))  # warm-up: imports, caches, the planner's first run
         took_empty, took_full, ratios = [], [], []
@@ -169,10 +195,13 @@ def _dynamo_history(rt: Runtime, table: Any, runs: int) -> int:
     )
     approval = rt.approvals.approvals_for(first.checkpoint.checkpoint_id)[0]
     items: list[dict[str, Any]] = []
-    for _ in range(runs):
-        checkpoint = first.checkpoint.model_copy(update={"checkpoint_id": f"ckpt-{secrets.token_hex(16)}"}).sealed()
+    for i in range(runs):
+        past = _past(i)
+        checkpoint = first.checkpoint.model_copy(
+            update={"checkpoint_id": f"ckpt-{secrets.token_hex(16)}", **past}
+        ).sealed()
         record = approval.model_copy(
-            update={"approval_id": f"appr-{secrets.token_hex(16)}", "checkpoint_id": checkpoint.checkpoint_id}
+            update={"approval_id": f"appr-{secrets.token_hex(16)}", "checkpoint_id": checkpoint.checkpoint_id, **past}
         )
         request = RunRequest(
             checkpoint_id=checkpoint.checkpoint_id,
@@ -227,6 +256,7 @@ def bench_dynamodb(history: int, pairs: int) -> dict[str, Any]:
         shop = read_shop(json.loads((EXAMPLES / "print-shop.json").read_text()))
         for rt in (empty, full):
             import_shop(rt, ImportShop(shop))
+        _dynamo_history(empty, empty.store._table, 0)  # type: ignore[attr-defined]  # the same one open run
         stored = _dynamo_history(full, full.store._table, history)  # type: ignore[attr-defined]
         calls, items = [], []
         for n in range(1, pairs + 1):
