@@ -450,7 +450,8 @@ class Deployment:
         for name, state in definition["States"].items():
             if state["Type"] == "Task":
                 arn = state.get("Parameters", {}).get("FunctionName", state["Resource"])
-                self.state_of_function.setdefault(arn.split(":function:")[-1], name)  # a function two states call: the first
+                # A function two states invoke (run_agent: the first version and a revised one) is named by the first.
+                self.state_of_function.setdefault(arn.split(":function:")[-1], name)
 
     # -- resources -------------------------------------------------------------------------------------
 
