@@ -18,6 +18,8 @@ ENV_QUORUM_ABOVE_QUANTITY: Final = "PO_QUORUM_ABOVE_QUANTITY"
 ENV_RECEIPT_KEY_ID: Final = "PO_RECEIPT_KEY_ID"
 ENV_AUDIT_KEY_ID: Final = "PO_AUDIT_KEY_ID"
 ENV_OPERATOR_FUNCTION: Final = "PO_OPERATOR_FUNCTION"  # the CLI's --operator-function: MACs its --table shop writes
+# The table's tag naming the stack's operator function, so `--table T` alone finds it (cli/operator_key.py).
+OPERATOR_FUNCTION_TAG: Final = "production-orchestrator:operator-function"
 ENV_SESSION_BUCKET: Final = "PO_SESSION_BUCKET"
 ENV_SESSION_PREFIX: Final = "PO_SESSION_PREFIX"
 ENV_TOPIC_ARN: Final = "PO_TOPIC_ARN"

@@ -7,12 +7,19 @@ key's ``GenerateMac`` belongs to the stack's functions only (the key policy with
 Its role: GenerateMac on the audit key and GetItem on the audit partition (the stored head), nothing else. Who
 may invoke it is whoever the account's identity policies allow ``lambda:InvokeFunction`` on
 ``OperatorFunctionName`` (the operators).
+
+The table carries a tag naming the function (``OPERATOR_FUNCTION_TAG``), so ``--table T`` alone finds it. The
+function's name is therefore set, ``<stack name>-operator-audit``: a tag holding a reference to a generated name
+would make the table depend on the function, which depends on the table (its environment, its role).
 """
 
 from __future__ import annotations
 
-from aws_cdk import Duration, Stack
+from aws_cdk import Duration, Stack, Tags
+from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
+
+from production_orchestrator.contracts import OPERATOR_FUNCTION_TAG
 
 from ..constants import SIGN_OPERATOR_AUDIT_HANDLER
 from ..outputs import output
@@ -21,6 +28,15 @@ from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
 OPERATOR_FUNCTION_OUTPUT = "OperatorFunctionName"
+# A Lambda function's name is at most 64 characters (the stack's name is at most 43: infra/settings.py).
+MAX_FUNCTION_NAME = 64
+
+
+def operator_function_name(stack_name: str) -> str:
+    """The operator function's name in the stack ``stack_name`` (one per shop, like every physical name)."""
+    name = f"{stack_name}-operator-audit"
+    assert len(name) <= MAX_FUNCTION_NAME, name
+    return name
 
 
 class OperatorAccess(Construct):
@@ -34,6 +50,11 @@ class OperatorAccess(Construct):
             "MACs the audit events of the operator's own shop writes",
             Duration.seconds(15),
         )
+        name = operator_function_name(Stack.of(self).stack_name)
+        cfn = self.function.node.default_child
+        assert isinstance(cfn, lambda_.CfnFunction)
+        cfn.function_name = name
+        Tags.of(store.table).add(OPERATOR_FUNCTION_TAG, name)
         store.grant_table(self.function, TABLE_ACCESS["sign_operator_audit"])
         functions.grant_key(functions.audit_key, self.function, AUDIT_KEY_ACTIONS["sign_operator_audit"])
         output(

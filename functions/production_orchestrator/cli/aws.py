@@ -13,19 +13,21 @@ table instead of the data dir.
 
 ``--table`` (and the keys) may stand before or after the command words; a command with no AWS meaning refuses
 it. The default AWS credential chain is used (and ``AWS_ENDPOINT_URL`` when set); the keys default to
-``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``. boto3 is imported only when a command runs on a table.
+``PO_AUDIT_KEY_ID`` / ``PO_RECEIPT_KEY_ID``. The shop writes find the stack's operator function by the table's
+tag, and refuse to break a keyed chain without it (cli/operator_key.py). boto3 is imported only when a command
+runs on a table.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..contracts import ENV_AUDIT_KEY_ID, ENV_OPERATOR_FUNCTION, ENV_RECEIPT_KEY_ID
+from ..contracts import ENV_AUDIT_KEY_ID, ENV_OPERATOR_FUNCTION, ENV_RECEIPT_KEY_ID, OPERATOR_FUNCTION_TAG
 from ..domain.errors import ValidationError
+from .operator_key import operator_function, write_signer
 
 if TYPE_CHECKING:
     from ..bootstrap import AwsPort
@@ -86,7 +88,15 @@ def _add_flags(group: Any, table_help: str, keys: tuple[str, ...], *, key_prefix
             default=argparse.SUPPRESS,
             metavar="NAME",
             help=f"{key_prefix}the stack's OperatorFunctionName output: it MACs the shop writes' audit events "
-            f"(default: ${ENV_OPERATOR_FUNCTION})",
+            f"(default: ${ENV_OPERATOR_FUNCTION}, else the one the table's {OPERATOR_FUNCTION_TAG} tag names)",
+        )
+        group.add_argument(
+            "--unkeyed",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help=f"{key_prefix}write without the operator function: the audit event carries no MAC (warned), "
+            "and a keyed `audit verify` reports the chain broken there; without it a write on a keyed chain "
+            "that finds no operator function is refused (NO_OPERATOR_FUNCTION)",
         )
     for key, flag, what, variable in (
         ("audit", "--audit-key", "the audit chain", ENV_AUDIT_KEY_ID),
@@ -135,14 +145,10 @@ def table_runtime(
 ) -> Runtime:
     """The runtime of a deployed table (bootstrap.aws): its stores, the keys named (none: unkeyed) and ``ports``,
     on the session ``args`` name (``--region``, ``--profile``, else ``$AWS_REGION``, the profile's region, the
-    credential chain). With ``--operator-function`` (``$PO_OPERATOR_FUNCTION``) the shop writes' audit events
-    are MACed by the stack's operator function, which holds the audit key; without it they go unkeyed."""
-    import boto3  # type: ignore[import-untyped]
-
+    credential chain). With ``--operator-function`` (``$PO_OPERATOR_FUNCTION``) audit events are MACed by the
+    stack's operator function, which holds the audit key; a shop write takes :func:`write_runtime` instead."""
     from ..bootstrap import AwsTarget, aws
 
-    region, profile = aws_region(args), aws_profile(args)
-    session = boto3.Session(profile_name=profile or None, region_name=region or None)
     target = AwsTarget(
         table_name=table,
         audit_key_id=audit_key_id or None,
@@ -150,7 +156,26 @@ def table_runtime(
         topic_arn=topic_arn or None,
         operator_function=operator_function(args) or None,
     )
-    return aws(target, ports=ports, session=session)
+    return aws(target, ports=ports, session=aws_session(args))
+
+
+def write_runtime(args: argparse.Namespace, table: str) -> Runtime:
+    """The runtime of an operator's shop write on ``table``: its audit events MACed by the operator function
+    cli/operator_key.py finds (or the write refused, or warned, before anything is written)."""
+    from ..adapters.aws.boto_config import BOTO_CONFIG
+    from ..bootstrap import AwsTarget, aws
+
+    session = aws_session(args)
+    signer = write_signer(args, table, session.client("dynamodb", config=BOTO_CONFIG))
+    return aws(AwsTarget(table_name=table, operator_function=signer or None), session=session)
+
+
+def aws_session(args: argparse.Namespace | None) -> Any:
+    """The boto3 session of ``--region`` / ``--profile`` (else ``$AWS_REGION``, the profile's, the chain)."""
+    import boto3  # type: ignore[import-untyped]
+
+    region, profile = aws_region(args), aws_profile(args)
+    return boto3.Session(profile_name=profile or None, region_name=region or None)
 
 
 def aws_region(args: argparse.Namespace | None) -> str:
@@ -164,28 +189,11 @@ def aws_profile(args: argparse.Namespace | None) -> str:
     return str(getattr(args, "profile", None) or "")
 
 
-def operator_function(args: argparse.Namespace | None) -> str:
-    """``--operator-function``, else ``$PO_OPERATOR_FUNCTION``, else "" (operator writes unkeyed)."""
-    return str(getattr(args, "operator_function", None) or os.environ.get(ENV_OPERATOR_FUNCTION, ""))
-
-
 def shop_runtime(args: argparse.Namespace, where: Path) -> Runtime:
-    """The runtime of the data dir ``where``, or with ``--table`` of the deployed table."""
+    """The runtime of the data dir ``where``, or with ``--table`` of the deployed table (a shop write's)."""
     from .root import local_runtime
 
     table = table_of(args)
     if table is None:
         return local_runtime(where, create=False)
-    warn_unkeyed(args)
-    return table_runtime(table, args=args)
-
-
-def warn_unkeyed(args: argparse.Namespace) -> None:
-    """An operator write on a table without the operator function: its audit event goes unkeyed, which a keyed
-    ``audit verify`` reports as the chain broken there; say so on stderr before writing (stdout stays clean)."""
-    if not operator_function(args):
-        print(
-            f"warning: no --operator-function (${ENV_OPERATOR_FUNCTION}): this write's audit event carries no MAC, "
-            "and a keyed `audit verify` will report the chain broken at it; pass the stack's OperatorFunctionName",
-            file=sys.stderr,
-        )
+    return write_runtime(args, table)

@@ -134,6 +134,24 @@ class ShopChangeRefusedError(ValidationError):
         self.human_message = message
 
 
+class AuditKeyCode(StrEnum):
+    """Stable reasons an operator's write on a deployed table (``--table``) is refused so that its audit chain stays
+    keyed; nothing is written (cli/operator_key.py)."""
+
+    NO_OPERATOR_FUNCTION = "NO_OPERATOR_FUNCTION"  # the chain is keyed, and no operator function is known
+    OPERATOR_FUNCTION_UNREACHABLE = "OPERATOR_FUNCTION_UNREACHABLE"  # the one known could not be invoked
+
+
+class UnkeyedWriteRefusedError(ValidationError):
+    """An operator's write on a table would go without its audit MAC; ``code`` is one of :class:`AuditKeyCode`.
+    Nothing written."""
+
+    def __init__(self, code: AuditKeyCode, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.human_message = message
+
+
 class ConfigFileError(ValidationError):
     """A configuration file (``production-orchestrator.toml``) is unreadable, holds a key it may not, or a value
     that key cannot take: the message names the file and the key. The command stops before it reads or writes."""

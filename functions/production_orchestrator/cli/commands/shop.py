@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
 from .. import inputs
-from ..aws import add_table_flag, shop_runtime, table_of, table_runtime, warn_unkeyed
+from ..aws import add_table_flag, shop_runtime, table_of, table_runtime, write_runtime
 from ..files import check_html_path, parse_shop_file, read_text, write_html, write_shop_file
 from ..output import EXIT_OK, PROG, say, terminal_safe
 from ..parser import GROUP_SHOP, actions, command, data_dir
@@ -46,8 +46,7 @@ def _import(args: argparse.Namespace) -> int:
     if table is not None:  # the table's shop: the same guard and --dry-run
         if args.dry_run:
             return dry_run_report(table_runtime(table, args=args), state)
-        warn_unkeyed(args)
-        rt = table_runtime(table, args=args)
+        rt = write_runtime(args, table)
         return report_import(import_shop(rt, ImportShop(state, replace=args.replace)), state)
     if args.dry_run:
         if not db_path(data_dir(args)).is_file():
