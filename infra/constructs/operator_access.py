@@ -28,6 +28,7 @@ from .agent_functions import AgentFunctions
 from .state_store import StateStore
 
 OPERATOR_FUNCTION_OUTPUT = "OperatorFunctionName"
+OPERATOR_FUNCTION_ARN_OUTPUT = "OperatorFunctionArn"
 # A Lambda function's name is at most 64 characters (the stack's name is at most 43: infra/settings.py).
 MAX_FUNCTION_NAME = 64
 
@@ -61,5 +62,11 @@ class OperatorAccess(Construct):
             Stack.of(self),
             OPERATOR_FUNCTION_OUTPUT,
             self.function.function_name,
-            "the operator function: pass it as --operator-function to the CLI's --table shop writes",
+            "the operator function, which MACs the CLI's --table shop writes (the table's tag names it)",
+        )
+        output(
+            Stack.of(self),
+            OPERATOR_FUNCTION_ARN_OUTPUT,
+            self.function.function_arn,
+            "the resource of the operators' lambda:InvokeFunction permission (deploy guide, step 6)",
         )

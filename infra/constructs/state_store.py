@@ -90,6 +90,12 @@ class StateStore(Construct):
         output(self, "TableName", self.table.table_name, "the state table (retained)")
         output(
             self,
+            "TableArn",
+            self.table.table_arn,
+            "the resource of the operators' DescribeTable and ListTagsOfResource (deploy guide, step 6)",
+        )
+        output(
+            self,
             "SessionBucketName",
             self.session_bucket.bucket_name,
             "agent sessions (retained, versioned)",

@@ -272,7 +272,21 @@ class Runner:
         words = shlex.split(line)
         self._subprocess(line, [sys.executable, "-m", "production_orchestrator", *words[1:]])
 
-    def _subprocess(self, line: str, argv: list[str]) -> None:
+    def keyed_verify(self) -> tuple[list[str], str]:
+        """The MAC of every audit event on the table, and what a keyed ``audit verify`` prints (exit 0 asserted),
+        with the audit key the functions hold (the operators have only its VerifyMac)."""
+        assert self.deployment is not None
+        table = self.deployment.table_name
+        items = self.aws.client("dynamodb").scan(TableName=table, ConsistentRead=True)["Items"]
+        macs = [json.loads(i["raw"]["S"]).get("mac", "") for i in items if i["sk"]["S"].startswith("AUDIT#")]
+        config = self.aws.client("lambda").get_function_configuration(
+            FunctionName=self.deployment.function_name("sign_operator_audit")
+        )
+        key = config["Environment"]["Variables"]["PO_AUDIT_KEY_ID"]
+        line = f"production-orchestrator --table {table} audit verify --audit-key {key}"
+        return macs, self._subprocess(line, [sys.executable, "-m", "production_orchestrator", *shlex.split(line)[1:]])
+
+    def _subprocess(self, line: str, argv: list[str]) -> str:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("AWS_")},
             "AWS_ENDPOINT_URL": self.aws.endpoint,
@@ -292,6 +306,7 @@ class Runner:
             timeout=120,
         )
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
+        return done.stdout
 
     def _submit(self, args: list[str]) -> None:
         # The installed CLI's parser accepts the line as written (--stack reads SubmitUrl from CloudFormation,
@@ -334,6 +349,12 @@ def test_the_deploy_steps_run_as_written(aws: LocalAws, tmp_path: Path) -> None:
                 deployment.wait_for_status(runner.values["EXECUTION_ARN"])
             results[line] = runner.run(line)
             runner.ran.append(line)
+            if re.search(r"\bshop import\b", line):
+                # --table alone: the CLI found the operator function by the table's tag, so the import's audit
+                # event carries a MAC and a keyed verify of the fresh stack reports the chain intact.
+                macs, verified = runner.keyed_verify()
+                assert macs and all(macs), macs
+                assert "AUDIT_CHAIN=intact" in verified, verified
     deployment = runner.deployment
     assert deployment is not None
     status_lines = [line for line in results if line.startswith("aws stepfunctions describe-execution")]
@@ -422,3 +443,20 @@ def test_the_submit_permission_step_grants_both_actions_on_a_stack_output() -> N
     assert "SubmitFunctionArn" in template["Outputs"]
     for action in ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction"):
         assert allowed([statement], action, None), action
+
+
+def test_the_shop_import_step_grants_the_operators_what_the_cli_calls_on_stack_outputs() -> None:
+    """Step 6's two statements, parsed from the guide: invoking the operator function, and reading the table's
+    tags (DescribeTable for its ARN, ListTagsOfResource), each on the stack output naming its resource."""
+    from tests.support.iam_calls import allowed
+
+    step = next(s for s in guide_steps() if "import your shop" in s.title.lower())
+    statements = [json.loads(found) for found in re.findall(r"`(\{\"Effect\".*?\})`", step.text, re.S)]
+    outputs = synthesize({})["Outputs"]
+    for statement in statements:
+        assert statement["Resource"].strip("<>") in outputs, statement
+    by_resource = {s["Resource"]: [s] for s in statements}
+    assert allowed(by_resource["<OperatorFunctionArn>"], "lambda:InvokeFunction", None)
+    for action in ("dynamodb:DescribeTable", "dynamodb:ListTagsOfResource"):
+        assert allowed(by_resource["<TableArn>"], action, None), action
+    assert "--operator-function" not in " ".join(step.commands)  # --table alone finds it

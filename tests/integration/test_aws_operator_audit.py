@@ -17,6 +17,7 @@ import boto3
 import pytest
 
 from production_orchestrator.cli import main
+from production_orchestrator.contracts import OPERATOR_FUNCTION_TAG
 from production_orchestrator.domain.approval.audit_chain import _HEAD, _LINK, GENESIS
 from production_orchestrator.domain.canonical import canonical_bytes
 from production_orchestrator.handlers import sign_operator_audit
@@ -151,3 +152,115 @@ def test_the_table_commands_take_the_region_from_the_flag_then_aws_region(
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-west-2")
     rt = table_runtime(aws.table, args=argparse.Namespace())
     assert rt.store._table.client.meta.region_name == "us-west-2"  # type: ignore[attr-defined]
+
+
+# --- finding the operator function, and never breaking a keyed chain -------------------------------------------
+
+
+def _tag(aws: AwsWorld, function: str) -> None:
+    """The tag the stack sets on its table (infra/constructs/operator_access.py), naming ``function``."""
+    arn = aws.dynamodb.describe_table(TableName=aws.table)["Table"]["TableArn"]
+    aws.dynamodb.tag_resource(ResourceArn=arn, Tags=[{"Key": OPERATOR_FUNCTION_TAG, "Value": function}])
+
+
+def _items(aws: AwsWorld) -> list[dict[str, Any]]:
+    return sorted(
+        aws.dynamodb.scan(TableName=aws.table, ConsistentRead=True)["Items"], key=lambda i: (i["pk"]["S"], i["sk"]["S"])
+    )
+
+
+def _verify(aws: AwsWorld, audit_key: str) -> int:
+    return main(["--table", aws.table, "audit", "verify", "--audit-key", audit_key])
+
+
+SHOP = json.loads(SHOP_FILE.read_text())
+MATERIAL, ORDER = SHOP["materials"][0]["id"], SHOP["orders"][0]["id"]
+
+
+def test_with_the_table_alone_the_cli_finds_the_operator_function_by_the_tag(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tag(aws, FUNCTION)
+    calls = len(InProcessLambda.calls)
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 0
+    assert main(["--table", aws.table, "shop", "receive", MATERIAL, "100", "--ref", "PO-1"]) == 0
+    assert main(["order", "progress", ORDER, "--minutes", "30", "--table", aws.table]) == 0
+    assert main(["--table", aws.table, "order", "complete", ORDER]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert len(InProcessLambda.calls) > calls
+    events = [json.loads(i["raw"]["S"]) for i in _items(aws) if i["sk"]["S"].startswith("AUDIT#")]
+    assert len(events) == 4 and all(e["mac"] for e in events)
+    assert _verify(aws, audit_key) == 0
+    assert "AUDIT_CHAIN=intact" in capsys.readouterr().out
+
+
+def test_the_flag_then_the_variable_win_over_the_tag(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tag(aws, "ProductionOrchestrator-elsewhere-operator-audit")  # InProcessLambda answers FUNCTION only
+    assert main(["--table", aws.table, "--operator-function", FUNCTION, "shop", "import", str(SHOP_FILE)]) == 0
+    monkeypatch.setenv("PO_OPERATOR_FUNCTION", FUNCTION)
+    assert main(["--table", aws.table, "shop", "receive", MATERIAL, "5"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert _verify(aws, audit_key) == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("shop", "import", str(SHOP_FILE)),
+        ("shop", "receive", MATERIAL, "5"),
+        ("order", "complete", ORDER),
+        ("order", "cancel", ORDER, "--reason", "customer withdrew"),
+        ("order", "progress", ORDER, "--minutes", "30"),
+    ],
+    ids=lambda a: "-".join(a[:2]),
+)
+def test_a_write_on_a_keyed_chain_with_no_operator_function_known_is_refused_and_writes_nothing(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    assert main(["--table", aws.table, "--operator-function", FUNCTION, "shop", "import", str(SHOP_FILE)]) == 0
+    capsys.readouterr()
+    before = _items(aws)
+    assert main(["--table", aws.table, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: NO_OPERATOR_FUNCTION: ") and err.count("NO_OPERATOR_FUNCTION") == 1, err
+    # The message names the fix: the flag and the stack output it takes, the variable, and the way out.
+    fixes = ("--operator-function", "OperatorFunctionName", "PO_OPERATOR_FUNCTION", "--unkeyed", OPERATOR_FUNCTION_TAG)
+    assert [fix for fix in fixes if fix not in err] == []
+    assert _items(aws) == before
+    assert _verify(aws, audit_key) == 0
+
+
+def test_unkeyed_writes_on_a_keyed_chain_when_asked_warned_and_a_keyed_verify_finds_it(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--table", aws.table, "--operator-function", FUNCTION, "shop", "import", str(SHOP_FILE)]) == 0
+    capsys.readouterr()
+    assert main(["--table", aws.table, "shop", "receive", MATERIAL, "5", "--unkeyed"]) == 0
+    warning = capsys.readouterr().err.splitlines()[0]
+    assert warning.startswith("warning: --unkeyed") and "no MAC" in warning
+    assert main(["--table", aws.table, "--unkeyed", "order", "progress", ORDER, "--minutes", "30"]) == 0
+    assert _verify(aws, audit_key) == 5
+
+
+def test_unkeyed_with_an_operator_function_is_refused_and_writes_nothing(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--table", aws.table, "--operator-function", FUNCTION, "--unkeyed"]
+    assert main([*flags, "shop", "import", str(SHOP_FILE)]) == 2
+    assert "choose one" in capsys.readouterr().err
+    assert _items(aws) == []
+
+
+def test_a_known_operator_function_that_cannot_be_invoked_refuses_the_write_and_writes_nothing(
+    aws: AwsWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No such function on the server (a wrong name, or no lambda:InvokeFunction): the first MAC fails before the
+    write, on an empty chain too, since the stack has a function to key it with."""
+    _tag(aws, "ProductionOrchestrator-gone-operator-audit")
+    assert main(["--table", aws.table, "shop", "import", str(SHOP_FILE)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: OPERATOR_FUNCTION_UNREACHABLE: ") and "lambda:InvokeFunction" in err, err
+    assert "--unkeyed" in err and "Nothing was written" in err
+    assert _items(aws) == []

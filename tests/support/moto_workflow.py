@@ -439,6 +439,7 @@ class Deployment:
         (machine_id,) = resources_of_type(template, "AWS::StepFunctions::StateMachine")
         self._names[machine_id] = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:po-{tag}"
         self._create_functions(tag, role_arn)
+        self._tag_table()
         definition = state_machine_definition(template, self.resolve)
         self.definition = definition
         self.state_machine_arn = self.sfn.create_state_machine(
@@ -569,6 +570,23 @@ class Deployment:
                 self.endpoint.function_name = name
             if function.module == SUBMIT_MODULE:
                 self.submit_function = name
+
+    def _tag_table(self) -> None:
+        """The table's tags as the template sets them, a function's name the template sets (the operator function's,
+        which the table's tag names) replaced by the one this deployment gave it."""
+        (table,) = resources_of_type(self.template, "AWS::DynamoDB::Table").values()
+        named = {
+            str(fn["Properties"]["FunctionName"]): self._function_arns[logical_id].split(":function:")[1]
+            for logical_id, fn in resources_of_type(self.template, "AWS::Lambda::Function").items()
+            if isinstance(fn["Properties"].get("FunctionName"), str)
+        }
+        tags = []
+        for tag in table["Properties"].get("Tags", []):
+            value = str(render(tag["Value"], self.resolve))
+            tags.append({"Key": tag["Key"], "Value": named.get(value, value)})
+        if tags:
+            arn = self.dynamodb.describe_table(TableName=self.table_name)["Table"]["TableArn"]
+            self.dynamodb.tag_resource(ResourceArn=arn, Tags=tags)
 
     def function_name(self, module: str) -> str:
         """The moto function name of handler module ``module`` in this deployment."""
