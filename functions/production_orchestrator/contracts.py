@@ -15,6 +15,7 @@ ENV_TABLE_NAME: Final = "PO_TABLE_NAME"
 ENV_SEPARATION_OF_DUTIES: Final = "PO_SEPARATION_OF_DUTIES"
 ENV_QUORUM: Final = "PO_QUORUM"
 ENV_QUORUM_ABOVE_QUANTITY: Final = "PO_QUORUM_ABOVE_QUANTITY"
+ENV_MAX_VERSIONS: Final = "PO_MAX_VERSIONS"  # versions a plan may have (infra: the execution is sized for them)
 ENV_RECEIPT_KEY_ID: Final = "PO_RECEIPT_KEY_ID"
 ENV_AUDIT_KEY_ID: Final = "PO_AUDIT_KEY_ID"
 ENV_OPERATOR_FUNCTION: Final = "PO_OPERATOR_FUNCTION"  # the CLI's --operator-function: MACs its --table shop writes

@@ -28,7 +28,9 @@ def _post(url: str, form: dict[str, str]) -> tuple[int, str]:
 
 def test_change_the_plan_from_the_page_then_approve_version_2_once(started: Any) -> None:
     port = free_port()
-    data_dir, run = started("--approvers", APPROVERS, link_base=f"http://127.0.0.1:{port}/approve")
+    data_dir, run = started(
+        "--approvers", APPROVERS, "--max-versions", "2", link_base=f"http://127.0.0.1:{port}/approve"
+    )
     served = Served(data_dir, port)
     link, v1 = run["APPROVAL_URL_1"], run["PROPOSAL_HASH"]
     try:
@@ -48,6 +50,12 @@ def test_change_the_plan_from_the_page_then_approve_version_2_once(started: Any)
         v2 = next(a for a in shown["approvals"] if a["version"] == 2)
         assert v2["proposal_hash"] in page and "Version 1 (replaced by this one)" in page
         assert "STANDARD-100 is no longer moved" in page
+        # Version 2 is the last this run allows (--max-versions 2): no form offers another, a POST is refused.
+        assert 'value="revise"' not in page and "Version 2 is the last this plan may have" in page
+        before = (fingerprint(data_dir), approval_rows(data_dir))
+        status, last = _post(link, {"decision": "revise", "reviewed_hash": v2["proposal_hash"], "note": "again"})
+        assert status == 409 and "VERSION_LIMIT" in last, last
+        assert (fingerprint(data_dir), approval_rows(data_dir)) == before
         status, refused = _post(link, {"decision": "approve", "reviewed_hash": v1})
         assert status == 409 and "not recorded" in refused  # version 1's hash: the link now decides version 2
         status, done = _post(link, {"decision": "approve", "reviewed_hash": v2["proposal_hash"]})

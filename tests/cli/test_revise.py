@@ -86,3 +86,16 @@ def test_a_non_approver_may_not_revise(pending: Callable[..., Pending]) -> None:
     ok = run.cli("revise", "--checkpoint", run.checkpoint_id, "--overtime", f"EMB-01:{TODAY}:120",
                  "--approver", "Ana@Example.com")  # fmt: skip
     assert ok.returncode == 0 and ok["ON_TIME"] == "true", ok.stderr
+
+
+def test_the_last_version_is_refused_with_nothing_written(pending: Callable[..., Pending]) -> None:
+    run = pending("--max-versions", "2")
+    revised = run.cli("revise", "--checkpoint", run.checkpoint_id, "--keep", "STANDARD-100")
+    assert revised.returncode == 0, revised.stderr
+    before = fingerprint(run.data_dir)
+    again = run.cli("revise", "--checkpoint", revised["CHECKPOINT_ID"], "--note", "once more", "--json")
+    assert again.returncode == 3, again.stderr
+    assert json.loads(again.stdout)["refused"] == "VERSION_LIMIT"
+    assert fingerprint(run.data_dir) == before
+    for bad in ("0", "21", "two"):  # a bound outside 1-20 is a usage error before anything starts
+        assert run.cli("start", "--max-versions", bad).returncode == 2

@@ -14,6 +14,7 @@ from production_orchestrator.agent.providers import build_binding
 from production_orchestrator.domain.approval.approvals import ApprovalRecord
 from production_orchestrator.domain.approval.policy import build_policy
 from production_orchestrator.domain.approval.verification import ResumeRequest
+from production_orchestrator.domain.limits import DEFAULT_MAX_VERSIONS
 from production_orchestrator.domain.records import ProviderBinding
 from production_orchestrator.services.asking.request_approval import (
     ApprovalRequested,
@@ -143,7 +144,7 @@ class MemoryWorld:
             quorum=policy.get("quorum", 1),
             quorum_above=policy.get("quorum_above", policy.get("quorum_above_quantity")),
             restricted=policy.get("restricted", True),
-        )
+        ).limited_to(policy.get("max_versions", DEFAULT_MAX_VERSIONS))
 
     def resume(
         self, started: StartResult, approve: bool, *, reason: str = "", approver: str = "ana@example.com", **kw: Any

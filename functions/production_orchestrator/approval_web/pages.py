@@ -143,7 +143,9 @@ def _field(name: str, label: str, kind: str = "text", hint: str = "") -> str:
 
 def _revise_form(view: LinkView, hidden: str) -> str:
     """ "Change the plan": guidance for the agent to plan again with (a new version, decided afresh)."""
-    first = view.proposal.planning_day
+    first, version = view.proposal.planning_day, view.approval.version
+    if view.approval.policy.is_last_version(version):
+        return f'<p class="small">Version {version} is the last this plan may have: approve or reject it.</p>'
     return (
         '<details class="change"><summary>Change the plan</summary>'
         f'<form method="post" action="">{hidden}<input type="hidden" name="decision" value="revise">'

@@ -4,7 +4,8 @@ decision, propose again, and the local pages' composition.
 Local approver configuration is per run, fixed in its approval record at ``start``:
 ``--approvers a@x,b@y`` (default: one approver, ``shop-owner``, and the local operator may decide at the
 CLI), ``--requester`` (default: the OS user), ``--separation-of-duties`` (off by default locally),
-``--quorum N --quorum-above QTY``. A policy that can never be satisfied is refused before the agent runs.
+``--quorum N --quorum-above QTY``, ``--max-versions N``. A policy that can never be satisfied is refused before
+the agent runs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import ValidationError
-from ..domain.limits import DEFAULT_APPROVER
+from ..domain.limits import DEFAULT_APPROVER, DEFAULT_MAX_VERSIONS
 from . import inputs
 from .output import PROG, say
 from .root import DEFAULT_LINK_BASE, local_approvals, local_runtime, record_link_base, utc_now
@@ -65,6 +66,14 @@ def add_start_flags(parser: argparse.ArgumentParser) -> None:
         help="procurement quantity above which the plan needs the quorum (default: never)",
     )
     group.add_argument(
+        "--max-versions",
+        type=inputs.versions,
+        default=DEFAULT_MAX_VERSIONS,
+        metavar="N",
+        help="how many versions the plan may have, the first and its revisions (1: none; a revision of the last "
+        "is refused with VERSION_LIMIT)",
+    )
+    group.add_argument(
         "--print-links",
         action="store_true",
         help="print every approver's link, e-mail addresses too, instead of queueing their approval requests for "
@@ -97,7 +106,7 @@ def link_plan(args: argparse.Namespace, key: MacKey | None = None) -> LinkPlan:
         quorum=args.quorum,
         quorum_above=args.quorum_above,
         restricted=bool(configured),
-    )
+    ).limited_to(args.max_versions)
     return LinkPlan.fresh(
         policy, LOCAL_TASK_TOKEN, mint=LinkMint(key) if key is not None else None, mail=not args.print_links
     )

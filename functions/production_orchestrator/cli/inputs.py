@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..domain.durations import parse_duration
 from ..domain.errors import ValidationError
-from ..domain.limits import MAX_REASON_CHARS
+from ..domain.limits import MAX_REASON_CHARS, MAX_VERSIONS
 
 MAX_PORT = 65535
 
@@ -59,6 +59,14 @@ def at_least_one(text: str) -> int:
     value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def versions(text: str) -> int:
+    """How many versions a plan may have: 1 (no revisions) to :data:`~..domain.limits.MAX_VERSIONS`."""
+    value = at_least_one(text)
+    if value > MAX_VERSIONS:
+        raise argparse.ArgumentTypeError(f"{value} is more than {MAX_VERSIONS}")
     return value
 
 

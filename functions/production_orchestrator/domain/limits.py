@@ -22,3 +22,7 @@ SCENARIO_TITLES = {
 }
 # The longest note an approver may leave the agent with a revision.
 MAX_NOTE_CHARS = 1000
+# How many versions a request's plan may have (the first and its revisions): a revision of the last is refused
+# (VERSION_LIMIT). On AWS the execution's timeout is sized for this many windows (infra/settings.py, maxVersions).
+DEFAULT_MAX_VERSIONS = 5
+MAX_VERSIONS = 20

@@ -21,6 +21,7 @@ from ..domain.approval.policy import ApprovalPolicy, build_policy
 from ..domain.durations import parse_duration
 from ..domain.errors import ConfigurationError, ValidationError
 from ..domain.identity import Submitter, parse_submitter_map
+from ..domain.limits import DEFAULT_MAX_VERSIONS, MAX_VERSIONS
 
 # Field name -> environment variable. The CDK stack sets exactly these.
 ENV_VARS = {
@@ -28,6 +29,7 @@ ENV_VARS = {
     "separation_of_duties": contracts.ENV_SEPARATION_OF_DUTIES,
     "quorum": contracts.ENV_QUORUM,
     "quorum_above_quantity": contracts.ENV_QUORUM_ABOVE_QUANTITY,
+    "max_versions": contracts.ENV_MAX_VERSIONS,
     "receipt_key_id": contracts.ENV_RECEIPT_KEY_ID,
     "audit_key_id": contracts.ENV_AUDIT_KEY_ID,
     "session_bucket": contracts.ENV_SESSION_BUCKET,
@@ -88,6 +90,8 @@ class Settings(BaseModel):
     separation_of_duties: bool = True
     quorum: int = Field(default=2, ge=1, le=20)
     quorum_above_quantity: int | None = Field(default=None, ge=0)
+    # The state machine's timeout is sized for this many versions (infra/settings.py): the stack sets both.
+    max_versions: int = Field(default=DEFAULT_MAX_VERSIONS, ge=1, le=MAX_VERSIONS)
     receipt_key_id: str | None = Field(default=None, max_length=2048)
     audit_key_id: str | None = Field(default=None, max_length=2048)
     session_bucket: str | None = None
@@ -193,7 +197,7 @@ class Settings(BaseModel):
             separation_of_duties=self.separation_of_duties,
             quorum=self.quorum,
             quorum_above=self.quorum_above_quantity,
-        )
+        ).limited_to(self.max_versions)
 
     def require(self, *fields: str) -> Settings:
         """``self`` if every field in ``fields`` is set; else name the missing environment variables."""

@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from production_orchestrator.domain.approval.approvals import ApprovalRecord, ApproverLink, Vote, hash_link_secret
-from production_orchestrator.domain.approval.authority import Ask, CastVote, ResumeRecorded, authorize
+from production_orchestrator.domain.approval.authority import (
+    Ask,
+    CastVote,
+    ResumeRecorded,
+    authorize,
+    authorize_revision,
+)
 from production_orchestrator.domain.approval.policy import ApprovalPolicy, identity
 from production_orchestrator.domain.approval.verification import Refusal
 from production_orchestrator.domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode
@@ -165,3 +171,20 @@ def test_a_version_1_record_reads_with_its_policy() -> None:
     }  # fmt: skip
     read = ApprovalRecord.model_validate(old)
     assert read.status == "rejected" and read.policy.approvers == ("ana@x.com",) and read.requester == "ben@x.com"
+
+
+def test_the_last_version_a_policy_allows_is_not_revised() -> None:
+    for version, refused in ((1, False), (2, False), (3, True), (7, True)):
+        approval = record(max_versions=3).model_copy(update={"version": version})
+        refusal = authorize_revision(approval, "ana@x.com", NOW)
+        assert (refusal is not None and refusal.code is RefusalCode.VERSION_LIMIT) is refused, version
+    # The bound is checked after who asks: someone who may not vote learns nothing of it.
+    outsider = authorize_revision(record(max_versions=1), "eve@x.com", NOW)
+    assert outsider is not None and outsider.code is RefusalCode.UNAUTHORIZED_APPROVER
+    # A record written before the bound existed has none, and keeps its stored text (no new key in it).
+    unbounded = record().model_copy(update={"version": 9})
+    assert authorize_revision(unbounded, "ana@x.com", NOW) is None
+    assert (
+        "max_versions" not in unbounded.policy.model_dump()
+        and "max_versions" in record(max_versions=3).policy.model_dump()
+    )

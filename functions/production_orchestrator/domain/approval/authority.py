@@ -14,6 +14,7 @@ the clock. Nothing else decides: no path reaches a claim, a vote or an apply wit
     pending --reject (fresh or stale)---------> rejected    (changes nothing in the shop)
     pending --window closed, workflow timed out-> expired
     pending --propose again-------------------> superseded  (the successor opens under the same links)
+    pending --revise (not the last version)---> superseded  (version N+1 is planned; the last: VERSION_LIMIT)
     decided | rejected: the same decision resumes (retry, replay, takeover); any other is ALREADY_DECIDED
 
 Identities (approver names, e-mails, the requester, who voted) are compared in one form: :func:`identity`.
@@ -143,6 +144,14 @@ def authorize_revision(
     refusal = approval.policy.refusal_for(identity(actor), True, allowed)
     if refusal is not None:
         return _refuse(RefusalCode.UNAUTHORIZED_APPROVER, f"{refusal}: they may not revise it either")
+    if approval.policy.is_last_version(approval.version):
+        # On AWS the execution is sized for this many windows: a version past it would outlive its workflow.
+        return _refuse(
+            RefusalCode.VERSION_LIMIT,
+            f"version {approval.version} is the last version this plan may have (at most "
+            f"{approval.policy.max_versions}): approve or reject it; for another plan, reject it and start the "
+            "request again",
+        )
     return None
 
 

@@ -11,6 +11,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..errors import ValidationError
 from ..identity import normalize_identity
+from ..limits import DEFAULT_MAX_VERSIONS, MAX_VERSIONS
 
 if TYPE_CHECKING:
     pass
@@ -32,7 +33,8 @@ class ApprovalPolicy(BaseModel):
     ``quorum`` approvals (distinct, eligible) are needed when the plan procures more than ``quorum_above``
     units in total; otherwise one. ``restricted`` is False only for a local run started without an approver
     list: its operator may then decide at the CLI under any name (still never approving their own plan
-    under separation of duties).
+    under separation of duties). ``max_versions``: how many versions the request's plan may have (a revision of
+    the last is refused); None in records made before the bound existed.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when first used
@@ -43,6 +45,8 @@ class ApprovalPolicy(BaseModel):
     quorum: int = Field(default=1, ge=1, le=MAX_APPROVERS)
     quorum_above: int | None = Field(default=None, ge=0)
     restricted: bool = True
+    # Left out when unset, so a record written before the bound existed keeps its stored text (DynamoDB compares it).
+    max_versions: int | None = Field(default=None, ge=1, le=MAX_VERSIONS, exclude_if=lambda v: v is None)
 
     @field_validator("approvers", mode="before")
     @classmethod
@@ -92,6 +96,16 @@ class ApprovalPolicy(BaseModel):
                 )
         return found
 
+    def is_last_version(self, version: int) -> bool:
+        """True when version ``version`` of the plan is the last the request may have: it cannot be revised."""
+        return self.max_versions is not None and version >= self.max_versions
+
+    def limited_to(self, versions: int) -> ApprovalPolicy:
+        """This policy with its plan allowed ``versions`` versions (1 to :data:`MAX_VERSIONS`; else ValidationError)."""
+        if not 1 <= versions <= MAX_VERSIONS:
+            raise ValidationError(f"a plan may have 1 to {MAX_VERSIONS} versions, not {versions}")
+        return self.model_copy(update={"max_versions": versions})
+
     def required_for(self, procured: int) -> int:
         """How many distinct approvals a plan procuring ``procured`` units needs."""
         if self.quorum_above is None or procured <= self.quorum_above:
@@ -119,7 +133,8 @@ def build_policy(
     quorum_above: int | None,
     restricted: bool = True,
 ) -> ApprovalPolicy:
-    """The policy these settings describe, if it is well formed and can be satisfied; else ``ValidationError``."""
+    """The policy these settings describe, if it is well formed and can be satisfied; else ``ValidationError``.
+    Its plan may have :data:`DEFAULT_MAX_VERSIONS` versions (another bound: :meth:`ApprovalPolicy.limited_to`)."""
     try:
         policy = ApprovalPolicy(
             approvers=tuple(approvers),
@@ -128,6 +143,7 @@ def build_policy(
             quorum=quorum,
             quorum_above=quorum_above,
             restricted=restricted,
+            max_versions=DEFAULT_MAX_VERSIONS,
         )
     except PydanticValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'policy'}: {e['msg']}" for e in exc.errors())

@@ -23,7 +23,7 @@ from ...domain.approval.links import LinkMint
 from ...domain.approval.policy import ApprovalPolicy, checked_policy
 from ...domain.approval.revising import revision_linked
 from ...domain.errors import IntegrityError, ValidationError
-from ...domain.limits import DEFAULT_APPROVER
+from ...domain.limits import DEFAULT_APPROVER, DEFAULT_MAX_VERSIONS
 from ...domain.messages.approval_mail import is_mail_address
 from ...domain.planning.proposal import ProposalContent
 from ...domain.ports import ApprovalMessage
@@ -121,7 +121,10 @@ def message_for(
 def operator_plan(requester: str = "operator") -> LinkPlan:
     """The local default: one link, for ``shop-owner``, and the local operator may decide at the CLI."""
     return LinkPlan.fresh(
-        ApprovalPolicy(approvers=(DEFAULT_APPROVER,), requester=requester, restricted=False), LOCAL_TASK_TOKEN
+        ApprovalPolicy(
+            approvers=(DEFAULT_APPROVER,), requester=requester, restricted=False, max_versions=DEFAULT_MAX_VERSIONS
+        ),
+        LOCAL_TASK_TOKEN,
     )
 
 

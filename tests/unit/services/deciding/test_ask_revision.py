@@ -114,3 +114,16 @@ def test_no_revision_is_planned_for_an_approval_that_holds_no_ask(world: MemoryW
     with pytest.raises(ResumeRefusedError) as refused:
         plan_revision(world.runtime(), command)
     assert refused.value.code is RefusalCode.CHECKPOINT_INVALID and world.snapshot() == before
+
+
+def test_the_last_version_is_not_revised_through_the_workflow_either(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    made = world.request(started, (ANA, BEN), max_versions=1)
+    view = open_link(world.ports(), Link(made.approval_id, made.secrets[ANA]))
+    assert view is not None
+    before = world.snapshot()
+    with pytest.raises(ResumeRefusedError) as refused:
+        ask_revision(world.ports(), AskRevision(view, KEEP))
+    assert refused.value.code is RefusalCode.VERSION_LIMIT
+    assert world.snapshot() == before and world.callback.calls == []  # no ask recorded, the workflow not woken
+    assert world.approval(made.approval_id).status == "pending"

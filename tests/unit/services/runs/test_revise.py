@@ -12,6 +12,7 @@ from production_orchestrator.domain.errors import GuidanceRefusedError, RefusalC
 from production_orchestrator.domain.planning.guidance import Guidance, Overtime
 from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.scenarios import TODAY, TOMORROW
+from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
 from production_orchestrator.services.runs.revise import Revise, revise
 from production_orchestrator.services.runs.start import StartResult
 from tests.support.memory_world import MemoryWorld
@@ -172,3 +173,31 @@ def test_version_2_can_be_revised_into_version_3(world: MemoryWorld) -> None:
     assert v3.proposal.revision.supersedes == v2.checkpoint.proposal_hash
     stored = world.store.get_proposal(v3.checkpoint.proposal_hash)
     assert stored is not None and load_proposal(stored, v3.checkpoint.proposal_hash) == v3.proposal
+
+
+def _bounded(world: MemoryWorld, versions: int) -> StartResult:
+    """A local run whose plan may have ``versions`` versions (``start --max-versions``)."""
+    return world.start(approval=LinkPlan.fresh(MemoryWorld.policy((ANA,), max_versions=versions), LOCAL_TASK_TOKEN))
+
+
+def test_the_last_version_is_not_revised_and_nothing_is_written(world: MemoryWorld) -> None:
+    v2 = _revise(world, _bounded(world, 2))
+    assert v2.approval is not None and v2.approval.policy.max_versions == 2  # the successor keeps the bound
+    before = world.snapshot()
+    with pytest.raises(ResumeRefusedError) as refused:
+        _revise(world, v2, Guidance(note="once more"))
+    assert refused.value.code is RefusalCode.VERSION_LIMIT
+    assert "version 2 is the last version this plan may have" in refused.value.human_message
+    assert world.snapshot() == before and world.approval(v2.approval.approval_id).status == "pending"
+    assert world.resume(v2, approve=True, approver=ANA).outcome == "applied"  # the last version still decides
+
+
+def test_one_version_means_no_revision_and_only_who_may_vote_learns_of_the_bound(world: MemoryWorld) -> None:
+    started = _bounded(world, 1)
+    before = world.snapshot()
+    with pytest.raises(ResumeRefusedError) as outsider:
+        _revise(world, started, actor="mallory@example.com")
+    assert outsider.value.code is RefusalCode.UNAUTHORIZED_APPROVER
+    with pytest.raises(ResumeRefusedError) as refused:
+        _revise(world, started)
+    assert refused.value.code is RefusalCode.VERSION_LIMIT and world.snapshot() == before
