@@ -10,7 +10,11 @@ operatorEmail       (none)                        address subscribed to the alar
 provider            bedrock                       model provider (bedrock | deterministic)
 modelId             us.amazon.nova-pro-v1:0       model or inference-profile id; IAM is scoped to it
 modelRegion         us-east-1                     region of the Bedrock endpoint
-approvalWindow      24h                           how long a plan waits for a human (90s, 30m, 24h, 7d)
+approvalWindow      24h                           how long a plan waits for a human (90s, 30m, 24h, 7d);
+                                                  each version of a plan gets a window of its own
+maxVersions         5                             versions a request's plan may have, the first and its
+                                                  revisions (PO_MAX_VERSIONS, 1-20; 1: no revisions); a
+                                                  revision of the last is refused (VERSION_LIMIT)
 linkBaseUrl         (the decision Function URL)   base of approval links, e.g. a custom domain
 scenario            rush-order                    reference scenario the start function seeds
 sessionPrefix       sessions/                     S3 key prefix of agent sessions
@@ -53,8 +57,10 @@ bundling            on                            off: synthesize the template w
                                                   assets (the CLI refuses -c aws:cdk:bundling-stacks=[])
 ==================  ============================  =====================================================
 
-The approval window plus :data:`EXECUTION_GRACE_SECONDS` must fit in one year, the longest a Standard
-execution may run; a longer window is refused at synth.
+One execution carries every version of a request's plan, so its timeout is :func:`execution_seconds`:
+``maxVersions`` windows, a :data:`REVISION_GRACE_SECONDS` for each revision's agent run, and
+:data:`EXECUTION_GRACE_SECONDS`. It must fit in one year, the longest a Standard execution may run; a window
+and a version count that do not are refused at synth.
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ from production_orchestrator.domain.identity import (
     submitters_env,
     unaddressed_people,
 )
+from production_orchestrator.domain.limits import DEFAULT_MAX_VERSIONS, MAX_VERSIONS
 from production_orchestrator.domain.records import ProviderBinding, parse_utc, utc_iso
 from production_orchestrator.domain.scenarios import SCENARIOS
 
@@ -91,9 +98,20 @@ DEFAULT_BEDROCK_MODEL_ID = "us.amazon.nova-pro-v1:0"
 # retried once after the decision lease) and a margin, so a timed-out decision always reaches
 # DecisionExpired, and a late decision its outcome, before the execution itself times out.
 EXECUTION_GRACE_SECONDS = 2 * 3600
+# Each revision plans the next version before it parks: the agent run (retried once, throttles retried) and the
+# reminder states, with a margin (approval_workflow.py checks the run's worst case fits).
+REVISION_GRACE_SECONDS = 3600
 # A Standard execution runs at most one year.
 MAX_EXECUTION_SECONDS = 365 * 86400
-MAX_APPROVAL_WINDOW_SECONDS = MAX_EXECUTION_SECONDS - EXECUTION_GRACE_SECONDS
+MAX_APPROVAL_WINDOW_SECONDS = MAX_EXECUTION_SECONDS - EXECUTION_GRACE_SECONDS  # with maxVersions 1
+
+
+def execution_seconds(window_seconds: int, versions: int) -> int:
+    """The state machine's timeout: room for ``versions`` versions, each a full window after its revision (a
+    revision may be asked in the last second of the previous window), then the final resume."""
+    return versions * window_seconds + (versions - 1) * REVISION_GRACE_SECONDS + EXECUTION_GRACE_SECONDS
+
+
 DEFAULTS: dict[str, Any] = {
     "approverEmails": "",
     "operatorEmail": "",
@@ -101,6 +119,7 @@ DEFAULTS: dict[str, Any] = {
     "modelId": DEFAULT_BEDROCK_MODEL_ID,
     "modelRegion": "us-east-1",
     "approvalWindow": "24h",
+    "maxVersions": DEFAULT_MAX_VERSIONS,
     "linkBaseUrl": "",
     "scenario": "rush-order",
     "sessionPrefix": "sessions/",
@@ -170,6 +189,7 @@ class Settings:
     quorum: int = 2
     quorum_above_quantity: int | None = None
     decide_reserved_concurrency: int | None = None
+    max_versions: int = DEFAULT_MAX_VERSIONS
     decision_lease: str = "10m"
     decision_lease_seconds: int = int(DEFAULT_LEASE.total_seconds())
     sender_email: str = ""
@@ -189,6 +209,11 @@ class Settings:
         """The CloudWatch namespace of this shop's metrics: a shop's alarms must not fire on another shop's
         refusals (``ProductionOrchestrator`` for the default shop, ``ProductionOrchestrator/<shop>`` else)."""
         return METRICS_NAMESPACE if self.shop_name == DEFAULT_SHOP else f"{METRICS_NAMESPACE}/{self.shop_name}"
+
+    @property
+    def execution_timeout_seconds(self) -> int:
+        """The state machine's timeout: every version this stack allows, each with its full window."""
+        return execution_seconds(self.approval_timeout_seconds, self.max_versions)
 
     @property
     def reminders_on(self) -> bool:
@@ -222,12 +247,8 @@ class Settings:
             lease = parse_duration(str(raw["decisionLease"]))
         except (ValueError, ValidationError) as exc:
             raise ConfigurationError(f"invalid model, approval window or decision lease setting: {exc}") from None
-        if window.total_seconds() > MAX_APPROVAL_WINDOW_SECONDS:
-            raise ConfigurationError(
-                f"approvalWindow {raw['approvalWindow']} is too long: the execution runs the window plus "
-                f"{EXECUTION_GRACE_SECONDS // 3600}h and a Standard execution may run one year at most "
-                f"(the longest window is {MAX_APPROVAL_WINDOW_SECONDS}s, e.g. 364d)"
-            )
+        versions = _integer("maxVersions", raw["maxVersions"], 1, MAX_VERSIONS)
+        _check_execution_fits(str(raw["approvalWindow"]), int(window.total_seconds()), versions)
         emails = _email_list(raw["approverEmails"])
         operator = str(raw["operatorEmail"]).strip()
         if operator and not is_approver_email(operator):
@@ -264,6 +285,7 @@ class Settings:
             binding=binding,
             approval_window=str(raw["approvalWindow"]),
             approval_timeout_seconds=int(window.total_seconds()),
+            max_versions=versions,
             link_base_url=link,
             scenario=scenario,
             session_prefix=prefix,
@@ -341,6 +363,26 @@ def _reminder_points(text: str, window_seconds: float, window: str) -> tuple[str
             "shorter than the window)"
         )
     return tuple(p for p in points if p not in outside)
+
+
+def _check_execution_fits(window: str, window_seconds: int, versions: int) -> None:
+    """One execution carries every version: ``versions`` windows and their revisions must fit in a year."""
+    needed = execution_seconds(window_seconds, versions)
+    if needed <= MAX_EXECUTION_SECONDS:
+        return
+    longest = (MAX_EXECUTION_SECONDS - execution_seconds(0, versions)) // versions
+    revisions = (versions - 1) * REVISION_GRACE_SECONDS // 3600
+    raise ConfigurationError(
+        f"approvalWindow {window} is too long for maxVersions {versions}: one execution carries every version of a "
+        f"plan ({versions} window(s), {revisions}h for the revisions, {EXECUTION_GRACE_SECONDS // 3600}h after: "
+        f"{needed}s) and a Standard execution may run one year at most ({MAX_EXECUTION_SECONDS}s). Shorten the "
+        f"window (at most {_days(longest)} for {versions} versions) or lower maxVersions (1: no revisions, a "
+        f"window of up to {MAX_APPROVAL_WINDOW_SECONDS}s, e.g. 364d)"
+    )
+
+
+def _days(seconds: int) -> str:
+    return f"{seconds // 86400}d" if seconds >= 86400 else f"{max(seconds, 0)}s"
 
 
 def _check_model_arn(model_id: str, region: str) -> None:

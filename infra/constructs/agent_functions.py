@@ -27,6 +27,7 @@ from ..constants import (
     ENV_AUDIT_KEY_ID,
     ENV_DECISION_LEASE,
     ENV_LINK_BASE_URL,
+    ENV_MAX_VERSIONS,
     ENV_METRICS_NAMESPACE,
     ENV_MODEL_ENDPOINT,
     ENV_MODEL_ID,
@@ -191,6 +192,7 @@ class AgentFunctions(Construct):
             ENV_SCENARIO: settings.scenario,
             ENV_SEPARATION_OF_DUTIES: "true" if settings.separation_of_duties else "false",
             ENV_QUORUM: str(settings.quorum),
+            ENV_MAX_VERSIONS: str(settings.max_versions),
             ENV_QUORUM_ABOVE_QUANTITY: ""
             if settings.quorum_above_quantity is None
             else str(settings.quorum_above_quantity),
@@ -203,6 +205,7 @@ class AgentFunctions(Construct):
         if settings.link_base_url:
             self.environment[ENV_LINK_BASE_URL] = settings.link_base_url
         self.agent_timeout_seconds = RESUME_AGENT_TIMEOUT_SECONDS
+        self.run_timeout_seconds = RUN_AGENT_TIMEOUT_SECONDS
         self.run_agent = self._function(
             _Spec(
                 "RunAgent",

@@ -2,11 +2,13 @@
 
 RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpired
   |  no verified requester under separation of duties -> RequesterNotVerified
-                               |  (lambda:invoke.waitForTaskToken, TimeoutSeconds = approval window)
+                               |  (lambda:invoke.waitForTaskToken; TimeoutSecondsPath = $.run.wait_seconds, the
+                               |   seconds from the run to this version's expires_at)
                                v
                          DecisionOrRevision: revise (an approver's "Change the plan") -> PlanRevisedVersion
                                |   (the agent plans version N+1 with the guidance; fails -> RevisionNotPlanned)
-                               |   -> back to WaitForHumanDecision: a new task token, new links, a new window
+                               |   -> back to WaitForHumanDecision: a new task token, new links, a new window,
+                               |      timing out when version N+1's approval expires (DecisionExpired for it too)
                                v
                          ResumeVerifiedDecision --ResumeRefusedError--> ResumeRefused
                                |  (a crashed resume is retried once the decision-claim lease has run out:
@@ -22,7 +24,10 @@ DisarmReminders after it; a failure of either is caught and the workflow goes on
 approval).
 
 Standard, not Express: a decision may take days and Express executions stop after five minutes. Nothing
-on any path approves by default: a timeout records the expiry and ends.
+on any path approves by default: a timeout records the expiry and ends. The execution's own timeout holds every
+version the stack allows (maxVersions windows, each revision's run, the grace: settings.execution_seconds), so
+it never ends before the last version's approval expires; the revision past maxVersions is refused
+(VERSION_LIMIT) before anything is written.
 """
 
 from __future__ import annotations
@@ -85,7 +90,7 @@ from ..constants import (
 )
 from ..nag import acknowledge
 from ..outputs import output
-from ..settings import EXECUTION_GRACE_SECONDS, Settings
+from ..settings import EXECUTION_GRACE_SECONDS, REVISION_GRACE_SECONDS, Settings
 from .agent_functions import AgentFunctions, retention
 
 # Refusal codes are the domain's; only EXPIRED changes the route.
@@ -117,9 +122,20 @@ RESUME_CRASH_RETRIES = 2
 # dead run wrote (a checkpoint no approval points at) is never offered to anyone.
 RUN_AGENT_TIMEOUT_ERRORS = ("Sandbox.Timedout", "Lambda.Unknown", "Runtime.ExitError")
 RUN_AGENT_TIMEOUT_RETRIES = 1
+RUN_AGENT_RETRY_SECONDS = 60
 # Step Functions' own log group name: /aws/vendedlogs/states/ keeps it out of the account's CloudWatch Logs
 # resource policy (5,120 characters), which log groups under other names are added to.
 VENDED_LOGS_PREFIX = "/aws/vendedlogs/states/"
+
+
+def revision_run_seconds(run_timeout: int) -> int:
+    """The longest PlanRevisedVersion can take: the agent run and its retry after a timeout, the throttle retries
+    at their caps, and CDK's service-exception retries (6 of 2 s doubling)."""
+    first: int = THROTTLE_RETRY["interval"].to_seconds()
+    cap: int = THROTTLE_RETRY["max_delay"].to_seconds()
+    throttles = sum(min(first * 2**i, cap) for i in range(THROTTLE_RETRY["max_attempts"]))
+    service = sum(2 * 2**i for i in range(6))
+    return int((RUN_AGENT_TIMEOUT_RETRIES + 1) * run_timeout + RUN_AGENT_RETRY_SECONDS + throttles + service)
 
 
 def resume_retry_interval(lease_seconds: int) -> int:
@@ -164,6 +180,15 @@ class ApprovalWorkflow(Construct):
             )
         return interval
 
+    def _execution_timeout(self, settings: Settings, run_timeout: int) -> int:
+        needed = revision_run_seconds(run_timeout)
+        if needed > REVISION_GRACE_SECONDS:
+            raise ConfigurationError(
+                f"a revision's agent run may take {needed}s with its retries, more than the {REVISION_GRACE_SECONDS}s "
+                "the execution's timeout gives each revision"
+            )
+        return settings.execution_timeout_seconds
+
     def __init__(
         self,
         scope: Construct,
@@ -204,7 +229,7 @@ class ApprovalWorkflow(Construct):
         )
         run_agent.add_retry(
             errors=list(RUN_AGENT_TIMEOUT_ERRORS),
-            interval=Duration.seconds(60),
+            interval=Duration.seconds(RUN_AGENT_RETRY_SECONDS),
             max_attempts=RUN_AGENT_TIMEOUT_RETRIES,
             backoff_rate=1,
         )
@@ -227,7 +252,9 @@ class ApprovalWorkflow(Construct):
                     "supersedes_approval_id": sfn.JsonPath.string_at("$.run.supersedes_approval_id"),
                 }
             ),
-            task_timeout=sfn.Timeout.duration(Duration.seconds(settings.approval_timeout_seconds)),
+            # Each version's own expiry, not the window from when this state starts: the run computed the seconds
+            # left until its expires_at, so a revised version waits exactly as long as its approval says.
+            task_timeout=sfn.Timeout.at("$.run.wait_seconds"),
             result_path="$.decision",
             retry_on_service_exceptions=True,
         )
@@ -397,7 +424,7 @@ class ApprovalWorkflow(Construct):
         )
         revise.add_retry(
             errors=list(RUN_AGENT_TIMEOUT_ERRORS),
-            interval=Duration.seconds(60),
+            interval=Duration.seconds(RUN_AGENT_RETRY_SECONDS),
             max_attempts=RUN_AGENT_TIMEOUT_RETRIES,
             backoff_rate=1,
         )
@@ -478,7 +505,7 @@ class ApprovalWorkflow(Construct):
             "StateMachine",
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_chainable(definition),
-            timeout=Duration.seconds(settings.approval_timeout_seconds + EXECUTION_GRACE_SECONDS),
+            timeout=Duration.seconds(self._execution_timeout(settings, functions.run_timeout_seconds)),
             tracing_enabled=True,
             logs=sfn.LogOptions(
                 destination=self.log_group,

@@ -5,20 +5,27 @@ submit -> RunAgentUntilApproval -> ArmReminders -> WaitForHumanDecision (version
     approval superseded, the other POST refused) and wakes the workflow with revise: true
 -> DisarmReminders -> DecisionOrRevision -> PlanRevisedVersion (the agent plans version 2 with the guidance)
 -> ArmReminders (version 2's wake-ups) -> WaitForHumanDecision (a new task token, a new link)
-version 1's link: approve refused (SUPERSEDED); version 2's link: approve -> ResumeVerifiedDecision
+version 1's link: approve refused (SUPERSEDED); version 2's link (the last of maxVersions 2): no "Change the plan",
+a revision POST refused (VERSION_LIMIT, nothing written); approve -> ResumeVerifiedDecision
 -> PlanApplied: exactly version 2 applied, once (revision 1 -> 2); version 1 still refused afterwards.
+
+Each WaitForHumanDecision times out when its own version's approval expires (the run's wait_seconds), and the
+execution's timeout outlasts version 2's expiry: a revised version left to expire ends in DecisionExpired,
+recorded for it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from infra.constants import (
     STATE_ARM_REMINDERS,
+    STATE_DECISION_EXPIRED,
     STATE_DECISION_KIND,
     STATE_DISARM_REMINDERS,
     STATE_OUTCOME,
@@ -30,8 +37,11 @@ from infra.constants import (
     STATE_SEND_MESSAGES,
     STATE_WAIT_FOR_DECISION,
 )
+from infra.settings import EXECUTION_GRACE_SECONDS
+from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.domain.planning.proposal import load_proposal
-from tests.support.cdk_template import role_statements, synthesize
+from production_orchestrator.domain.records import parse_utc
+from tests.support.cdk_template import placeholder, role_statements, state_machine_definition, synthesize
 from tests.support.iam_calls import denied
 from tests.support.moto_workflow import (
     LOCAL_CONTEXT,
@@ -56,7 +66,7 @@ def aws() -> Iterator[LocalAws]:
 
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    return synthesize(LOCAL_CONTEXT)
+    return synthesize({**LOCAL_CONTEXT, "maxVersions": "2"})
 
 
 def _revise(deployment: Deployment, link: str, **guidance: str) -> tuple[int, str]:
@@ -76,6 +86,19 @@ def _tokens(deployment: Deployment, execution_arn: str) -> list[str]:
         for event in deployment.history(execution_arn)
         if (details := event.get("taskScheduledEventDetails")) and "waitForTaskToken" in details.get("resource", "")
     ]
+
+
+def _waits(deployment: Deployment, execution_arn: str) -> list[tuple[dict[str, Any], int]]:
+    """Each WaitForHumanDecision: the run it parked (``$.run`` as the state received it) and its scheduled timeout."""
+    runs, timeouts = [], []
+    for event in deployment.history(execution_arn):
+        entered = event.get("stateEnteredEventDetails")
+        if entered and entered["name"] == STATE_WAIT_FOR_DECISION:
+            runs.append(json.loads(entered["input"])["run"])
+        details = event.get("taskScheduledEventDetails")
+        if details and "waitForTaskToken" in details.get("resource", ""):
+            timeouts.append(int(details["timeoutInSeconds"]))
+    return list(zip(runs, timeouts, strict=True))
 
 
 def _approval_record(deployment: Deployment, approval_id: str) -> dict[str, Any]:
@@ -145,6 +168,28 @@ def test_a_revision_keeping_an_order_parks_again_and_applies_exactly_version_2(
     assert refused_v1.status == 409 and "version 1 of this plan" in refused_v1.body
     assert v2_approval_id in refused_v1.body  # SUPERSEDED names the version that replaced it
 
+    # Each version waits exactly until its own approval expires, and the execution outlives version 2's expiry
+    # with the grace for its resume (the template's timeout holds maxVersions windows).
+    waits = _waits(deployment, execution_arn)
+    assert [run["checkpoint_id"] for run, _ in waits] == [v1_checkpoint, v2_checkpoint]
+    for run, timeout in waits:
+        assert timeout == run["wait_seconds"] and 600 - 30 <= timeout <= 600  # the 10m window, less the run's time
+    started_at = deployment.sfn.describe_execution(executionArn=execution_arn)["startDate"]
+    deadline = started_at + timedelta(
+        seconds=state_machine_definition(deployment.template, placeholder)["TimeoutSeconds"]
+    )
+    assert deadline >= parse_utc(waits[1][0]["expires_at"]) + timedelta(seconds=EXECUTION_GRACE_SECONDS)
+
+    # Version 2 is the last maxVersions 2 allows: its page offers no revision and a revision POST writes nothing.
+    v2_page = deployment.open(second.link)
+    assert 'value="revise"' not in v2_page.body and "Version 2 is the last this plan may have" in v2_page.body
+    before = (store.list_checkpoints(), _approval_record(deployment, v2_approval_id), len(store.audit_events()))
+    form = {**hidden_fields(v2_page.body), "decision": "revise", "note": "once more"}
+    last = deployment.open(second.link, "POST", form)
+    assert last.status == 409 and "VERSION_LIMIT" in last.body, last.body
+    assert (store.list_checkpoints(), _approval_record(deployment, v2_approval_id), len(store.audit_events())) == before
+    assert len(_tokens(deployment, execution_arn)) == 2  # the workflow was not woken
+
     page, approved = deployment.decide(second.link, approve=True)
     assert (page.status, approved.status) == (200, 200)
     assert deployment.wait_for_status(execution_arn) == "SUCCEEDED"
@@ -168,3 +213,40 @@ def test_a_revision_keeping_an_order_parks_again_and_applies_exactly_version_2(
     assert (events.count("revision_asked"), events.count("plan_revised"), events.count("plan_applied")) == (1, 1, 1)
     assert not captured_texts(deployment).contains(tokens[0]) and not captured_texts(deployment).contains(tokens[1])
     _every_call_was_granted(deployment)
+
+
+def test_a_revised_version_left_undecided_expires_when_its_approval_says(
+    aws: LocalAws, template: dict[str, Any]
+) -> None:
+    """Version 2's window is made shorter than the synthesized one (its run alone gets PO_APPROVAL_WINDOW=8s):
+    its wait ends when its own approval expires, not a fixed window after the state starts, and DecisionExpired
+    records the expiry of version 2. No sleep: the test waits for the execution to end."""
+    deployment = aws.deploy(template)
+    store = deployment.store
+    execution_arn = str(deployment.submit_scenario("rush-order")["execution_arn"])
+    first = deployment.wait_for_message()
+    aws.router.environment_next(deployment.function_name("run_agent"), {"PO_APPROVAL_WINDOW": "8s"})
+    assert _revise(deployment, first.link, keep=KEPT)[0] == 200
+    assert deployment.wait_for_status(execution_arn) == "SUCCEEDED"
+    assert deployment.states(execution_arn) == [
+        STATE_RUN_AGENT,
+        STATE_READ_OUTCOME,
+        *PARKED,
+        STATE_REVISE,
+        STATE_ARM_REMINDERS,
+        STATE_WAIT_FOR_DECISION,
+        STATE_DECISION_EXPIRED,
+    ]
+    (_, first_timeout), (v2_run, v2_timeout) = _waits(deployment, execution_arn)
+    assert first_timeout > 500 and v2_timeout == v2_run["wait_seconds"] <= 8
+    (v2_approval,) = [a for a in DynamoApprovalStore(deployment.dynamodb, deployment.table_name).list_approvals()
+                      if a.checkpoint_id == v2_run["checkpoint_id"]]  # fmt: skip
+    v2 = _approval_record(deployment, v2_approval.approval_id)
+    assert v2["status"] == "expired" and v2["version"] == 2
+    # The expiry the approvers were shown is the one the workflow kept: 8 s after version 2 was planned.
+    checkpoint = json.loads(store.get_checkpoint(v2_run["checkpoint_id"]) or "{}")
+    assert v2["expires_at"] == v2_run["expires_at"] == checkpoint["expires_at"]
+    assert (parse_utc(checkpoint["expires_at"]) - parse_utc(checkpoint["created_at"])).total_seconds() == 8
+    expired = [e for e in store.audit_events() if e.event_type == "approval_expired"]
+    assert [e.checkpoint_id for e in expired] == [v2_run["checkpoint_id"]]
+    assert store.application_count() == 0

@@ -18,7 +18,7 @@ import pytest
 
 from infra.constructs.approval_workflow import RESUME_CRASH_ERRORS, VENDED_LOGS_PREFIX
 from infra.permissions import OPEN_RUNS_ACCESS, TABLE_ACCESS
-from infra.settings import DEFAULTS, MAX_EXECUTION_SECONDS, Settings
+from infra.settings import DEFAULTS, EXECUTION_GRACE_SECONDS, MAX_EXECUTION_SECONDS, Settings
 from production_orchestrator.adapters.aws.table_schema import OPEN_RUNS_INDEX
 from production_orchestrator.domain.approval.claims import DEFAULT_LEASE
 from production_orchestrator.domain.errors import ConfigurationError
@@ -87,6 +87,7 @@ CUSTOM = {
     "decideReservedConcurrency": "3",
     "decisionLease": "3s",
     "approvalWindow": "364d",
+    "maxVersions": "1",  # the longest window leaves no room for a second version in one execution
     "quorum": "2",
     "quorumAboveQuantity": "500",
 }
@@ -354,10 +355,9 @@ def test_a_lease_whose_retries_do_not_fit_the_grace_is_refused() -> None:
 
 def test_the_execution_timeout_stays_within_a_year(custom: dict[str, Any]) -> None:
     definition = state_machine_definition(custom, placeholder)
-    assert definition["TimeoutSeconds"] <= MAX_EXECUTION_SECONDS
-    assert definition["States"]["WaitForHumanDecision"]["TimeoutSeconds"] == 364 * 86400
+    assert definition["TimeoutSeconds"] == 364 * 86400 + EXECUTION_GRACE_SECONDS <= MAX_EXECUTION_SECONDS
     with pytest.raises(ConfigurationError, match="one year"):
-        Settings.parse({**DEFAULTS, "approvalWindow": "365d"})
+        Settings.parse({**DEFAULTS, "approvalWindow": "365d", "maxVersions": "1"})
 
 
 # --- outputs, context keys, toolchain ------------------------------------------------------------------------

@@ -139,12 +139,13 @@ def test_states_run_in_the_designed_order(definition: dict[str, Any]) -> None:
     assert states[STATE_DECISION_EXPIRED].get("End") is True
 
 
-def test_wait_for_human_decision_parks_on_a_task_token_with_the_configured_timeout(
+def test_wait_for_human_decision_parks_on_a_task_token_until_its_version_expires(
     definition: dict[str, Any], template_json: dict[str, Any]
 ) -> None:
     wait = definition["States"][STATE_WAIT_FOR_DECISION]
     assert wait["Resource"].endswith(":states:::lambda:invoke.waitForTaskToken")
-    assert wait["TimeoutSeconds"] == 2 * 3600
+    # The seconds the run computed until this version's expires_at (tests/infra/test_revise_loop.py).
+    assert wait["TimeoutSecondsPath"] == "$.run.wait_seconds" and "TimeoutSeconds" not in wait
     assert wait["Parameters"]["FunctionName"] == placeholder(_function_id(template_json, "request_approval"), "Arn")
     assert wait["Parameters"]["Payload"]["task_token.$"] == "$$.Task.Token"
     assert wait["Catch"] == [

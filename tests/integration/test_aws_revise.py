@@ -4,10 +4,15 @@ Lambda and applies exactly once."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from production_orchestrator.adapters.aws.dynamodb_approvals import DynamoApprovalStore
 from production_orchestrator.adapters.aws.dynamodb_store import DynamoShopStore
 from production_orchestrator.domain.errors import GuidanceRefusedError, RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.planning.guidance import Guidance
+from production_orchestrator.domain.records import parse_utc
 from tests.support.aws_flow import start
 from tests.support.moto_aws import APPROVERS, AwsWorld, Clock, cold_start
 from tests.support.together import together
@@ -69,3 +74,28 @@ def test_revise_on_dynamodb_gives_one_version_2_that_applies_once(aws: AwsWorld,
     assert state is not None
     standard = state.order("STANDARD-100")
     assert standard is not None and [(a.day, a.minutes) for a in standard.schedule] == [("2026-08-12", 360)]
+
+
+def test_the_last_version_is_refused_on_dynamodb_with_nothing_written(
+    aws: AwsWorld, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PO_MAX_VERSIONS", "2")  # the stack sets it with maxVersions (its execution sized for 2)
+    flow = start(aws)
+    # The run tells the wait state how long this version waits: to its expires_at, by the handlers' clock.
+    assert flow.run["wait_seconds"] == math.ceil((parse_utc(flow.run["expires_at"]) - clock.now).total_seconds())
+    assert 7 * 86400 - 1 <= flow.run["wait_seconds"] <= 7 * 86400  # the window (7d here), less the run's own time
+    flow.request_approval()
+    approvals = DynamoApprovalStore(aws.dynamodb, aws.table)
+    v1 = approvals.get_approval(flow.approval_id)
+    assert v1 is not None and v1.policy.max_versions == 2
+    cold_start()
+    v2 = _revise(KEEP, flow.checkpoint_id)
+    before = aws.snapshot()
+    cold_start()
+    try:
+        _revise(Guidance(note="once more"), v2.checkpoint.checkpoint_id)  # type: ignore[attr-defined]
+    except ResumeRefusedError as refused:
+        assert refused.code is RefusalCode.VERSION_LIMIT and "version 2 is the last" in refused.human_message
+    else:
+        raise AssertionError("a revision past maxVersions was accepted")
+    assert aws.snapshot() == before

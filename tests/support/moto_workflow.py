@@ -137,6 +137,7 @@ class LambdaRouter:
         self._lock = threading.Lock()
         self.invocations: list[Invocation] = []
         self._faults: dict[str, list[str]] = {}  # function name -> crash points, one per coming invocation
+        self._overrides: dict[str, list[dict[str, str]]] = {}  # function name -> environments, one per invocation
 
     def register(self, function: _Function) -> None:
         self._functions[function.name] = function
@@ -144,6 +145,10 @@ class LambdaRouter:
     def crash_next(self, function_name: str, *points: str) -> None:
         """The next invocations of ``function_name`` die by SIGKILL at ``points`` (faults.py), in order."""
         self._faults.setdefault(function_name, []).extend(points)
+
+    def environment_next(self, function_name: str, environment: dict[str, str]) -> None:
+        """The next invocation of ``function_name`` runs with ``environment`` over its configured one."""
+        self._overrides.setdefault(function_name, []).append(environment)
 
     def invoke(self, function_name: str, event: Any, *, now: datetime | None = None) -> Invocation:
         """Run ``function_name``'s handler on ``event`` in a fresh interpreter (at ``now``, when given)."""
@@ -167,6 +172,9 @@ class LambdaRouter:
             pending = self._faults.get(name)
             if pending:
                 env["PO_FAULT_KILL_AT"] = pending.pop(0)
+            overrides = self._overrides.get(name)
+            if overrides:
+                env.update(overrides.pop(0))
         with tempfile.TemporaryDirectory(prefix="po-invoke-") as tmp:
             result_file = Path(tmp) / "result.json"
             args = [sys.executable, str(CHILD), function.handler, str(result_file)]

@@ -6,6 +6,7 @@ a file path, an S3 key or a SQL parameter.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -40,6 +41,12 @@ def parse_utc(text: str) -> datetime:
     if moment.tzinfo is None:
         raise ValueError(f"timestamp {text!r} has no time zone")
     return moment
+
+
+def seconds_until(text: str, now: datetime) -> int:
+    """Whole seconds from ``now`` to the timestamp ``text``, rounded up and at least 1: a timeout counted this way
+    fires at or just after the moment, never before it."""
+    return max(1, math.ceil((parse_utc(text) - now).total_seconds()))
 
 
 def require_hash(value: str, label: str = "hash") -> str:

@@ -123,6 +123,9 @@ class RunAgentOutput(BaseModel):
     interrupt_id: str
     proposal_hash: str
     expires_at: str
+    # Whole seconds from the run's clock to expires_at, at least 1: the wait state's timeout (TimeoutSecondsPath),
+    # so every version's wait ends when its own approval expires, however late in the execution it was made.
+    wait_seconds: int = Field(ge=1)
     requested_by: str = ""
     # A revised version: the approval of the version it supersedes (linked to its successor's by request_approval).
     supersedes_approval_id: str = ""

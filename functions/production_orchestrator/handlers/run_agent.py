@@ -78,10 +78,11 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
         extra={"proposal_hash": cp.proposal_hash, "expires_at": cp.expires_at, "provider": root.binding.describe()},
     )
     count(METRIC_PROPOSAL_CREATED)
-    return _output(cp, requested_by)
+    return _output(root, cp, requested_by)
 
 
-def _output(cp: Checkpoint, requested_by: str, supersedes: str = "") -> dict[str, Any]:
+def _output(root: AgentRoot, cp: Checkpoint, requested_by: str, supersedes: str = "") -> dict[str, Any]:
+    from ..domain.records import seconds_until
     from .events import RunAgentOutput
 
     return RunAgentOutput(
@@ -90,6 +91,8 @@ def _output(cp: Checkpoint, requested_by: str, supersedes: str = "") -> dict[str
         interrupt_id=cp.interrupt_id,
         proposal_hash=cp.proposal_hash,
         expires_at=cp.expires_at,
+        # WaitForHumanDecision times out on this (TimeoutSecondsPath): when this version's approval expires.
+        wait_seconds=seconds_until(cp.expires_at, root.runtime.clock()),
         requested_by=requested_by,
         supersedes_approval_id=supersedes,
     ).model_dump()
@@ -111,4 +114,4 @@ def _revised(request: RunAgentEvent, root: AgentRoot) -> dict[str, Any]:
         extra={"proposal_hash": cp.proposal_hash, "version": result.proposal.version, "expires_at": cp.expires_at},
     )
     count(METRIC_PROPOSAL_CREATED)
-    return _output(cp, answered.requester, answered.approval_id)
+    return _output(root, cp, answered.requester, answered.approval_id)
