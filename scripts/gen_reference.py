@@ -615,8 +615,10 @@ def workflow_page(tpl: Mapping[str, Any]) -> str:
         )
     machines = [r for r in tpl["Resources"].values() if r["Type"] == "AWS::StepFunctions::StateMachine"]
     state_rows = []
+    execution_timeouts = []
     for machine in machines:
         definition = json.loads(_render(machine["Properties"]["DefinitionString"]))
+        execution_timeouts.append(str(definition.get("TimeoutSeconds", "")))
         for name, within, state in states(definition):
             target = ""
             params = state.get("Parameters") or state.get("Arguments") or {}
@@ -664,6 +666,10 @@ def workflow_page(tpl: Mapping[str, Any]) -> str:
         + "\n## What invokes them besides the workflow\n\n"
         + table(("resource", "type", "invokes"), triggers)
         + "\n## States\n\n"
+        + f"The execution times out after {', '.join(execution_timeouts)} s: `maxVersions` approval windows, an "
+        "hour for each revision's agent run and two hours after the last (`infra/settings.py`, `execution_seconds`), "
+        "so it outlives the last version's approval. A timeout path (`$.run.wait_seconds`) is the seconds from the "
+        "run that made the version to its `expires_at`: each version waits exactly until its approval expires.\n\n"
         + table(("state", "type", "calls", "timeout s", "then", "catch", "retry"), state_rows),
     )
 
