@@ -101,21 +101,31 @@ _RELATIVE_LEAD = r"(?:in|within|innerhalb\s+von|innerhalb|binnen|dans|sous|d'ici
 RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
 # "end of next week", "Ende nächster Woche", "fin de la semaine prochaine", "eind volgende week" (no group names).
 WEEK_END_EXPRESSION = rf"(?:the\s+)?(?:end|ende|fin|finales|eind)\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_WEEK_OF})\b"
+# "end of March", "end of next month", "Ende April", "Monatsende", "fin avril", "fin du mois", "finales de mayo",
+# "eind mei", "einde van de maand": the month's last day (no group names: it is embedded in other patterns).
+_MONTH_WORDS = r"month|monats|mois|mes|maand"
+_MONTH_NEXT = r"next|coming|naechsten|nachsten|kommenden|volgende|komende"
+MONTH_END_EXPRESSION = (
+    rf"(?:the\s+)?(?:end|ende|fin|finales|eind|einde)\s+(?:of\s+|de[ls]?\s+|du\s+|van\s+)?(?:the\s+|la\s+|le\s+|de\s+)?"
+    rf"(?:(?:this|dieses|deze|{_MONTH_NEXT})\s+)?(?:{_MONTH}|{_MONTH_WORDS})\b\.?"
+    r"(?:\s+(?:prochain|que\s+viene|proximo))?(?:,?\s+\d{4}(?!\d))?|monatsende"
+)
 # One date expression; every alternative is a named group so resolve() knows which form it saw. It matches
 # text that was folded (lower case, no accents).
 # A weekday written before the date it names ("Thursday 21 January", "Dienstag, 26.01.2027"): part of that date.
-_WEEKDAY_BEFORE = rf"(?:(?:{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?(?=\d|(?:{_MONTH})\b))"
-_WEEKDAY_PREFIX = re.compile(rf"^(?P<weekday>{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?")
+_WEEKDAY_BEFORE = rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?(?=\d|(?:{_MONTH})\b))"
+_WEEKDAY_PREFIX = re.compile(rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?")
 DATE_EXPRESSION = (
     rf"{_WEEKDAY_BEFORE}?(?:"
     r"(?P<iso>\d{4}-\d{1,2}-\d{1,2})"
-    r"|(?P<numeric>\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![\d.]\d)|\d{1,2}\.\d{1,2}\.(?!\d))"
+    r"|(?P<numeric>\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})(?![\d.]\d)|\d{1,2}\.\d{1,2}\.(?!\d)|\d{1,2}/\d{1,2}(?![\d/]))"
     rf"|(?P<month_day>(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?)"
     rf"|(?P<day_month>(?:1er|\d{{1,2}}{_ORDINAL})\s+(?:of\s+|de\s+)?(?:{_MONTH})\b\.?(?:,?\s+(?:de\s+)?\d{{4}})?)"
     r"|(?P<day_of_month>\d{1,2}(?:st|nd|rd|th)(?![\w]))"
     rf"|(?P<relative>{RELATIVE_EXPRESSION})"
     rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
     rf"|(?P<named>day\s+after\s+tomorrow|{_alternatives(_DAY_AFTER)}|{_alternatives(_TOMORROW)}|{_alternatives(_TODAY)})(?![\w'-])"
+    rf"|(?P<month_end>{MONTH_END_EXPRESSION})"
     rf"|(?P<week_end>{WEEK_END_EXPRESSION})"
     rf"|(?P<weekday_of_week>(?:{_WEEKDAY})\b,?\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_NEXT_WEEK})\b)"
     rf"|(?P<weekday>(?:{_NEXT}\s+(?:week\s+|woche\s+|semaine\s+|week\s+)?)?(?:{_WEEKDAY})\b(?:\s+prochain\b)?)"
@@ -152,22 +162,51 @@ def _month_day(anchor: date, month: int, day: int, year: str | None) -> date | N
     return _day(anchor.year + 1, month, day)
 
 
-def _numeric(text: str, anchor: date) -> date | None:
+def _numeric_days(text: str, anchor: date) -> list[date]:
+    """The days a numeric date can be: one, or (04/12, either could be the month) day first, then month first."""
     parts = [p for p in re.split(r"[./-]", text) if p]
     first, second = int(parts[0]), int(parts[1])
     year = parts[2] if len(parts) > 2 else None
     if "/" in text and first <= 12 and second <= 12 and first != second:
-        return None  # 04/12 is April 12 in one country and 4 December in the next: not a guess to make
+        readings = (_month_day(anchor, second, first, year), _month_day(anchor, first, second, year))
+        return [day for day in readings if day is not None]
     day, month = (second, first) if "/" in text and second > 12 else (first, second)
-    return _month_day(anchor, month, day, year)
+    found = _month_day(anchor, month, day, year)
+    return [found] if found is not None else []
 
 
-def _calendar(kind: str, text: str, anchor: date) -> date | None:
+def _numeric(text: str, anchor: date, day_first: bool) -> date | None:
+    days = _numeric_days(text, anchor)
+    if len(days) == 1 or (days and day_first):
+        return days[0]
+    return None  # 04/12 is April 12 in one country and 4 December in the next: not a guess to make
+
+
+def _month_end(text: str, anchor: date) -> date | None:
+    """The last day of the month ``text`` names ("end of March": the next March's end on or after the anchor) or
+    counts ("end of the month": this one; "end of next month": the one after)."""
+    tokens = re.findall(r"[a-z]+|\d{4}", text)
+    named = next((MONTHS[w] for w in tokens if w in MONTHS), None)
+    if named is None:
+        later = any(re.fullmatch(_MONTH_NEXT + r"|prochain|viene|proximo", w) for w in tokens)
+        year, month = divmod(anchor.year * 12 + anchor.month - 1 + int(later), 12)
+        month += 1
+    else:
+        years = [int(w) for w in tokens if w.isdigit()]
+        year, month = (years[0] if years else anchor.year), named
+    end = date(year, month, 1) + timedelta(days=31)
+    end -= timedelta(days=end.day)
+    if named is not None and not any(w.isdigit() for w in tokens) and end < anchor:
+        return _month_end(f"{text} {anchor.year + 1}", anchor)
+    return end
+
+
+def _calendar(kind: str, text: str, anchor: date, day_first: bool = False) -> date | None:
     if kind == "iso":
         year, month, day = (int(p) for p in text.split("-"))
         return _day(year, month, day)
     if kind == "numeric":
-        return _numeric(text, anchor)
+        return _numeric(text, anchor, day_first)
     if kind == "day_of_month":  # "Friday the 19th": the first 19th from the anchor on
         number = int(re.findall(r"\d+", text)[0])
         found = _day(anchor.year, anchor.month, number)
@@ -186,6 +225,8 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
         said = " ".join(text.split())
         return anchor + timedelta(days=0 if said in _TODAY else 1 if said in _TOMORROW else 2)
     tokens = text.split()
+    if kind == "month_end":
+        return _month_end(text, anchor)
     if kind in ("week_end", "weekday_of_week"):
         # The week after the anchor's (Monday to Sunday) for "next week", the anchor's own for "this week";
         # its end is the Friday.
@@ -203,9 +244,11 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
     return anchor + timedelta(days=number * unit)
 
 
-def resolve_due(phrase: str, anchor: date) -> date | None:
+def resolve_due(phrase: str, anchor: date, *, day_first: bool = False) -> date | None:
     """The day ``phrase`` names, read against ``anchor``; None when it is not a date this reader knows or
-    lies past the end of the calendar (year 9999 and "tomorrow")."""
+    lies past the end of the calendar (year 9999 and "tomorrow"). ``day_first``: a numeric date either way
+    round (04/06/2027) is read day first, as the sender's country writes it; otherwise only a weekday said with
+    it ("Fri 9/4") settles it."""
     text = _LEAD.sub("", " ".join(fold(str(phrase)).split())).rstrip(",;!")
     text = text if _DATE.match(text) else text.rstrip(".")
     match = _DATE.match(text)
@@ -218,11 +261,14 @@ def resolve_due(phrase: str, anchor: date) -> date | None:
         return None  # "for the 3rd time": a day of the month alone is read only with its weekday
     try:
         if said is None and kind in calendar:
-            return _calendar(kind, text, anchor)
+            return _calendar(kind, text, anchor, day_first)
         if said is not None:
-            day = _calendar(kind, text[said.end() :], anchor)
+            weekday = WEEKDAY_NAMES[said.group("weekday")]
+            rest = text[said.end() :]
+            days = _numeric_days(rest, anchor) if kind == "numeric" else [_calendar(kind, rest, anchor)]
             # "Thursday 21 January" on a year where the 21st is a Wednesday: not a guess to make.
-            return day if day is not None and day.weekday() == WEEKDAY_NAMES[said.group("weekday")] else None
+            fitting = [day for day in days if day is not None and day.weekday() == weekday]
+            return fitting[0] if len(fitting) == 1 else None
         return _relative(kind, text, anchor)
     except OverflowError:  # a date past 9999-12-31: no such day to plan for
         return None

@@ -13,6 +13,9 @@ from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, WEEK_END_EXPRESSION, fo
 from .numbers import ANY_DATE
 
 _DUE_LEAD = (
+    r"(?:required|requested|desired|preferred|wished|gewuenschte?r?)\s+(?:delivery|date|ship)(?:\s+date)?|"
+    r"date\s+(?:required|needed|wanted)|ship\s+date|leverdatum|leveringsdatum|lieferdatum|liefertermin|"
+    r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
     r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
     r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
@@ -23,13 +26,25 @@ _DUE_LEAD = (
     r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
 )
 _DUE = re.compile(
-    rf"(?<![\w'])(?:{_DUE_LEAD})\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION})",
+    rf"(?<![\w'])(?:{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION})",
 )
 
 
-def one_day_in(value: str, anchor: date) -> date | None:
+# A date with "at the latest" after it: "Friday 9 April latest", "11/6 at the latest", "le 4 mai au plus tard".
+_LATEST = re.compile(
+    rf"(?P<phrase>{DATE_EXPRESSION})\s*,?\s*(?:at\s+the\s+(?:very\s+)?latest|latest|spaetestens|spatestens|"
+    r"au\s+plus\s+tard|como\s+muy\s+tarde|a\s+mas\s+tardar|uiterlijk)(?![\w'])"
+)
+# A date something is valid until (a quote, an offer) is no date anything is needed by.
+_VALID_UNTIL = re.compile(
+    r"(?<![\w'])(valid\w*|good|gueltig\w*|gultig\w*|valable\w*|valid[oa]s?|validez|geldig\w*)"
+    r"(\s+(?:\w+\s+){0,2}?)(?:until|till|through|thru|to|bis|jusqu'au|jusqu'a|hasta|tot)(?![\w'])"
+)
+
+
+def one_day_in(value: str, anchor: date, day_first: bool = False) -> date | None:
     """The one day a labelled value names among other words ("2027-01-16 at the latest", "Friday, please")."""
-    days = {resolve_due(m.group(0), anchor) for m in ANY_DATE.finditer(fold(value))} - {None}
+    days = {resolve_due(m.group(0), anchor, day_first=day_first) for m in ANY_DATE.finditer(fold(value))} - {None}
     return days.pop() if len(days) == 1 else None
 
 
@@ -44,7 +59,7 @@ _THEN = re.compile(
 _THEN_REACH = 300
 
 
-def _days_referred_to(text: str, anchor: date) -> dict[date, str]:
+def _days_referred_to(text: str, anchor: date, day_first: bool) -> dict[date, str]:
     """The day each "by then" points at: the last date written before it in the same few lines."""
     dates = [(m.end(), m.group(0)) for m in ANY_DATE.finditer(text)]
     ends = [end for end, _ in dates]
@@ -52,7 +67,7 @@ def _days_referred_to(text: str, anchor: date) -> dict[date, str]:
     for match in _THEN.finditer(text):
         before = bisect_right(ends, match.start())
         if before and match.start() - ends[before - 1] <= _THEN_REACH:
-            day = resolve_due(dates[before - 1][1], anchor)
+            day = resolve_due(dates[before - 1][1], anchor, day_first=day_first)
             if day is not None:
                 found.setdefault(day, f"{dates[before - 1][1]} ({match.group(0)})")
     return found
@@ -66,17 +81,22 @@ _BEFORE_WEEKEND = re.compile(
 _FRIDAY = 4
 
 
-def due_days(text: str, anchor: date) -> dict[date, str]:
+def due_days(text: str, anchor: date, day_first: bool = False) -> dict[date, str]:
+    """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due)."""
     by_day: dict[date, str] = {}
-    folded = fold(text)
+    folded = _VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text))
     for match in _BEFORE_WEEKEND.finditer(folded):
         if anchor.weekday() <= _FRIDAY:
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
     for match in _DUE.finditer(folded):
         phrase = match.group("phrase") or match.group("alone")
-        day = resolve_due(phrase, anchor)
+        day = resolve_due(phrase, anchor, day_first=day_first)
         if day is not None:
             by_day.setdefault(day, phrase)
-    for day, phrase in _days_referred_to(folded, anchor).items():
+    for match in _LATEST.finditer(folded):
+        day = resolve_due(match.group("phrase"), anchor, day_first=day_first)
+        if day is not None:
+            by_day.setdefault(day, match.group(0))
+    for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
     return by_day

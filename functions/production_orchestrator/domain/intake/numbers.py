@@ -49,7 +49,17 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         code = re.escape(product.code.lower())
         window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
         found += [m.group(1) for m in re.finditer(window, plain)]
-    return list(dict.fromkeys(found))
+    return _not_in_name(list(dict.fromkeys(found)), candidates)
+
+
+def _not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
+    """Among several numbers, those the one product's own names do not hold: in "180 Z brackets (stainless, 40
+    offset)" the 40 is the "Z bracket 40 mm offset" itself, not a second count."""
+    if len(found) < 2 or len(candidates) != 1:
+        return found
+    named = {n for name in names_of(candidates[0]) for n in re.findall(r"\d+", name)}
+    counts = [value for value in found if value not in named]
+    return counts or found
 
 
 # Things people count that a shop does not make: "we are 30 people", "for 11 players", "in 2 hours".

@@ -32,16 +32,23 @@ _HEADER = re.compile(
     r"^\*?(?:sent|date|gesendet|datum|envoye|enviado|fecha|verzonden|to|an|a|para|aan|subject|betreff|objet|"
     r"asunto|onderwerp|cc)\*?\s*:"
 )
-_CLOSING = (
+_CLOSINGS = (
     r"(?:best|best regards|best wishes|kind regards|warm regards|regards|many thanks|thanks|thank you|thanks again|"
-    r"cheers|sincerely|yours sincerely|yours|all the best|greetings|"
+    r"cheers|sincerely|yours sincerely|yours|all the best|greetings|thanks a lot|thanks so much|thanks in advance|"
+    r"thank you in advance|thank you very much|with kind regards|with best regards|take care|speak soon|ta|br|"
+    r"brgds|kind regds|"
     r"mit freundlichen gruessen|freundliche gruesse|viele gruesse|beste gruesse|liebe gruesse|herzliche gruesse|"
-    r"gruesse|gruss|lg|vg|mfg|danke|vielen dank|danke schoen|"
+    r"gruesse|gruss|lg|vg|mfg|danke|vielen dank|danke schoen|danke im voraus|mit besten gruessen|schoene gruesse|"
     r"cordialement|bien cordialement|bien a vous|salutations|merci|merci beaucoup|amicalement|bonne journee|"
-    r"saludos|un saludo|saludos cordiales|atentamente|gracias|muchas gracias|un abrazo|"
+    r"merci d'avance|merci par avance|cordiales salutations|sinceres salutations|"
+    r"saludos|un saludo|saludos cordiales|un cordial saludo|atentamente|gracias|muchas gracias|un abrazo|"
+    r"gracias de antemano|"
     r"met vriendelijke groet|met vriendelijke groeten|vriendelijke groet|groeten|groet|hartelijke groet|"
+    r"beste groeten|groetjes|mvg|"
     r"bedankt|alvast bedankt|dank je wel|dank u wel)"
 )
+# Longest first: "thanks a lot" is one closing, not "thanks" and a sentence.
+_CLOSING = "(?:" + "|".join(sorted(_CLOSINGS[3:-1].split("|"), key=len, reverse=True)) + ")"
 _CLOSING_LINE = re.compile(rf"^(?P<closing>{_CLOSING})(?:\s*[,!.:;\-\u2013]\s*|\s+|\Z)(?P<rest>.*)\Z")
 _NAME = re.compile(r"^[^\W\d_][^\W\d_'.\-]*(?:[ ,&'.\-]{1,3}[^\W\d_][^\W\d_'.\-]*){0,6}\.?\Z")
 _MAX_INLINE_NAME_WORDS = 4

@@ -30,7 +30,8 @@ LABELS = {
         "date needed", "liefertermin", "lieferdatum", "termin", "faellig", "faellig am", "benoetigt bis",
         "gewuenschter liefertermin", "date de livraison", "date limite", "echeance", "livraison", "pour le",
         "fecha de entrega", "fecha limite", "entrega", "plazo", "leverdatum", "leveringsdatum", "uiterlijk",
-        "deadline datum", "gewenste leverdatum",
+        "deadline datum", "gewenste leverdatum", "required date", "date required", "required delivery",
+        "requested date", "requested delivery", "required delivery date", "requested delivery date",
     ),
     "priority": ("priority", "prioritaet", "prioritat", "priorite", "prioridad", "prioriteit"),
     "customer": (
@@ -113,8 +114,12 @@ def names_of(product: Catalogued) -> tuple[str, ...]:
 
 def stem(word: str) -> str:
     """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody (and a
-    singular in ``-ie`` meets its plural: hoodie -> hoody)."""
+    singular in ``-ie`` meets its plural: hoodie -> hoody; French muraux -> mural, panneaux -> panneau)."""
     word = fold(word)
+    if len(word) > 5 and word.endswith("eaux"):  # French: panneaux -> panneau, muraux -> mural
+        return word[:-1]
+    if len(word) > 5 and word.endswith("aux"):
+        return word[:-3] + "al"
     if len(word) > 4 and word.endswith("ie"):
         return word[:-2] + "y"
     if len(word) > 4 and word.endswith("ies"):
