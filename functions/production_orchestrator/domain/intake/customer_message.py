@@ -25,7 +25,7 @@ from email.message import EmailMessage, MIMEPart
 
 from ..errors import IntakeError, MimeTooDeepError, RequestTooLongError
 from ..shop.model import EMAIL_PATTERN, Language
-from .language import detect_language
+from .language import detect_language, writes_day_first
 from .thread import signature_name, split_signature, split_thread
 from .visible_text import decode_bytes, visible_text
 
@@ -51,6 +51,11 @@ class CustomerMessage:
     def language(self) -> Language:
         """The language the newest message is written in (en, de, fr, es, nl)."""
         return detect_language(f"{self.subject}\n{self.body}" if self.body.strip() else self.earlier)
+
+    @property
+    def day_first(self) -> bool:
+        """Whether the sender writes 04/06/2027 for 4 June (language.writes_day_first)."""
+        return writes_day_first(self.language, self.sender, f"{self.body}\n{self.signature}")
 
     @property
     def signed_name(self) -> str:

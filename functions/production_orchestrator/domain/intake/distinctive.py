@@ -22,6 +22,7 @@ from .vocabulary import Catalogued, alike, names_of, words
 # A size: a number and a unit of length, volume or weight ("40cm", "30 L", "100 ml", "2,5 kg").
 MEASURE_UNITS = r"mm|cm|ml|cl|kg|ltr|liters?|litres?|l|g"
 _MEASURE = re.compile(rf"(?<![\w.,])(\d{{1,5}}(?:[.,]\d{{1,3}})?)\s{{0,2}}({MEASURE_UNITS})(?![a-z])")
+_SIZE_WORD = re.compile(r"\d{1,4}(?:\.\d{1,2})?(?:x\d{1,4}(?:\.\d{1,2})?)+")
 _UNIT_OF = {"ltr": "l", "liter": "l", "liters": "l", "litre": "l", "litres": "l"}
 
 
@@ -64,7 +65,10 @@ def _sized_words(text: str) -> set[str]:
 def _own_words(product: Catalogued, products: Sequence[Catalogued]) -> set[str]:
     others = {w for p in products if p.code != product.code for name in names_of(p) for w in _sized_words(name)}
     mine = {w for name in names_of(product) for w in _sized_words(name)}
-    return {w for w in mine if w.isalpha() and len(w) >= 4 and not any(alike(w, o) for o in others)}
+    # A word, or a size written as one ("80x80": the 80 mm bracket, where the 50 mm one shares every word).
+    return {
+        w for w in mine if (w.isalpha() and len(w) >= 4 or _SIZE_WORD.fullmatch(w)) and not any(alike(w, o) for o in others)
+    }
 
 
 def _said(word: str, said: set[str]) -> bool:

@@ -30,6 +30,7 @@ from .customer_message import CustomerMessage, sent_day
 from .dates import resolve_due
 from .distinctive import distinctively_named, other_variant
 from .due_phrases import due_days, one_day_in
+from .intent import not_an_order
 from .mentions import Mentions, counted_first, shortened
 from .numbers import bare_quantities, labelled_number, quantities, whole_number
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
@@ -79,14 +80,16 @@ class _Part:
 
     text: str
     anchor: date
+    day_first: bool = False  # the sender writes 04/06/2027 for 4 June
 
 
 def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
     # A line holding only "." keeps a number in the subject ("Order 4411") from being read with the body's words
     # ("60 x TOTE-NAVY"): no reading of a number and its product crosses it.
-    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor)]
+    day_first = message.day_first
+    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor, day_first)]
     for text, dated in earlier_messages(message.earlier):
-        parts.append(_Part(text, sent_day(dated) or anchor))
+        parts.append(_Part(text, sent_day(dated) or anchor, day_first))
     return parts
 
 
@@ -192,11 +195,13 @@ def _bare_quantity(body: str, problems: list[str]) -> int | None:
 def _read_due(part: _Part, problems: list[str]) -> str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("due", []):
-        day = resolve_due(value, part.anchor) or one_day_in(value, part.anchor)
+        day = resolve_due(value, part.anchor, day_first=part.day_first) or one_day_in(
+            value, part.anchor, part.day_first
+        )
         if day is None:
             return value  # not a date: named by the resolver
         seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
-    for day, phrase in due_days(prose(part.text), part.anchor).items():
+    for day, phrase in due_days(prose(part.text), part.anchor, part.day_first).items():
         seen.setdefault(day.isoformat(), phrase)
     if len(seen) > 1:
         _several("due date", seen, problems)
@@ -280,11 +285,11 @@ def _fits_horizon(product: Product, quantity: int, shop: ShopState, problems: li
     return False
 
 
-def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str]) -> str | None:
+def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str], day_first: bool) -> str | None:
     if not facts.due or not facts.due.strip():
         problems.append("due date: missing (by when is it needed?)")
         return None
-    day = resolve_due(facts.due, anchor)
+    day = resolve_due(facts.due, anchor, day_first=day_first)
     if day is None:
         problems.append(f"due date: {facts.due!r} is not a date this shop can read (write e.g. 2026-12-04)")
         return None
@@ -326,7 +331,7 @@ def resolve_request(
     quantity = _quantity(facts, problems)
     if product is not None and quantity is not None and not _fits_horizon(product, quantity, shop, problems):
         quantity = None
-    due = _due(facts, anchor, planning_day, problems)
+    due = _due(facts, anchor, planning_day, problems, message.day_first)
     found = thread_labels(message)
     priority, asked_priority = priority_of(found, trusts_priority(shop, message.sender), problems)
     customer = (
@@ -344,6 +349,8 @@ def resolve_request(
     unclear = [" ".join(str(u).split())[:300] for u in facts.unclear if str(u).strip()]
     reported = {u.split(":", 1)[0].strip().lower() for u in unclear}
     problems = [*unclear, *(p for p in problems if p.split(":", 1)[0] not in reported)]
+    intent = None if given is not None else not_an_order(f"{message.subject}\n{message.body}", (o.id for o in shop.orders))
+    problems += [intent] if intent else []
     if problems or product is None or quantity is None or due is None:
         raise IntakeError("the request cannot be planned: " + "; ".join(problems), problems=tuple(problems))
     order = Order(

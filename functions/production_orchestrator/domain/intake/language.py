@@ -35,3 +35,30 @@ def detect_language(text: str) -> Language:
     if best != "en" and scores[best] >= _MIN_HITS and scores[best] > scores["en"]:
         return best
     return "en"
+
+
+# Who writes 04/06/2027 for 4 June: every country of the four other languages, and most English-writing ones;
+# the United States (and Canada, the Philippines) write the month first. Signals are the sender's own: a country
+# domain, a phone's country code, a company form, a US state and ZIP code.
+_MONTH_FIRST_TLDS = frozenset({"us", "ca", "ph"})
+_GENERIC_TLDS = frozenset({"com", "net", "org", "io", "co", "biz", "info", "example", "app", "dev", "shop", "store"})
+_MONTH_FIRST_SIGNS = re.compile(
+    r"(?<![\w+])\+1[\s.(-]|\(\d{3}\)\s?\d{3}-\d{4}|\b(?:Inc|LLC|Corp)\b\.?|\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b"
+)
+_DAY_FIRST_SIGNS = re.compile(
+    r"(?<![\w+])\+(?!1[\s.(-])\d{2,3}[\s.(-]|\b(?:Ltd|Limited|GmbH|AG|B\.?V|N\.?V|S\.?A|SARL|SAS|S\.?L|S\.?p\.?A|"
+    r"S\.?r\.?l|ApS|A/S|AB|Oy|Sp\.\s?z\s?o\.?\s?o|plc|Pty|KG|e\.K|BVBA|SPRL)\b\.?"
+)
+
+
+def writes_day_first(language: Language, sender: str, text: str) -> bool:
+    """Whether the sender writes a numeric date day first (04/06/2027: 4 June): anyone writing German, French,
+    Spanish or Dutch; in English, a sender whose own address, phone or company says so and nothing says the
+    opposite. Unknown is False: an ambiguous date is then asked about, never guessed."""
+    if language != "en":
+        return True
+    domain = sender.rsplit("@", 1)[-1].lower().rstrip(".") if "@" in sender else ""
+    tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
+    if tld in _MONTH_FIRST_TLDS or _MONTH_FIRST_SIGNS.search(text):
+        return False
+    return bool(tld and tld not in _GENERIC_TLDS) or _DAY_FIRST_SIGNS.search(text) is not None

@@ -30,14 +30,28 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
             tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
             if tokens and tokens[0] in _OF:
                 tokens = tokens[1:]  # "40 pairs of shorts": what is counted follows the "of"
-        for size in range(len(tokens), 0, -1):
-            said = words(" ".join(tokens[:size])) - common
+        found = _longest_run(tokens, products, common)
+        if found is not None:
+            named.append(found)
+    return named
+
+
+def _longest_run(tokens: list[str], products: Sequence[Catalogued], common: set[str]) -> tuple[str, set[str]] | None:
+    """The longest run of ``tokens``, from the first or after one word the names lack ("60 black machine guard
+    panels": the panels, though "black" alone is also a word of the black brackets), that is all words of one or
+    more products' names, with the products it fits."""
+    best: tuple[int, str, set[str]] | None = None
+    for start in range(min(2, len(tokens))):
+        for size in range(len(tokens) - start, 0, -1):
+            run = tokens[start : start + size]
+            said = words(" ".join(run)) - common
             fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}
             if fits:
-                kept = [t for t in tokens[:size] if not words(t) or not words(t) <= common]
-                named.append((" ".join(kept), fits))
+                kept = [t for t in run if not words(t) or not words(t) <= common]
+                if best is None or size > best[0]:
+                    best = (size, " ".join(kept), fits)
                 break
-    return named
+    return (best[1], best[2]) if best is not None else None
 
 
 def common_words(products: Sequence[Catalogued]) -> set[str]:
