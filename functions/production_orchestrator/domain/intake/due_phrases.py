@@ -16,6 +16,7 @@ _DUE_LEAD = (
     r"(?:required|requested|desired|preferred|wished|gewuenschte?r?)\s+(?:delivery|date|ship)(?:\s+date)?|"
     r"date\s+(?:required|needed|wanted)|ship\s+date|leverdatum|leveringsdatum|lieferdatum|liefertermin|"
     r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
+    r"(?:ready\s+to\s+)?ship(?:ped)?(?:\s+(?:on|by))?|ready\s+(?:by|for)|"
     r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
     r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"

@@ -349,7 +349,7 @@ def resolve_request(
     unclear = [" ".join(str(u).split())[:300] for u in facts.unclear if str(u).strip()]
     reported = {u.split(":", 1)[0].strip().lower() for u in unclear}
     problems = [*unclear, *(p for p in problems if p.split(":", 1)[0] not in reported)]
-    intent = None if given is not None else not_an_order(f"{message.subject}\n{message.body}", (o.id for o in shop.orders))
+    intent = None if given is not None else not_an_order(f"{message.subject}\n{message.body}", _held_names(shop))
     problems += [intent] if intent else []
     if problems or product is None or quantity is None or due is None:
         raise IntakeError("the request cannot be planned: " + "; ".join(problems), problems=tuple(problems))
@@ -369,6 +369,11 @@ def resolve_request(
     )
     _check_existing(shop, order)
     return order
+
+
+def _held_names(shop: ShopState) -> list[str]:
+    """What names an order the shop holds in an e-mail: its id and the customer's own reference."""
+    return [name for o in shop.orders for name in (o.id, o.reference) if name]
 
 
 def _check_existing(shop: ShopState, order: Order) -> None:

@@ -27,10 +27,20 @@ _CANCEL = re.compile(
 # The noun, with an order the shop holds: "Annulering order GW-27-0110", "cancellation of GW-27-0105".
 _CANCELLATION = re.compile(r"(?<![a-z])(?:cancel\w*|annul\w*|storn\w*|anula\w*|cancela\w*)(?![a-z])")
 _CHANGE = re.compile(
-    r"(?<![a-z])(?:change|changing|modify|amend|increase|reduce|move|postpone|bring\s+forward|update|"
+    r"(?<![a-z])(?:change|changing|modify|amend|increase|reduce|move|postpone|bring\s+forward|pull\s+\w+\s+in|"
     r"aender\w*|erhoeh\w*|reduzier\w*|verschieb\w*|vorzieh\w*|modifi\w*|augment\w*|redui\w*|decal\w*|avanc\w*|"
     r"report\w*|cambi\w*|aument\w*|adelant\w*|retras\w*|wijzig\w*|verhog\w*|verlag\w*|verplaats\w*|vervroeg\w*)"
     r"(?![a-z])"
+)
+# A change said as such: "from 1,000 to 1,400", "von 500 auf 800", "de 200 à 300", "de 200 a 300", "van 5 naar 8";
+# or a change word beside an order word ("Change on PO 4500-7902", "wijziging van onze bestelling").
+_FROM_TO = re.compile(
+    r"(?<![a-z])(?:from|von|de|van)\s+[\d.,' ]*\d\s+(?:\w+\s+)?(?:to|auf|a|naar)\s+[\d.,' ]*\d(?![\d])"
+)
+_ORDER_WORD = r"(?:po|order|bestellung|auftrag|commande|pedido|bestelling)"
+_CHANGE_OF_ORDER = re.compile(
+    rf"(?<![a-z])(?:change|changes|amend\w*|modif\w*|aenderung|wijziging|cambio)\s+(?:\w+\s+){{0,3}}?{_ORDER_WORD}(?![a-z])|"
+    rf"(?<![a-z]){_ORDER_WORD}\s+[\w/.-]+\s*[-:,]?\s*(?:change|amendment|aenderung|modification|wijziging|cambio)(?![a-z])"
 )
 # What a question about an order asks (lead time, price, a quote) and the hypothetical that marks one.
 _ASKS_ABOUT = re.compile(
@@ -76,6 +86,8 @@ def not_an_order(text: str, order_ids: Iterable[str]) -> str | None:
             f"request: the e-mail asks to change order {held[0]}, which the shop already holds; a person "
             "changes it (nothing was planned)"
         )
+    if _CHANGE_OF_ORDER.search(folded) or (_CHANGE.search(folded) and _FROM_TO.search(folded)):
+        return "request: the e-mail asks to change an order; a person changes it (nothing was planned)"
     if _QUOTE_REQUEST.search(folded):
         return "request: the e-mail asks for a quote; an order follows once the customer places it"
     questions = [s for s in _SENTENCE.findall(folded) if s.rstrip().endswith("?")]

@@ -14,6 +14,7 @@ from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
 _MEASURE_WORD = re.compile(rf"(?:{MEASURE_UNITS})")
 _OF = {"of", "de", "d", "van", "von"}
+_LEADING = {"of", "the", "de", "des", "du", "la", "les", "van", "von", "der", "die", "das", "del", "los", "las"}
 
 
 def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
@@ -22,7 +23,7 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
     named: list[tuple[str, set[str]]] = []
     common = common_words(products)
     plain = joined_sizes(spelled_numbers(ANY_DATE.sub(" ", fold(text))))  # "6 x 30" is one word, "6x30", never a number
-    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*)){1,4})", plain):
+    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*|\d{1,4}-?[a-z][\w-]*)){1,6})", plain):
         tokens = match.group(2).split()
         if tokens and _MEASURE_WORD.fullmatch(tokens[0].rstrip(".,;:")):
             continue  # "60 ml", "40 cm": a size, not how many of something
@@ -30,7 +31,9 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
             tokens = tokens[1:]  # "500 off DP-SS-8X40", "60 Stück Taschen": the unit is no part of the name
             if tokens and tokens[0] in _OF:
                 tokens = tokens[1:]  # "40 pairs of shorts": what is counted follows the "of"
-        found = _longest_run(tokens, products, common)
+        while tokens and tokens[0] in _LEADING:
+            tokens = tokens[1:]  # "2000 of the black ABS sensor housings": the words counted follow
+        found = _longest_run(tokens[:4], products, common)
         if found is not None:
             named.append(found)
     return named

@@ -41,7 +41,9 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     for product in candidates:
         names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
         names |= {product.code.lower()}
-        for match in re.finditer(NUMBER + r"((?:\s+[a-z][\w-]*){1,4})", plain):
+        # The words after a number, a size or a count of teeth among them ("200 19-inch rack panels", "8000 of
+        # the 24T gear").
+        for match in re.finditer(NUMBER + r"(?=((?:\s+(?:[a-z]|\d+-?[a-z])[\w-]*){1,4}))", plain):  # a count in the words is read too
             said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
             if any(alike(n, w) for n in names for w in said):
                 found.append(match.group(1))
@@ -198,8 +200,32 @@ _SPELLED = re.compile(
 )
 
 
+_TEENS_WORDS = {
+    "eleven": 11, "twelve": 12, "fifteen": 15, "elf": 11, "zwoelf": 12, "fuenfzehn": 15, "onze": 11, "douze": 12,
+    "quinze": 15, "once": 11, "doce": 12, "quince": 15, "twaalf": 12, "vijftien": 15,
+}  # fmt: skip
+_THOUSANDS = {**_DIGIT_WORDS, **_TENS_WORDS, **_TEENS_WORDS}
+# "ten thousand", "a thousand", "zweitausend", "dix mille", "diez mil", "tienduizend" (mille and mil only with a
+# count before them: alone they are too many other things).
+_SPELLED_THOUSANDS = re.compile(
+    rf"(?<![\w-])(?:(?P<count>{'|'.join(sorted(_THOUSANDS, key=len, reverse=True))})[\s-]?)?"
+    r"(?P<thousand>thousand|tausend|duizend)(?![\w-])"
+    rf"|(?<![\w-])(?P<latin>{'|'.join(sorted(_THOUSANDS, key=len, reverse=True))})\s(?:mille|mil)(?![\w-])"
+)
+
+
+def _spelled_thousands(text: str) -> str:
+    def number(match: re.Match[str]) -> str:
+        count = match.group("count") or match.group("latin")
+        return str((_THOUSANDS[count] if count else 1) * 1000)
+
+    return _SPELLED_THOUSANDS.sub(number, text)
+
+
 def spelled_numbers(text: str) -> str:
-    """``text`` (folded) with hundreds spelled out written as digits: ``two hundred`` -> ``200``."""
+    """``text`` (folded) with hundreds and thousands spelled out written as digits: ``two hundred`` -> ``200``,
+    ``ten thousand`` -> ``10000``."""
+    text = _spelled_thousands(text)
 
     def number(match: re.Match[str]) -> str:
         if match.group("spanish"):

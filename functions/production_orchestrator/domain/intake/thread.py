@@ -78,12 +78,20 @@ def split_thread(body: str) -> tuple[str, str]:
     return body.strip("\n"), ""
 
 
+# What may follow a closing on its line and leave it a closing: "Thanks a bunch,", "Thank you very much and regards,".
+_CLOSING_TAIL = frozenset(
+    "a lot bunch so much very again in advance and best kind warm regards wishes for everything all your help you "
+    "&".split()
+)
+
+
 def _closing(line: str) -> tuple[bool, str]:
     """Whether ``line`` is a closing ("Best regards," / "Best, Tom"), and the name that follows it on the line."""
     match = _CLOSING_LINE.match(fold(line.strip()))
     if match is None:
         return False, ""
-    if not match.group("rest").strip():
+    tail = re.findall(r"[\w&']+", match.group("rest"))
+    if not tail or (len(tail) <= 5 and set(tail) <= _CLOSING_TAIL and not match.group("rest").rstrip().endswith(".")):
         return True, ""
     words = line.split()[len(match.group("closing").split()) :]
     rest = " ".join(words).strip(" ,!.-\u2013")
@@ -104,9 +112,27 @@ def split_signature(newest: str) -> tuple[str, str]:
     for position, index in enumerate(filled):
         if len(filled) - position > MAX_SIGNATURE_LINES:
             continue
-        if lines[index].strip() in ("--", "\u2014", "__") or _closing(lines[index])[0]:
+        if lines[index].strip() in ("--", "\u2014", "__") or _closing(lines[index])[0] or _signs(lines, index):
             return "\n".join(lines[:index]).strip("\n"), "\n".join(lines[index:]).strip("\n")
     return newest.strip("\n"), ""
+
+
+# A phone number, an e-mail or web address, a postal code with its town: what a signature's lines hold.
+_CONTACT = re.compile(
+    r"(?:\+|\(0?\d)?\d[\d ().\-/]{6,}\d|[\w.+-]+@[\w-]+\.\w|www\.|https?://|\b[A-Z]{2}\s\d{5}\b|\b\d{4,5}\s[A-Z][a-z]"
+)
+
+
+def _signs(lines: list[str], index: int) -> bool:
+    """A signature with no closing: a line that is only a name ("Mia"), the lines after it short and one of them
+    a phone, an address or a web address."""
+    line = lines[index].strip()
+    if index == 0 or lines[index - 1].strip() or line.endswith("."):
+        return False  # a name starts a block of its own ("...by Friday 30\nApril." is a sentence going on)
+    if not (_NAME.match(line) and len(line.split()) <= 3 and all(w[0].isupper() for w in line.split())):
+        return False
+    after = [x for x in lines[index + 1 :] if x.strip()]
+    return bool(after) and all(len(x) <= 100 for x in after) and any(_CONTACT.search(x) for x in after)
 
 
 def signature_name(signature: str) -> str:

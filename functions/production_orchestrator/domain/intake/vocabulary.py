@@ -112,10 +112,15 @@ def names_of(product: Catalogued) -> tuple[str, ...]:
     return (product.description, *getattr(product, "aliases", ()))
 
 
+_IRREGULAR = {"teeth": "tooth", "feet": "foot", "knives": "knife", "shelves": "shelf", "halves": "half", "leaves": "leaf"}
+
+
 def stem(word: str) -> str:
     """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody (and a
     singular in ``-ie`` meets its plural: hoodie -> hoody; French muraux -> mural, panneaux -> panneau)."""
     word = fold(word)
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) > 5 and word.endswith("eaux"):  # French: panneaux -> panneau, muraux -> mural
         return word[:-1]
     if len(word) > 5 and word.endswith("aux"):
@@ -140,9 +145,20 @@ def joined_sizes(text: str) -> str:
     return _SIZE.sub(lambda m: m.group(1).replace(",", ".") + "x", text)
 
 
+# One material, two names: what a buyer writes ("PP", "alu", "inox") and what a catalogue does.
+_SAME_MATERIAL = {
+    "polypropylene": "pp", "polypropylen": "pp", "polypropileno": "pp", "polycarbonate": "pc", "polycarbonat": "pc",
+    "policarbonato": "pc", "polyethylene": "pe", "polyethylen": "pe", "polietileno": "pe", "aluminum": "aluminium",
+    "alu": "aluminium", "aluminio": "aluminium", "inox": "stainless", "rvs": "stainless", "edelstahl": "stainless",
+}  # fmt: skip
+_NUMBER_UNIT = re.compile(r"(?<![\w.])(\d{1,5})(mm|cm|ml|kg|m|g|l)(?![a-z])")
+
+
 def words(text: str) -> set[str]:
-    """The words of ``text`` as :func:`stem` gives them, without stop words (for description matching)."""
-    return {stem(word) for word in re.findall(r"[a-z0-9]+", joined_sizes(fold(text))) if word not in _STOP}
+    """The words of ``text`` as :func:`stem` gives them, without stop words (for description matching); a size
+    and its unit as two words ("38mm": 38, mm), a material by one name ("polypropylene" and "PP": pp)."""
+    said = re.findall(r"[a-z0-9]+", _NUMBER_UNIT.sub(r"\1 \2", joined_sizes(fold(text))))
+    return {_SAME_MATERIAL.get(w, w) for w in (stem(word) for word in said if word not in _STOP)}
 
 
 def alike(a: str, b: str) -> bool:
