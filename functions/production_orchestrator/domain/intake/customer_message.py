@@ -53,7 +53,7 @@ class CustomerMessage:
         return detect_language(f"{self.subject}\n{self.body}" if self.body.strip() else self.earlier)
 
     @property
-    def day_first(self) -> bool:
+    def day_first(self) -> bool | None:
         """Whether the sender writes 04/06/2027 for 4 June (language.writes_day_first)."""
         return writes_day_first(self.language, self.sender, f"{self.body}\n{self.signature}")
 

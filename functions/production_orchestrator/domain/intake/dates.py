@@ -82,7 +82,7 @@ _COUNT = r"\d{1,3}|" + _alternatives(NUMBER_WORDS)
 _UNIT = _alternatives(_DAY_UNITS + _WEEK_UNITS)
 _ORDINAL = r"(?:st|nd|rd|th|er|e|eme|o|a|ste)?\.?"
 _NEXT = (
-    r"(?:next|this|coming|naechsten|nachsten|naechster|kommenden|kommender|diesen|prochain|el\s+proximo|"
+    r"(?:this\s+coming|next|this|coming|naechsten|nachsten|naechster|kommenden|kommender|diesen|prochain|el\s+proximo|"
     r"proximo|este|volgende|deze|aanstaande|komende)"
 )
 # "next week" and "this week" in the five languages (the week a "end of" or a weekday falls in).
@@ -101,6 +101,8 @@ _RELATIVE_LEAD = r"(?:in|within|innerhalb\s+von|innerhalb|binnen|dans|sous|d'ici
 RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
 # "end of next week", "Ende nächster Woche", "fin de la semaine prochaine", "eind volgende week" (no group names).
 WEEK_END_EXPRESSION = rf"(?:the\s+)?(?:end|ende|fin|finales|eind)\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_WEEK_OF})\b"
+# "two weeks from today", "10 days from now" (no group names).
+FROM_NOW_EXPRESSION = rf"(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today)"
 # "end of March", "end of next month", "Ende April", "Monatsende", "fin avril", "fin du mois", "finales de mayo",
 # "eind mei", "einde van de maand": the month's last day (no group names: it is embedded in other patterns).
 _MONTH_WORDS = r"month|monats|mois|mes|maand"
@@ -113,8 +115,16 @@ MONTH_END_EXPRESSION = (
 # One date expression; every alternative is a named group so resolve() knows which form it saw. It matches
 # text that was folded (lower case, no accents).
 # A weekday written before the date it names ("Thursday 21 January", "Dienstag, 26.01.2027"): part of that date.
-_WEEKDAY_BEFORE = rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?(?=\d|(?:{_MONTH})\b))"
-_WEEKDAY_PREFIX = re.compile(rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})\.?,?\s{{1,3}}(?:the\s+|den\s+|le\s+|el\s+|de\s+)?")
+# ("Friday week, the 16th", "this coming Wednesday (28th)": the weekday, and the date that settles which.)
+_WEEKDAY_BEFORE = (
+    rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|le\s+|el\s+|de\s+)?"
+    rf"(?=\d|(?:{_MONTH})\b))"
+)
+_WEEKDAY_PREFIX = re.compile(
+    rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|le\s+|el\s+|de\s+)?"
+)
+# A weekday of a calendar week, or the week alone (its Friday): "Freitag KW 15", "week 14", "semaine 15/2027".
+_WEEK_NUMBER = r"(?:kw|cw|wk|week|woche|semaine|semana)\s*\.?\s*\d{1,2}(?!\d)(?:\s*/\s*(?:\d{4}|\d{2}))?"
 DATE_EXPRESSION = (
     rf"{_WEEKDAY_BEFORE}?(?:"
     r"(?P<iso>\d{4}-\d{1,2}-\d{1,2})"
@@ -123,11 +133,12 @@ DATE_EXPRESSION = (
     rf"|(?P<day_month>(?:1er|\d{{1,2}}{_ORDINAL})\s+(?:of\s+|de\s+)?(?:{_MONTH})\b\.?(?:,?\s+(?:de\s+)?\d{{4}})?)"
     r"|(?P<day_of_month>\d{1,2}(?:st|nd|rd|th)(?![\w]))"
     rf"|(?P<relative>{RELATIVE_EXPRESSION})"
-    rf"|(?P<from_now>(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today))"
+    rf"|(?P<from_now>{FROM_NOW_EXPRESSION})"
     rf"|(?P<named>day\s+after\s+tomorrow|{_alternatives(_DAY_AFTER)}|{_alternatives(_TOMORROW)}|{_alternatives(_TODAY)})(?![\w'-])"
     rf"|(?P<month_end>{MONTH_END_EXPRESSION})"
     rf"|(?P<week_end>{WEEK_END_EXPRESSION})"
-    rf"|(?P<weekday_of_week>(?:{_WEEKDAY})\b,?\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_NEXT_WEEK})\b)"
+    rf"|(?P<iso_week>(?:(?:{_WEEKDAY})\.?,?\s+(?:(?:in|of|der|de\s+la|van|en)\s+)?)?{_WEEK_NUMBER})"
+    rf"|(?P<weekday_of_week>(?:{_WEEKDAY})\b,?\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_NEXT_WEEK})\b|(?:{_WEEKDAY})\s+week(?![\w]))"
     rf"|(?P<weekday>(?:{_NEXT}\s+(?:week\s+|woche\s+|semaine\s+|week\s+)?)?(?:{_WEEKDAY})\b(?:\s+prochain\b)?)"
     r")"
 )
@@ -175,10 +186,12 @@ def _numeric_days(text: str, anchor: date) -> list[date]:
     return [found] if found is not None else []
 
 
-def _numeric(text: str, anchor: date, day_first: bool) -> date | None:
+def _numeric(text: str, anchor: date, day_first: bool | None) -> date | None:
     days = _numeric_days(text, anchor)
-    if len(days) == 1 or (days and day_first):
+    if len(days) == 1:
         return days[0]
+    if len(days) == 2 and day_first is not None:
+        return days[0] if day_first else days[1]
     return None  # 04/12 is April 12 in one country and 4 December in the next: not a guess to make
 
 
@@ -201,7 +214,7 @@ def _month_end(text: str, anchor: date) -> date | None:
     return end
 
 
-def _calendar(kind: str, text: str, anchor: date, day_first: bool = False) -> date | None:
+def _calendar(kind: str, text: str, anchor: date, day_first: bool | None = None) -> date | None:
     if kind == "iso":
         year, month, day = (int(p) for p in text.split("-"))
         return _day(year, month, day)
@@ -220,6 +233,20 @@ def _calendar(kind: str, text: str, anchor: date, day_first: bool = False) -> da
     return _month_day(anchor, month_number, int(numbers[0]), numbers[1] if len(numbers) > 1 else None)
 
 
+def _iso_week(text: str, anchor: date) -> date | None:
+    """The weekday (the Friday when none is said) of calendar week N: this year's, or next year's when it is past."""
+    week, *year = (int(n) for n in re.findall(r"\d+", text))
+    weekday = next((WEEKDAY_NAMES[w] for w in re.findall(r"[a-z]+", text) if w in WEEKDAY_NAMES), 4)
+    for number in ([year[0] + (2000 if year[0] < 100 else 0)] if year else [anchor.year, anchor.year + 1]):
+        try:
+            day = date.fromisocalendar(number, week, weekday + 1)
+        except ValueError:
+            return None
+        if year or day >= anchor:
+            return day
+    return None
+
+
 def _relative(kind: str, text: str, anchor: date) -> date | None:
     if kind == "named":
         said = " ".join(text.split())
@@ -227,10 +254,12 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
     tokens = text.split()
     if kind == "month_end":
         return _month_end(text, anchor)
+    if kind == "iso_week":
+        return _iso_week(text, anchor)
     if kind in ("week_end", "weekday_of_week"):
-        # The week after the anchor's (Monday to Sunday) for "next week", the anchor's own for "this week";
-        # its end is the Friday.
-        later = re.search(_NEXT_WEEK, text) is not None
+        # The week after the anchor's (Monday to Sunday) for "next week" ("Friday week" too), the anchor's own for
+        # "this week"; its end is the Friday.
+        later = re.search(_NEXT_WEEK, text) is not None or re.search(r"[a-z]\s+week\Z", text) is not None
         monday = anchor - timedelta(days=anchor.weekday()) + timedelta(days=7 if later else 0)
         named = next((WEEKDAY_NAMES[w.strip(",")] for w in tokens if w.strip(",") in WEEKDAY_NAMES), 4)
         day = monday + timedelta(days=named)
@@ -244,11 +273,11 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
     return anchor + timedelta(days=number * unit)
 
 
-def resolve_due(phrase: str, anchor: date, *, day_first: bool = False) -> date | None:
+def resolve_due(phrase: str, anchor: date, *, day_first: bool | None = None) -> date | None:
     """The day ``phrase`` names, read against ``anchor``; None when it is not a date this reader knows or
     lies past the end of the calendar (year 9999 and "tomorrow"). ``day_first``: a numeric date either way
-    round (04/06/2027) is read day first, as the sender's country writes it; otherwise only a weekday said with
-    it ("Fri 9/4") settles it."""
+    round (04/06/2027) is read day first (True) or month first (False), as the sender's country writes it;
+    unknown (None), only a weekday said with it ("Fri 9/4") settles it."""
     text = _LEAD.sub("", " ".join(fold(str(phrase)).split())).rstrip(",;!")
     text = text if _DATE.match(text) else text.rstrip(".")
     match = _DATE.match(text)

@@ -23,6 +23,9 @@ from .vocabulary import Catalogued, alike, names_of, words
 MEASURE_UNITS = r"mm|cm|ml|cl|kg|ltr|liters?|litres?|l|g"
 _MEASURE = re.compile(rf"(?<![\w.,])(\d{{1,5}}(?:[.,]\d{{1,3}})?)\s{{0,2}}({MEASURE_UNITS})(?![a-z])")
 _SIZE_WORD = re.compile(r"\d{1,4}(?:\.\d{1,2})?(?:x\d{1,4}(?:\.\d{1,2})?)+")
+_DIMENSIONS = re.compile(
+    r"(?<![\w.,])(\d{1,5}(?:[.,]\d{1,2})?(?:\s{0,2}[x\u00d7*]\s{0,2}\d{1,5}(?:[.,]\d{1,2})?)+)\s{0,2}(mm|cm)(?![a-z])"
+)
 _UNIT_OF = {"ltr": "l", "liter": "l", "liters": "l", "litre": "l", "litres": "l"}
 
 
@@ -48,9 +51,12 @@ def colours(text: str) -> set[str]:
 
 
 def measures(text: str) -> set[tuple[str, str]]:
-    """The sizes ``text`` gives, as (unit, number): ``30 litre`` -> ("l", "30")."""
+    """The sizes ``text`` gives, as (unit, number): ``30 litre`` -> ("l", "30"); ``8 x 40 mm`` -> both 8 and 40 mm."""
     found = set()
-    for number, unit in _MEASURE.findall(fold(text)):
+    folded = fold(text)
+    for dimensions, unit in _DIMENSIONS.findall(folded):
+        found |= {(unit, n.replace(",", ".")) for n in re.split(r"\s*[x\u00d7*]\s*", dimensions)}
+    for number, unit in _MEASURE.findall(_DIMENSIONS.sub(" ", folded)):
         found.add((_UNIT_OF.get(unit, unit), number.replace(",", ".")))
     return found
 
@@ -88,11 +94,22 @@ def _variant_fits(product: Catalogued, given: set[tuple[str, str]], coloured: se
     return True
 
 
+def _compounds_joined(text: str, products: Sequence[Catalogued]) -> str:
+    """``text`` with each hyphenated compound no product's names hold written as one word: "the flat-pack range"
+    names no "flat" door, "Shaker-Tür" stays two words of a name."""
+    named = {w for p in products for name in names_of(p) for w in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)+", fold(name))}
+    return re.sub(
+        r"[a-z0-9]+(?:-[a-z0-9]+)+",
+        lambda m: m.group(0) if m.group(0) in named else m.group(0).replace("-", ""),
+        fold(text),
+    )
+
+
 def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing: bool = False) -> list[Catalogued]:
     """The products ``text`` names by a word only they have, with half the words of one of their names and no
     size or colour against them (see the module docstring); ``in_passing``: by such a word alone (what makes a
     reading from part of a name unclear)."""
-    said = _sized_words(text)
+    said = _sized_words(_compounds_joined(text, products) if in_passing else text)
     given, coloured = measures(text), colours(text)
     found = []
     for product in products:

@@ -9,7 +9,15 @@ import re
 from bisect import bisect_right
 from datetime import date, timedelta
 
-from .dates import DATE_EXPRESSION, RELATIVE_EXPRESSION, WEEK_END_EXPRESSION, fold, resolve_due
+from .dates import (
+    DATE_EXPRESSION,
+    FROM_NOW_EXPRESSION,
+    MONTH_END_EXPRESSION,
+    RELATIVE_EXPRESSION,
+    WEEK_END_EXPRESSION,
+    fold,
+    resolve_due,
+)
 from .numbers import ANY_DATE
 
 _DUE_LEAD = (
@@ -18,7 +26,7 @@ _DUE_LEAD = (
     r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
     r"(?:ready\s+to\s+)?ship(?:ped)?(?:\s+(?:on|by))?|ready\s+(?:by|for)|"
     r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
-    r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
+    r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by|at))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
     r"entrega(?:\s+el)?|entregar(?:\s+el)?|como\s+muy\s+tarde(?:\s+el)?|levering(?:\s+op)?|leveren(?:\s+op)?|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
     r"bis(?:\s+(?:zum|zur|spaetestens|spatestens))?|spaetestens(?:\s+(?:am|bis))?|spatestens|vor|zum|"
@@ -26,8 +34,10 @@ _DUE_LEAD = (
     r"para(?:\s+el)?|antes\s+del?|a\s+mas\s+tardar(?:\s+el)?|hasta(?:\s+el)?|el|"
     r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
 )
+_WEAK_LEADS = frozenset({"le", "el", "op", "am", "zum", "on", "the"})
 _DUE = re.compile(
-    rf"(?<![\w'])(?:{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION})",
+    rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
+    rf"|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
 )
 
 
@@ -43,7 +53,7 @@ _VALID_UNTIL = re.compile(
 )
 
 
-def one_day_in(value: str, anchor: date, day_first: bool = False) -> date | None:
+def one_day_in(value: str, anchor: date, day_first: bool | None = None) -> date | None:
     """The one day a labelled value names among other words ("2027-01-16 at the latest", "Friday, please")."""
     days = {resolve_due(m.group(0), anchor, day_first=day_first) for m in ANY_DATE.finditer(fold(value))} - {None}
     return days.pop() if len(days) == 1 else None
@@ -60,7 +70,7 @@ _THEN = re.compile(
 _THEN_REACH = 300
 
 
-def _days_referred_to(text: str, anchor: date, day_first: bool) -> dict[date, str]:
+def _days_referred_to(text: str, anchor: date, day_first: bool | None) -> dict[date, str]:
     """The day each "by then" points at: the last date written before it in the same few lines."""
     dates = [(m.end(), m.group(0)) for m in ANY_DATE.finditer(text)]
     ends = [end for end, _ in dates]
@@ -82,22 +92,25 @@ _BEFORE_WEEKEND = re.compile(
 _FRIDAY = 4
 
 
-def due_days(text: str, anchor: date, day_first: bool = False) -> dict[date, str]:
+def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[date, str]:
     """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due)."""
     by_day: dict[date, str] = {}
     folded = _VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text))
     for match in _BEFORE_WEEKEND.finditer(folded):
         if anchor.weekday() <= _FRIDAY:
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
+    weak: dict[date, str] = {}
     for match in _DUE.finditer(folded):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor, day_first=day_first)
         if day is not None:
-            by_day.setdefault(day, phrase)
+            # "el jueves", "le 4 mai", "op vrijdag": a date said with an article only, when another is said as due
+            # ("para el viernes 30"), is when something else happens.
+            (weak if (match.group("lead") or "").strip() in _WEAK_LEADS else by_day).setdefault(day, phrase)
     for match in _LATEST.finditer(folded):
         day = resolve_due(match.group("phrase"), anchor, day_first=day_first)
         if day is not None:
             by_day.setdefault(day, match.group(0))
     for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
-    return by_day
+    return by_day or weak

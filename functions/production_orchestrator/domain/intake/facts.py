@@ -80,7 +80,7 @@ class _Part:
 
     text: str
     anchor: date
-    day_first: bool = False  # the sender writes 04/06/2027 for 4 June
+    day_first: bool | None = None  # the sender writes 04/06/2027 for 4 June
 
 
 def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
@@ -285,7 +285,7 @@ def _fits_horizon(product: Product, quantity: int, shop: ShopState, problems: li
     return False
 
 
-def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str], day_first: bool) -> str | None:
+def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str], day_first: bool | None) -> str | None:
     if not facts.due or not facts.due.strip():
         problems.append("due date: missing (by when is it needed?)")
         return None

@@ -51,14 +51,17 @@ _DAY_FIRST_SIGNS = re.compile(
 )
 
 
-def writes_day_first(language: Language, sender: str, text: str) -> bool:
-    """Whether the sender writes a numeric date day first (04/06/2027: 4 June): anyone writing German, French,
-    Spanish or Dutch; in English, a sender whose own address, phone or company says so and nothing says the
-    opposite. Unknown is False: an ambiguous date is then asked about, never guessed."""
+def writes_day_first(language: Language, sender: str, text: str) -> bool | None:
+    """Whether the sender writes a numeric date day first (04/06/2027: 4 June; True) or month first (April 6;
+    False): anyone writing German, French, Spanish or Dutch writes day first; in English the sender's own address,
+    phone or company tells, month first where anything says so. Unknown is None: an ambiguous date is then asked
+    about, never guessed."""
     if language != "en":
         return True
     domain = sender.rsplit("@", 1)[-1].lower().rstrip(".") if "@" in sender else ""
     tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
     if tld in _MONTH_FIRST_TLDS or _MONTH_FIRST_SIGNS.search(text):
         return False
-    return bool(tld and tld not in _GENERIC_TLDS) or _DAY_FIRST_SIGNS.search(text) is not None
+    if (tld and tld not in _GENERIC_TLDS) or _DAY_FIRST_SIGNS.search(text):
+        return True
+    return None

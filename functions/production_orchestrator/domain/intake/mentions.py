@@ -14,7 +14,15 @@ from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
 _MEASURE_WORD = re.compile(rf"(?:{MEASURE_UNITS})")
 _OF = {"of", "de", "d", "van", "von"}
-_LEADING = {"of", "the", "de", "des", "du", "la", "les", "van", "von", "der", "die", "das", "del", "los", "las"}
+_LEADING = {
+    "of", "the", "de", "des", "du", "la", "les", "van", "von", "der", "die", "das", "del", "los", "las", "your",
+    "our", "these", "those", "vos", "nos", "ihre", "unsere", "sus", "nuestros", "nuestras", "jullie", "onze",
+}  # fmt: skip
+# What units come in: a count of them counts the product inside ("30 Kartons Riffeldübel").
+_PACK_WORD = re.compile(
+    r"boxes|box|cartons?|kartons?|cajas?|boites?|packs?|packages?|bags?|pallets?|palettes?|paletten|dozen|dozijn|"
+    r"doos|dozen|pakken|rolls?|rollen|sets?"
+)
 
 
 def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[str]]]:
@@ -33,7 +41,14 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
                 tokens = tokens[1:]  # "40 pairs of shorts": what is counted follows the "of"
         while tokens and tokens[0] in _LEADING:
             tokens = tokens[1:]  # "2000 of the black ABS sensor housings": the words counted follow
-        found = _longest_run(tokens[:4], products, common)
+        packed = tokens
+        if packed and _PACK_WORD.fullmatch(packed[0]):
+            packed = packed[1:]  # "40 boxes of the 10mm dowels", "80 cartons of your fluted dowels"
+            while packed and packed[0] in _LEADING:
+                packed = packed[1:]
+        found = (_longest_run(packed[:4], products, common) if packed is not tokens else None) or _longest_run(
+            tokens[:4], products, common
+        )
         if found is not None:
             named.append(found)
     return named

@@ -36,6 +36,9 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
+    ranges = [n for m in _RANGE.finditer(plain) for n in m.groups() if n]
+    if ranges:  # "entre 150 et 200", "150-200 pcs": how many is not said yet, both are named
+        return list(dict.fromkeys(ranges))
     plain = _packed(plain)
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     for product in candidates:
@@ -51,7 +54,20 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         code = re.escape(product.code.lower())
         window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
         found += [m.group(1) for m in re.finditer(window, plain)]
-    return _not_in_name(list(dict.fromkeys(found)), candidates)
+    return _not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
+
+
+# "64 legs ... 16 tables x 4 legs": the working that gives a count is no second count.
+_TIMES = re.compile(r"(?<![\w.,])(\d{1,6})\s+[a-z]+\s*(?:x|\u00d7|\*|times|mal|fois|por|keer)\s*(\d{1,6})(?![\w.,])")
+
+
+def _not_factors(found: list[str], text: str) -> list[str]:
+    counts = {whole_number(value): value for value in found}
+    for match in _TIMES.finditer(text):
+        a, b = int(match.group(1)), int(match.group(2))
+        if a * b in counts and len(counts) > 1:
+            found = [v for v in found if whole_number(v) not in (a, b) or whole_number(v) == a * b]
+    return found
 
 
 def _not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
@@ -64,6 +80,12 @@ def _not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str
     return counts or found
 
 
+# A range of counts: "between 150 and 200", "zwischen 150 und 200", "entre 150 et 200", "150-200 pcs", "150 to 200".
+_RANGE_NUMBER = r"(\d{1,3}(?:[,.' ]\d{3})+|\d{1,8})"
+_RANGE = re.compile(
+    rf"(?<![\w.,])(?:between|zwischen|entre|tussen)\s+{_RANGE_NUMBER}\s+(?:and|und|et|y|e|en)\s+{_RANGE_NUMBER}(?![\w])"
+    rf"|(?<![\w.,-]){_RANGE_NUMBER}(?:[-\u2013]|\s+(?:to|bis|a|tot)\s+){_RANGE_NUMBER}\s*(?:{UNITS})\.?(?![\w])"
+)
 # Things people count that a shop does not make: "we are 30 people", "for 11 players", "in 2 hours".
 _COUNTED_NOT_MADE = (
     r"people|persons?|members?|players?|guests?|employees?|staff|kids|children|students|years?|months?|hours?|"
@@ -87,7 +109,12 @@ _NOT_A_QUANTITY = re.compile(
     r"(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
     rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
-    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)"
+    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
+    # What a pack holds is no count of packs: "500 per box", "1000 pcs/carton", "(à 500 Stück)".
+    rf"(?<![\w.,]){_MONEY}\s*(?:(?:pcs|pieces|pc|stueck|stuck|stk|units|unites|unidades|stuks)\.?\s*)?"
+    r"(?:per|/|pro|par|por|je|each\s+in\s+a)\s*(?:an?\s+|the\s+)?(?:box|boxes|carton|cartons|karton|kartons|boite|"
+    r"caja|doos|pack|package|bag|pallet|palette|palet|roll|rolle)\b|"
+    rf"\ba\s+{_MONEY}\s*(?:stueck|stuck|stk|pcs|pieces|st)\b\.?"
 )
 # A telephone number without its label: "+44 24 7655 0192", "06 12 34 56 78" (groups, 8 digits or more).
 _PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?![\w,.]\d|\w)")
@@ -222,17 +249,37 @@ def _spelled_thousands(text: str) -> str:
     return _SPELLED_THOUSANDS.sub(number, text)
 
 
+# Dozens: "3 dozen", "a dozen", "2 Dutzend", "deux douzaines", "tres docenas", "2 dozijn" (not "5 dozen van 20").
+_DOZEN = re.compile(
+    r"(?<![\w.,])(?P<count>\d{1,4}|a|one|two|three|four|five|six|ten|ein|zwei|drei|vier|fuenf|zehn|une|deux|trois|"
+    r"quatre|cinq|dix|una|dos|tres|cuatro|cinco|diez|een|twee|drie|vier|vijf|tien)\s+"
+    r"(?:dozen|dutzend|douzaines?|docenas?|dozijn)(?!\s+(?:van|of|a|de|zu|je)\s+\d)(?![\w-])"
+)
+
+
+def _dozens(text: str) -> str:
+    def number(match: re.Match[str]) -> str:
+        count = match.group("count")
+        return str((int(count) if count.isdigit() else _DIGIT_WORDS.get(count, _TENS_WORDS.get(count, 1))) * 12)
+
+    return _DOZEN.sub(number, text)
+
+
 def spelled_numbers(text: str) -> str:
     """``text`` (folded) with hundreds and thousands spelled out written as digits: ``two hundred`` -> ``200``,
-    ``ten thousand`` -> ``10000``."""
-    text = _spelled_thousands(text)
+    ``ten thousand`` -> ``10000``, ``3 dozen`` -> ``36``."""
+    text = _dozens(_spelled_thousands(text))
 
     def number(match: re.Match[str]) -> str:
         if match.group("spanish"):
             tens = match.group("spanish_tens")
             return str(_SPANISH_HUNDREDS[match.group("spanish")] + (_TENS_WORDS[tens] if tens else 0))
-        if match.group("hundred").startswith("cent") and match.group("digit") in (None, "a", "one", "een", "ein"):
-            return match.group(0)  # "per cent", "a cent": a share or money, not a count
+        if (
+            match.group("hundred").startswith("cent")
+            and match.group("digit") in (None, "a", "one", "een", "ein")
+            and not match.group("tens")
+        ):
+            return match.group(0)  # "per cent", "a cent": a share or money, not a count ("cent cinquante" is 150)
         if match.group("hundred") == "hundred" and match.group("digit") is None:
             return match.group(0)  # "twelve hundred": a count this reader does not spell, so none
         hundreds = _DIGIT_WORDS[match.group("digit")] if match.group("digit") else 1
