@@ -237,7 +237,7 @@ def _iso_week(text: str, anchor: date) -> date | None:
     """The weekday (the Friday when none is said) of calendar week N: this year's, or next year's when it is past."""
     week, *year = (int(n) for n in re.findall(r"\d+", text))
     weekday = next((WEEKDAY_NAMES[w] for w in re.findall(r"[a-z]+", text) if w in WEEKDAY_NAMES), 4)
-    for number in ([year[0] + (2000 if year[0] < 100 else 0)] if year else [anchor.year, anchor.year + 1]):
+    for number in [year[0] + (2000 if year[0] < 100 else 0)] if year else [anchor.year, anchor.year + 1]:
         try:
             day = date.fromisocalendar(number, week, weekday + 1)
         except ValueError:

@@ -72,9 +72,11 @@ def _own_words(product: Catalogued, products: Sequence[Catalogued]) -> set[str]:
     others = {w for p in products if p.code != product.code for name in names_of(p) for w in _sized_words(name)}
     mine = {w for name in names_of(product) for w in _sized_words(name)}
     # A word, or a size written as one ("80x80": the 80 mm bracket, where the 50 mm one shares every word).
-    return {
-        w for w in mine if (w.isalpha() and len(w) >= 4 or _SIZE_WORD.fullmatch(w)) and not any(alike(w, o) for o in others)
-    }
+    return {w for w in mine if _telling(w) and not any(alike(w, o) for o in others)}
+
+
+def _telling(word: str) -> bool:
+    return (word.isalpha() and len(word) >= 4) or _SIZE_WORD.fullmatch(word) is not None
 
 
 def _said(word: str, said: set[str]) -> bool:

@@ -285,7 +285,9 @@ def _fits_horizon(product: Product, quantity: int, shop: ShopState, problems: li
     return False
 
 
-def _due(facts: RequestFacts, anchor: date, planning_day: str, problems: list[str], day_first: bool | None) -> str | None:
+def _due(
+    facts: RequestFacts, anchor: date, planning_day: str, problems: list[str], day_first: bool | None
+) -> str | None:
     if not facts.due or not facts.due.strip():
         problems.append("due date: missing (by when is it needed?)")
         return None

@@ -14,6 +14,8 @@ from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
 _MEASURE_WORD = re.compile(rf"(?:{MEASURE_UNITS})")
 _OF = {"of", "de", "d", "van", "von"}
+# Up to six words after a number: words, sizes ("6x30"), counts glued to a word ("24T", "40-tooth").
+_WORDS_AFTER = r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*|\d{1,4}-?[a-z][\w-]*)){1,6})"
 _LEADING = {
     "of", "the", "de", "des", "du", "la", "les", "van", "von", "der", "die", "das", "del", "los", "las", "your",
     "our", "these", "those", "vos", "nos", "ihre", "unsere", "sus", "nuestros", "nuestras", "jullie", "onze",
@@ -31,7 +33,7 @@ def shortened(text: str, products: Sequence[Catalogued]) -> list[tuple[str, set[
     named: list[tuple[str, set[str]]] = []
     common = common_words(products)
     plain = joined_sizes(spelled_numbers(ANY_DATE.sub(" ", fold(text))))  # "6 x 30" is one word, "6x30", never a number
-    for match in re.finditer(NUMBER + r"((?:\s+(?:[a-z][\w-]*|\d{1,4}(?:\.\d{1,2})?x\d[\w.]*|\d{1,4}-?[a-z][\w-]*)){1,6})", plain):
+    for match in re.finditer(NUMBER + _WORDS_AFTER, plain):
         tokens = match.group(2).split()
         if tokens and _MEASURE_WORD.fullmatch(tokens[0].rstrip(".,;:")):
             continue  # "60 ml", "40 cm": a size, not how many of something

@@ -45,8 +45,8 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
         names |= {product.code.lower()}
         # The words after a number, a size or a count of teeth among them ("200 19-inch rack panels", "8000 of
-        # the 24T gear").
-        for match in re.finditer(NUMBER + r"(?=((?:\s+(?:[a-z]|\d+-?[a-z])[\w-]*){1,4}))", plain):  # a count in the words is read too
+        # the 24T gear"), looked ahead so that a number among them is read too.
+        for match in re.finditer(NUMBER + r"(?=((?:\s+(?:[a-z]|\d+-?[a-z])[\w-]*){1,4}))", plain):
             said = words(match.group(2)) | {w.lower() for w in match.group(2).split()}
             if any(alike(n, w) for n in names for w in said):
                 found.append(match.group(1))

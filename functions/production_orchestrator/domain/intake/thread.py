@@ -80,8 +80,8 @@ def split_thread(body: str) -> tuple[str, str]:
 
 # What may follow a closing on its line and leave it a closing: "Thanks a bunch,", "Thank you very much and regards,".
 _CLOSING_TAIL = frozenset(
-    "a lot bunch so much very again in advance and best kind warm regards wishes for everything all your help you "
-    "&".split()
+    {"a", "lot", "bunch", "so", "much", "very", "again", "in", "advance", "and", "best", "kind", "warm", "regards"}
+    | {"wishes", "for", "everything", "all", "your", "help", "you", "&", "mil", "million"}
 )
 
 

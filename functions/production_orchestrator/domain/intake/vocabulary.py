@@ -112,7 +112,9 @@ def names_of(product: Catalogued) -> tuple[str, ...]:
     return (product.description, *getattr(product, "aliases", ()))
 
 
-_IRREGULAR = {"teeth": "tooth", "feet": "foot", "knives": "knife", "shelves": "shelf", "halves": "half", "leaves": "leaf"}
+_IRREGULAR = {
+    "teeth": "tooth", "feet": "foot", "knives": "knife", "shelves": "shelf", "halves": "half", "leaves": "leaf",
+}  # fmt: skip
 
 
 def stem(word: str) -> str:
