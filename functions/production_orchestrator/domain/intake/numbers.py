@@ -71,13 +71,14 @@ def _not_factors(found: list[str], text: str) -> list[str]:
 
 
 def _not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
-    """Among several numbers, those the one product's own names do not hold: in "180 Z brackets (stainless, 40
+    """The numbers the one product's own code and names do not hold: in "180 Z brackets (stainless, 40
     offset)" the 40 is the "Z bracket 40 mm offset" itself, not a second count."""
-    if len(found) < 2 or len(candidates) != 1:
+    if not found or len(candidates) != 1:
         return found
-    named = {n for name in names_of(candidates[0]) for n in re.findall(r"\d+", name)}
-    counts = [value for value in found if value not in named]
-    return counts or found
+    named = {n for name in (candidates[0].code, *names_of(candidates[0])) for n in re.findall(r"\d+", name)}
+    # Only numbers the name holds ("20 of the 300 dome shades", "30 tooth"): none is surely the count; the bare
+    # numbers then decide (one: it; several: asked about).
+    return [value for value in found if value not in named]
 
 
 # A range of counts: "between 150 and 200", "zwischen 150 und 200", "entre 150 et 200", "150-200 pcs", "150 to 200".
