@@ -223,3 +223,31 @@ def test_the_same_shop_gives_the_same_hash_in_any_array_order_and_hash_seed(tmp_
         )
         seen.add(done.stdout.strip())
     assert seen == {f"{proposal.proposal_hash()} solver"}
+
+
+def test_tidied_bookkeeping_is_the_least_the_placement_allows_and_costs_no_more() -> None:
+    from production_orchestrator.domain.planning.highs_model import cost
+    from production_orchestrator.domain.planning.mip import build, tidy
+
+    state = SCENARIOS["rush-order"].taken_in()
+    target = state.order("RUSH-200")
+    assert target is not None
+    product = state.product(target.product)
+    assert product is not None
+    model = build(state, target, product, TODAY, TODAY, {"STANDARD-100"})
+    assert model is not None
+    # Every column at its upper bound: touched and split flags set, moved minutes at their most.
+    spoilt = [min(upper, 10_000.0) for upper in model.model.upper]
+    tidied = tidy(model, spoilt)
+    for order_id, columns in model.placed.items():
+        moved = 0.0
+        for p in columns.values():
+            rest = tidied[p.rest] if p.rest is not None else 0.0
+            assert tidied[p.units] == spoilt[p.units] and rest == (spoilt[p.rest] if p.rest is not None else 0.0)
+            if p.split is not None:
+                assert tidied[p.split] == float(rest > 0)
+            if p.moved is not None:
+                assert tidied[p.moved] == max(0.0, p.had - p.unit * tidied[p.units] - rest)
+                moved += tidied[p.moved]
+        assert tidied[model.touched[order_id]] == float(moved > 0)
+    assert all(cost(stage, tidied) <= cost(stage, spoilt) for stage in model.stages)

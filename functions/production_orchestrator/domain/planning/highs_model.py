@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate
 
-from .mip import Build, columns_of, model_inf
+from .mip import Build, columns_of, model_inf, tidy
 
 SEED = 7
 # The share of the node budget each objective stage gets: the tie-breaks (orders moved and finish day, then
@@ -103,4 +103,4 @@ class StageSolver:
             return None, False
         integer = self.build.model.integer
         values = [round(v) if integer[i] else v for i, v in enumerate(self.highs.getSolution().col_value)]
-        return values, self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        return tidy(self.build, values), self.highs.getModelStatus() == highspy.HighsModelStatus.kOptimal

@@ -74,6 +74,8 @@ class Placed:
     moved: int | None  # minutes that left the machine-day (original machine-days only)
     on: int  # binary: the order holds at least its minimum part here (min_split)
     keep: int | None  # binary: the order keeps exactly what it had here (original parts under the minimum)
+    unit: int = 1  # the order's minutes per unit
+    had: int = 0  # the minutes it had here before the plan
 
 
 @dataclass
@@ -173,6 +175,28 @@ def keep_parts(model: Model, values: list[float]) -> list[float]:
     return full
 
 
+def tidy(model: Build, values: list[float]) -> list[float]:
+    """``values`` with each movable order's bookkeeping columns at the least the rules let them be: moved
+    minutes what left the machine-day, the split flag where a remainder is, touched where minutes moved.
+
+    A stage minimizes only its own columns, so a plan can carry a touched flag or moved minutes nothing
+    moved (free until the stage that costs them). Held where they are, such orders would make the plan
+    infeasible in the near model, which then starts from nothing; tidied, the plan is a solution of every
+    model it solved and costs no more in any stage."""
+    tidied = list(values)
+    for order_id, columns in model.placed.items():
+        touched = 0.0
+        for p in columns.values():
+            rest = round(values[p.rest]) if p.rest is not None else 0
+            if p.split is not None:
+                tidied[p.split] = float(rest > 0)
+            if p.moved is not None:
+                tidied[p.moved] = float(max(0, p.had - p.unit * round(values[p.units]) - rest))
+                touched = max(touched, float(tidied[p.moved] > 0))
+        tidied[model.touched[order_id]] = touched
+    return tidied
+
+
 def columns_of(model: Build, order_id: str) -> list[int]:
     """The columns that say where ``order_id`` (a movable order or the new one) runs."""
     if order_id not in model.placed:
@@ -206,7 +230,7 @@ def _order_columns(
             moved = model.var(0, before[slot])  # integral, so each stage's cost is a whole number
             model.row(before[slot], model_inf(), {moved: 1, **after_minutes(unit, units, rest)})
             model.row(-model_inf(), 0, {moved: 1, touched: -before[slot]})
-        columns[slot] = Placed(units, rest, split, moved, on, keep)
+        columns[slot] = Placed(units, rest, split, moved, on, keep, unit, before.get(slot, 0))
     total: dict[int, float] = {}
     for placed in columns.values():
         total.update(after_minutes(unit, placed.units, placed.rest))

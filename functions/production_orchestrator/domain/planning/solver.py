@@ -10,6 +10,9 @@
               the relaxed plan or the best plan moves free (near); if that still misses the floor, the full
               model (stages 1 and 2: what a plan is judged by; the tie-break stays with the near model).
               Once a stage ends above its floor, the next floor is the relaxed model's under the same bounds
+    bounded   the relaxed stages stop at the first one out of budget (no floor after it); when the near
+              model ran out of budget improving the moved work, its plan stands (no full solve); the
+              tie-break is skipped once a judged stage ended unproven (the plan's bookkeeping tidied)
     then      each part of moved work that went to a new machine-day goes to the earliest one with room
               that the rules allow (:func:`earliest_homes`): equal plans, the earlier days
 
@@ -118,6 +121,7 @@ class _Search:
         self.bounds: list[tuple[int, float]] = []
         self.floors, self.relaxed = self._relaxed()
         self.exact = True  # every stage so far ended at its floor: the relaxed floors still bound the next
+        self.proven = True  # every judged stage so far ended at its floor or a proven optimum
 
     def _relaxed(self) -> tuple[list[float | None], list[float] | None]:
         """Every stage of the relaxed model: each one's proven optimum (a floor of the full model's) and its
@@ -131,10 +135,16 @@ class _Search:
                 return [*floors, *[None] * (len(self.model.stages) - index)], found
             found = values
             floors.append(cost(stage, found) if optimal and None not in floors else None)
+            if not optimal:
+                # Out of budget: no floor from here on, and the later stages would bound nothing.
+                return [*floors, *[None] * (len(self.model.stages) - index - 1)], self._keep(found)
             relaxed.bound(index, cost(stage, found))
+        return floors, self._keep(found)
+
+    def _keep(self, found: list[float] | None) -> list[float] | None:
         if found is not None and not short_parts(self.model.model, found):
             self.incumbent = keep_parts(self.model.model, found)  # it keeps every rule as it is: no worse a start
-        return floors, found
+        return found
 
     def _better(self, index: int, values: list[float] | None) -> None:
         stage = self.model.stages[index]
@@ -149,28 +159,43 @@ class _Search:
         """Decide stage ``index`` and bound it in every model; False when no plan is found in budget."""
         floor = self.floors[index] if self.exact else None
         judged = index < JUDGED_STAGES
+        if not judged and not self.proven:
+            # A stage before it ran out of budget: on such shops the tie-break's search found nothing better
+            # than the plan it started from (tidied), at the cost of a solve as long as all the others.
+            return self._decided(index)
         if judged and not self.exact and not self._met(index, None):
             # An earlier stage ended above its floor: this stage's floor is the relaxed model's under the same
             # bounds as the full model's.
             found, optimal = StageSolver(self.model, self.nodes, True, self.bounds).run(index, self.incumbent)
             floor = cost(self.model.stages[index], found) if found is not None and optimal else None
-        if not self._met(index, floor):
-            self._near(index)
-        if judged and not self._met(index, floor):
+        near = (False, False) if self._met(index, floor) else self._near(index)
+        if judged and not self._met(index, floor) and (index == 0 or near != (True, False)):
+            # Lateness always gets the full model when the near one misses its floor; moved work only when
+            # the near model found nothing better or proved its neighbourhood exhausted, not when it ran out
+            # of budget improving (the full model's solve then costs twice the near one for about 1%).
             if self.full is None:
                 self.full = StageSolver(self.model, self.nodes, bounds=self.bounds)
-            self._better(index, self.full.run(index, self.incumbent or self.hint)[0])
+            values, optimal = self.full.run(index, self.incumbent or self.hint)
+            self._better(index, values)
+            self.proven = self.proven and (optimal or self._met(index, floor))
+        elif judged:
+            self.proven = self.proven and self._met(index, floor)
+        if self.incumbent is None:
+            return False
+        self.exact = self.exact and floor is not None and self._met(index, floor)
+        return self._decided(index)
+
+    def _decided(self, index: int) -> bool:
         if self.incumbent is None:
             return False
         level = cost(self.model.stages[index], self.incumbent)
-        self.exact = self.exact and floor is not None and level < floor + 0.5
         self.bounds.append((index, level))
         for solver in (self.near, self.full):
             if solver is not None:
                 solver.bound(index, level)
         return True
 
-    def _near(self, index: int) -> None:
+    def _near(self, index: int) -> tuple[bool, bool]:
         """The full model around the relaxed plan: the orders it or the best plan so far moves may move."""
         free = _changed(self.model, self.relaxed, self.held) | _changed(self.model, self.incumbent, self.held)
         if self.relaxed is not None:
@@ -178,7 +203,10 @@ class _Search:
         if self.near is None:
             self.near = StageSolver(self.model, self.nodes, bounds=self.bounds)
         self.near.hold(self.held, free)
-        self._better(index, self.near.run(index, self.incumbent or self.hint)[0])
+        values, optimal = self.near.run(index, self.incumbent or self.hint)
+        before = self.incumbent
+        self._better(index, values)
+        return self.incumbent is not before, optimal
 
 
 def _changed(model: Build, values: list[float] | None, held: list[float]) -> set[str]:
