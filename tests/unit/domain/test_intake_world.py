@@ -9,7 +9,7 @@ import pytest
 
 from production_orchestrator.domain.errors import IntakeError
 from production_orchestrator.domain.intake.customer_message import read_message
-from production_orchestrator.domain.intake.facts import resolve_request
+from production_orchestrator.domain.intake.facts import RequestFacts, resolve_request
 from production_orchestrator.domain.intake.vocabulary import stem, words
 from production_orchestrator.domain.planning.proposal import GivenFacts
 
@@ -129,8 +129,6 @@ def test_a_person_who_completes_the_request_has_decided_it_is_an_order() -> None
     text = "From: Buyer <buyer@client.example>\nDate: Mon, 1 Mar 2027 09:00:00 +0100\nSubject: x\n\n"
     message = read_message(text + "Please cancel our 40 clamping rings due 12 March.")
     given = GivenFacts(given_by="dana", product="RING-AL", quantity=40, due="2027-03-12")
-    from production_orchestrator.domain.intake.facts import RequestFacts
-
     order = resolve_request(message, RequestFacts(), SHOP, DAY, given)
     assert facts_of(order) == ("RING-AL", 40, "2027-03-12")
 

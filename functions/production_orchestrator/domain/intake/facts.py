@@ -27,7 +27,7 @@ from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
-from .dates import resolve_due
+from .dates import fold, resolve_due
 from .distinctive import distinctively_named, other_variant
 from .due_phrases import due_days, one_day_in
 from .intent import not_an_order
@@ -373,9 +373,10 @@ def resolve_request(
     return order
 
 
-def _held_names(shop: ShopState) -> list[str]:
-    """What names an order the shop holds in an e-mail: its id and the customer's own reference."""
-    return [name for o in shop.orders for name in (o.id, o.reference) if name]
+def _held_names(shop: ShopState) -> dict[str, str]:
+    """What names an order the shop holds in an e-mail: its id and the customer's own reference, folded (one
+    lookup per word of the e-mail, however many orders the shop holds)."""
+    return {fold(name): name for o in shop.orders for name in (o.id, o.reference) if name}
 
 
 def _check_existing(shop: ShopState, order: Order) -> None:

@@ -14,7 +14,7 @@ Only the newest message counts (a quoted "cancel" is history); a person who comp
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 from .dates import fold
 
@@ -75,10 +75,15 @@ _ORDERS = re.compile(
 _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|\Z)")
 
 
-def not_an_order(text: str, order_ids: Iterable[str]) -> str | None:
-    """Why ``text`` (the newest message: subject and body) is not a request for a new order, or None."""
+# A word that may be an order's id or reference ("GW-27-0110", "4500-7902", "VE/PO/2027/066").
+_NAME_LIKE = re.compile(r"[a-z0-9](?:[a-z0-9._/#-]*[a-z0-9])?")
+
+
+def not_an_order(text: str, held_names: Mapping[str, str]) -> str | None:
+    """Why ``text`` (the newest message: subject and body) is not a request for a new order, or None;
+    ``held_names``: the ids and references of the orders the shop holds, folded, each to how it is written."""
     folded = fold(text)
-    held = [i for i in order_ids if re.search(rf"(?<![\w-]){re.escape(fold(i))}(?![\w-])", folded)]
+    held = [held_names[w] for w in _NAME_LIKE.findall(folded) if w in held_names]
     if _CANCEL.search(folded) or (held and _CANCELLATION.search(folded)):
         return "request: the e-mail asks to cancel; a person handles cancellations (nothing was planned)"
     if held and _CHANGE.search(folded):
