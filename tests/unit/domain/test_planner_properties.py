@@ -156,8 +156,25 @@ def _check_nothing_fits(state: ShopState, reason: str) -> None:
     ]
     event("refused: nothing fits")
     assert reason.startswith("UNPLANNABLE: NEW cannot"), reason
-    # Lead times reach 6 days at most here, so the refusal is always about machine time.
-    assert max(free, default=0) < product.minutes_per_unit, f"refused although a unit fits: {reason}"
+    # Lead times reach 6 days at most here, so the refusal is always about machine time: not one unit fits, or
+    # (min_split_minutes) no run of the order in whole-unit parts of at least its minimum part fits at all.
+    unit, need = product.minutes_per_unit, target.quantity * product.minutes_per_unit
+    if max(free, default=0) >= unit:
+        event("refused: no split of the minimum part fits")
+        assert "min_split_minutes" in reason, reason
+        assert not _splits_into(free, need, unit, state.min_part(need)), f"refused although a split fits: {reason}"
+        return
+    assert "fully booked" in reason or "no working day" in reason, reason
+
+
+def _splits_into(free: list[int], need: int, unit: int, least: int) -> bool:
+    """Whether ``need`` minutes run in parts of whole units, each at least ``least`` (the whole order is one part),
+    at most one part per free machine-day."""
+    reachable = {0}
+    for room in free:
+        parts = range(unit, min(room, need) + 1, unit)
+        reachable |= {r + p for r in reachable for p in parts if r + p <= need and (p >= least or p == need)}
+    return need in reachable
 
 
 def _check_calendar_and_capacity(after: ShopState, proposal: ProposalContent) -> None:

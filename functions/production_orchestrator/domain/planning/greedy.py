@@ -239,7 +239,7 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
         more, left = fill(board, after_due, left, product.minutes_per_unit, least)
         placed += more
     if not placed:
-        raise UnplannableError(_nothing_fits(board, target, product, earliest))
+        raise UnplannableError(_nothing_fits(board, target, product, earliest, least))
     return Placement(
         allocations=merge(placed),
         need=need,
@@ -255,8 +255,9 @@ def place(state: ShopState, target: Order, product: Product, planning_day: str, 
     )
 
 
-def _nothing_fits(board: Board, target: Order, product: Product, earliest: str) -> str:
-    """Why not one unit of ``target`` fits anywhere in the horizon from ``earliest``."""
+def _nothing_fits(board: Board, target: Order, product: Product, earliest: str, least: int) -> str:
+    """Why ``target`` fits nowhere in the horizon from ``earliest``: no working day, no day with a unit's time free,
+    or no way to run it in parts of at least ``least`` minutes (the shop's ``min_split_minutes``)."""
     machines = ", ".join(product.machines)
     if earliest > board.days[-1]:
         return f"{target.id} cannot start before {earliest}, after the {HORIZON_DAYS} days planned from {board.days[0]}"
@@ -264,6 +265,14 @@ def _nothing_fits(board: Board, target: Order, product: Product, earliest: str) 
     if not working:
         have = "has" if len(product.machines) == 1 else "have"
         return f"{target.id} cannot be made: {machines} {have} no working day from {earliest} to {board.days[-1]}"
+    open_slots = [(m, d) for d, ms in board.slots(product.machines, earliest, board.days[-1]) for m in ms]
+    if max(board.free(slot) for slot in open_slots) >= product.minutes_per_unit:
+        return (
+            f"{target.id} cannot be made: its {target.quantity * product.minutes_per_unit} minutes do not fit any "
+            f"working day of {machines} whole, and no split of them into parts of at least {least} minutes "
+            f"(min_split_minutes) in whole units of {product.minutes_per_unit} fits the free time from {earliest} "
+            f"to {board.days[-1]}"
+        )
     return (
         f"{target.id} cannot be made: every working day of {machines} from {earliest} to {board.days[-1]} is "
         f"fully booked (none has {product.minutes_per_unit} free minutes, the time of one unit)"
