@@ -123,7 +123,12 @@ def _check_overtime(shop: ShopState, overtime: tuple[Overtime, ...], planning_da
         where = f"--overtime {extra.machine}:{extra.day}:{extra.minutes}"
         if machine is None:
             raise _refuse(GuidanceCode.UNKNOWN_MACHINE, f"{where}: the shop has no machine {extra.machine}")
-        if not planning_day <= extra.day <= last:
+        if extra.day < planning_day:
+            raise _refuse(
+                GuidanceCode.UNKNOWN_DAY,
+                f"{where}: {extra.day} has passed; this plan starts on {planning_day} (it runs to {last})",
+            )
+        if extra.day > last:
             raise _refuse(
                 GuidanceCode.UNKNOWN_DAY, f"{where}: {extra.day} is not a day of this plan ({planning_day} to {last})"
             )

@@ -26,7 +26,7 @@ from ...domain.approval.revision_ask import RevisionAsk
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
 from ...domain.planning.guidance import Guidance, check_guidance
 from ...domain.records import AuditEvent, audit_event, utc_iso
-from ..runs.plan_request import PlanRequest, shop_for
+from ..runs.plan_request import planned_again, shop_for
 from ..runtime import Runtime
 from .review import LinkView
 from .wake import WakeOutcome, wake
@@ -61,8 +61,8 @@ def ask_revision(rt: Runtime, cmd: AskRevision) -> RevisionAsked:
     refusal = authorize_revision(approval, view.approver, now, cmd.allowed)
     if refusal is not None:
         raise refusal.error()
-    request = PlanRequest.again(checkpoint, proposal)
-    check_guidance(shop_for(rt, request, seed=False), cmd.guidance, proposal.target_order.id, proposal.planning_day)
+    request = planned_again(rt, checkpoint, proposal)
+    check_guidance(shop_for(rt, request, seed=False), cmd.guidance, proposal.target_order.id, request.planning_day)
     ask = RevisionAsk(given_by=identity(view.approver), asked_at=utc_iso(now), guidance=cmd.guidance)
 
     def event(after: ApprovalRecord) -> AuditEvent:

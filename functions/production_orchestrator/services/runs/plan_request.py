@@ -12,10 +12,12 @@ from ...domain.intake.given import given_against_email
 from ...domain.planning.guidance import Revision
 from ...domain.planning.proposal import GivenFacts, ProposalContent
 from ...domain.planning.propose import Requested, build_proposal
-from ...domain.records import Checkpoint
+from ...domain.planning.still_holds import judged_today
+from ...domain.records import Checkpoint, parse_utc
 from ...domain.scenarios import SCENARIOS
 from ...domain.scenarios import scenario as find_scenario
 from ...domain.shop.model import Order, ShopState
+from ..evidence import current_state
 from ..runtime import Runtime
 
 REQUEST_RUN = "request"  # the checkpoint's "scenario" of a run on the data dir's own shop
@@ -63,6 +65,17 @@ class PlanRequest:
             earlier = given.facts() if given is not None else {}
             given = GivenFacts.model_validate({**earlier, **facts, "given_by": revision.given_by})
         return dataclasses.replace(self, given=given, revision=revision)
+
+
+def planned_again(rt: Runtime, checkpoint: Checkpoint, proposal: ProposalContent) -> PlanRequest:
+    """``checkpoint``'s request, to plan again now (propose again, revise): from its planning day, or from the
+    shop's today once a day has passed since it was made (the next day from the shop's ``planning_cutoff`` on,
+    when it sets one), so the new plan books, and its guidance names, no day that has passed."""
+    shop, now = current_state(rt.store), rt.clock()
+    today = judged_today(shop, parse_utc(checkpoint.created_at), now) or ""
+    if shop.planning_cutoff is not None:
+        today = max(today, shop.planning_day(now))
+    return PlanRequest.again(checkpoint, proposal, today)
 
 
 def on_current_shop(rt: Runtime, text: str, planning_day: str | None = None) -> PlanRequest:

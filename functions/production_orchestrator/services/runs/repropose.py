@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, ValidationError
-from ...domain.planning.still_holds import judged_today
-from ...domain.records import Checkpoint, ProviderBinding, parse_utc
+from ...domain.records import ProviderBinding, parse_utc
 from ..asking.request_approval import LinkPlan
-from ..evidence import current_approval, current_state, review, what_changed
+from ..evidence import current_approval, review, what_changed
 from ..runtime import Runtime
-from .plan_request import PlanRequest
+from .plan_request import planned_again
 from .start import StartResult, StartRun, start_run
 
 
@@ -31,14 +30,6 @@ class ProposeAgain:
 
     approval_id: str
     binding: ProviderBinding
-
-
-def _today(rt: Runtime, checkpoint: Checkpoint) -> str:
-    """The shop's today once a day has passed since the plan was made (the day to plan from again), else ''; the
-    next day from the shop's ``planning_cutoff`` on, when it sets one."""
-    shop, now = current_state(rt.store), rt.clock()
-    today = judged_today(shop, parse_utc(checkpoint.created_at), now) or ""
-    return max(today, shop.planning_day(now)) if shop.planning_cutoff is not None else today
 
 
 def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:
@@ -57,7 +48,7 @@ def propose_again(rt: Runtime, cmd: ProposeAgain) -> StartResult:
     window = max(parse_utc(checkpoint.expires_at) - parse_utc(checkpoint.created_at), timedelta(seconds=1))
     try:
         again = StartRun(
-            PlanRequest.again(checkpoint, proposal, _today(rt, checkpoint)),
+            planned_again(rt, checkpoint, proposal),
             cmd.binding,
             window,
             LinkPlan.successor(old),

@@ -37,7 +37,7 @@ from ...domain.records import ProviderBinding, parse_utc
 from ..asking.request_approval import LinkPlan
 from ..evidence import review
 from ..runtime import Runtime, need
-from .plan_request import PlanRequest, shop_for
+from .plan_request import planned_again, shop_for
 from .start import StartResult, StartRun, start_run
 
 
@@ -70,8 +70,8 @@ def revise(rt: Runtime, cmd: Revise) -> StartResult:
     if refusal is not None:
         raise refusal.error()
     assert old is not None  # authorize_revision refuses a plan without an approval
-    request = PlanRequest.again(checkpoint, proposal)
-    check_guidance(shop_for(rt, request), cmd.guidance, proposal.target_order.id, proposal.planning_day)
+    request = planned_again(rt, checkpoint, proposal)
+    check_guidance(shop_for(rt, request), cmd.guidance, proposal.target_order.id, request.planning_day)
     revision = Revision(
         version=proposal.version + 1,
         supersedes=checkpoint.proposal_hash,
@@ -126,5 +126,7 @@ def plan_revision(rt: Runtime, cmd: PlanRevision) -> tuple[StartResult, Approval
     checkpoint, proposal = review(rt.store, old.checkpoint_id)
     if checkpoint.proposal_hash != old.proposal_hash:
         raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"approval {old.approval_id} is about another plan")
-    request = PlanRequest.again(checkpoint, proposal).revised(revision)
+    request = planned_again(rt, checkpoint, proposal).revised(revision)
+    # Asked on an earlier day, planned on this one: a day the guidance names may have passed meanwhile.
+    check_guidance(shop_for(rt, request, seed=False), revision.guidance, proposal.target_order.id, request.planning_day)
     return start_run(rt, StartRun(request, cmd.binding, cmd.window, replacing=True, seed=False)), old

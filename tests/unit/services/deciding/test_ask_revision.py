@@ -12,7 +12,8 @@ import pytest
 from production_orchestrator.domain.approval.authority import Ask, authorize
 from production_orchestrator.domain.approval.verification import Refusal
 from production_orchestrator.domain.errors import GuidanceRefusedError, RefusalCode, ResumeRefusedError
-from production_orchestrator.domain.planning.guidance import Guidance
+from production_orchestrator.domain.planning.guidance import Guidance, Overtime
+from production_orchestrator.domain.shop.model import add_days
 from production_orchestrator.services.asking.request_approval import RequestApproval, request_approval
 from production_orchestrator.services.deciding.ask_revision import AskRevision, ask_revision
 from production_orchestrator.services.deciding.review import Link, LinkView, open_link
@@ -127,3 +128,25 @@ def test_the_last_version_is_not_revised_through_the_workflow_either(world: Memo
     assert refused.value.code is RefusalCode.VERSION_LIMIT
     assert world.snapshot() == before and world.callback.calls == []  # no ask recorded, the workflow not woken
     assert world.approval(made.approval_id).status == "pending"
+
+
+def test_a_day_that_passed_is_no_day_of_the_revision_on_asking_or_planning(world: MemoryWorld) -> None:
+    started, made, view = _pending(world)
+    today = started.proposal.planning_day
+    overtime = Guidance(overtime=(Overtime(machine="EMB-01", day=today, minutes=120),), due=add_days(today, 2))
+    ask_revision(world.ports(), AskRevision(view, overtime))  # asked on the day itself: a day of the plan
+    world.clock.advance(hours=15)  # the workflow plans it after midnight in the shop's zone: that day has passed
+    before = world.snapshot()
+    command = PlanRevision(started.checkpoint.checkpoint_id, made.approval_id, world.binding, WINDOW)
+    with pytest.raises(GuidanceRefusedError) as passed:
+        plan_revision(world.runtime(), command)
+    assert passed.value.code.value == "UNKNOWN_DAY" and "has passed" in passed.value.human_message
+    assert world.snapshot() == before  # no version 2: the workflow ends in the state that says it was not planned
+
+    world = MemoryWorld()
+    _, made, view = _pending(world)
+    world.clock.advance(hours=15)
+    before = world.snapshot()
+    with pytest.raises(GuidanceRefusedError) as asked:  # and asked after midnight: refused before it is recorded
+        ask_revision(world.ports(), AskRevision(view, overtime))
+    assert asked.value.code.value == "UNKNOWN_DAY" and world.snapshot() == before and world.callback.calls == []

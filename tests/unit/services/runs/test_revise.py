@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from production_orchestrator.domain.errors import GuidanceRefusedError, RefusalCode, ResumeRefusedError
+from production_orchestrator.domain.errors import GuidanceRefusedError, IntakeError, RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.planning.guidance import Guidance, Overtime
 from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.scenarios import TODAY, TOMORROW
@@ -201,3 +201,21 @@ def test_one_version_means_no_revision_and_only_who_may_vote_learns_of_the_bound
     with pytest.raises(ResumeRefusedError) as refused:
         _revise(world, started)
     assert refused.value.code is RefusalCode.VERSION_LIMIT and world.snapshot() == before
+
+
+def test_a_revision_a_day_later_books_no_day_that_has_passed(world: MemoryWorld) -> None:
+    started = world.start(window=timedelta(days=3))  # made on TODAY, booking RUSH-200 on TODAY
+    world.clock.advance(days=1)  # TODAY has passed: the shop's day is TOMORROW
+    before = world.snapshot()
+    past = Guidance(keep=("STANDARD-100",), overtime=(Overtime(machine="EMB-01", day=TODAY, minutes=120),))
+    with pytest.raises(GuidanceRefusedError) as refused:  # overtime on a day gone by is no day of the new plan
+        _revise(world, started, past)
+    assert refused.value.code.value == "UNKNOWN_DAY" and "has passed" in refused.value.human_message
+    assert world.snapshot() == before
+    with pytest.raises(IntakeError) as late:  # the order was due on the day that passed: say so, plan nothing
+        _revise(world, started, Guidance(note="plan it from today"))
+    assert "before the planning day" in str(late.value) and world.snapshot() == before
+    v2 = _revise(world, started, Guidance(due=TOMORROW, note="the customer takes it a day later"))
+    assert v2.proposal.planning_day == TOMORROW and v2.proposal.target_order.due == TOMORROW
+    booked = {a.day for c in v2.proposal.schedule_changes for a in c.after}
+    assert booked and min(booked) >= TOMORROW, booked
