@@ -72,3 +72,28 @@ def test_change_the_plan_from_the_page_then_approve_version_2_once(started: Any)
     shop = json.loads(cli("shop", "show", "--data-dir", str(data_dir), "--json").stdout)
     standard = next(o for o in shop["orders"] if o["id"] == "STANDARD-100")
     assert standard["schedule"] == [{"machine": "EMB-01", "day": "2026-08-12", "minutes": 360}]
+
+
+def test_a_get_or_head_with_the_forms_fields_changes_nothing_and_a_note_may_start_with_a_dash(started: Any) -> None:
+    port = free_port()
+    data_dir, run = started("--approvers", APPROVERS, link_base=f"http://127.0.0.1:{port}/approve")
+    served = Served(data_dir, port)
+    link, v1 = run["APPROVAL_URL_1"], run["PROPOSAL_HASH"]
+    fields = {"decision": "revise", "reviewed_hash": v1, "keep": "STANDARD-100", "note": "x"}
+    try:
+        before = (fingerprint(data_dir), approval_rows(data_dir))
+        for method in ("GET", "HEAD"):  # a mail scanner fetching the form's fields as a link changes nothing
+            with urlopen(Request(f"{link}&{urlencode(fields)}", method=method), timeout=20) as response:
+                assert response.status == 200
+        assert (fingerprint(data_dir), approval_rows(data_dir)) == before
+        # Each value reaches the revision as a value, never as a flag of the process that plans it.
+        note = "--approver=eve: -the customer called"
+        status, made = _post(link, {**fields, "note": note, "overtime": "EMB-01:2026-08-12:120"})
+        assert status == 200 and "Version 2" in made, made
+    finally:
+        served.stop()
+    shown = json.loads(cli("status", "--data-dir", str(data_dir), "--json").stdout)
+    v2 = next(a for a in shown["approvals"] if a["version"] == 2)
+    revised = json.loads(cli("show", "--data-dir", str(data_dir), "--checkpoint", v2["checkpoint_id"], "--json").stdout)
+    assert revised["proposal"]["revision"]["guidance"]["note"] == note
+    assert revised["proposal"]["revision"]["given_by"] == "ana@example.com"

@@ -99,15 +99,13 @@ class SubprocessRevise:
 
     def __call__(self, view: LinkView, guidance: Mapping[str, str]) -> tuple[str, int]:
         """The new version's proposal hash and number (the approvers' links now open it)."""
+        # Each value is its own argv item, joined to its flag: a value that starts with '-' (a note "--urgent")
+        # stays a value, never a flag of the process that plans the revision.
         args = ["revise", "--data-dir", str(self._data_dir), "--checkpoint", view.checkpoint.checkpoint_id]
-        args += ["--approver", view.approver]
-        for order in (o.strip() for o in guidance.get("keep", "").split(",")):
-            args += ["--keep", order] if order else []
-        for extra in (o.strip() for o in guidance.get("overtime", "").split(",")):
-            args += ["--overtime", extra] if extra else []
-        for name in ("quantity", "due", "product", "note"):
-            if guidance.get(name):
-                args += [f"--{name}", guidance[name]]
+        args.append(f"--approver={view.approver}")
+        for name in ("keep", "overtime"):
+            args += [f"--{name}={item}" for item in (o.strip() for o in guidance.get(name, "").split(",")) if item]
+        args += [f"--{name}={guidance[name]}" for name in ("quantity", "due", "product", "note") if guidance.get(name)]
         done = _run((*args, *self._provider_args))
         values = _values(done.stdout)
         _LOG.info("revise process finished approval_id=%s exit=%s", view.approval.approval_id, done.returncode)

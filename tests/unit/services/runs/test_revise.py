@@ -11,6 +11,7 @@ import pytest
 from production_orchestrator.domain.errors import GuidanceRefusedError, IntakeError, RefusalCode, ResumeRefusedError
 from production_orchestrator.domain.planning.guidance import Guidance, Overtime
 from production_orchestrator.domain.planning.proposal import load_proposal
+from production_orchestrator.domain.records import audit_event
 from production_orchestrator.domain.scenarios import TODAY, TOMORROW
 from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
 from production_orchestrator.services.runs.revise import Revise, revise
@@ -219,3 +220,32 @@ def test_a_revision_a_day_later_books_no_day_that_has_passed(world: MemoryWorld)
     assert v2.proposal.planning_day == TOMORROW and v2.proposal.target_order.due == TOMORROW
     booked = {a.day for c in v2.proposal.schedule_changes for a in c.after}
     assert booked and min(booked) >= TOMORROW, booked
+
+
+def test_a_stale_version_1_is_revised_on_the_shop_as_it_is_now(world: MemoryWorld) -> None:
+    started = world.start()
+    world.store.set_inventory("THREAD-RED-40", 0, audit_event("inventory_set", world.clock()))  # the shop moved on
+    with pytest.raises(ResumeRefusedError) as stale:
+        world.resume(started, approve=True)
+    assert stale.value.code is RefusalCode.STALE_DOMAIN_STATE
+    v2 = _revise(world, started)  # "yes, but not like that" of a stale plan: planned again on the current shop
+    bought = {p.material_id: p.quantity for p in v2.proposal.procurement_actions}
+    assert bought == {"THREAD-RED-40": 1200} and [c.order_id for c in v2.proposal.schedule_changes] == ["RUSH-200"]
+    assert world.resume(v2, approve=True).outcome == "applied" and world.store.application_count() == 1
+    assert _standard(world) == [("EMB-01", TODAY, 360)]
+
+
+def test_overtime_on_a_closed_day_is_refused_with_nothing_written(world: MemoryWorld) -> None:
+    started = world.start()
+    shop = world.store.load_state()
+    assert shop is not None
+    saturday = "2026-08-15"
+    closed = shop.model_copy(
+        update={"machines": tuple(m.model_copy(update={"closed_days": (saturday,)}) for m in shop.machines)}
+    )
+    world.store.replace_shop(closed, (shop.revision, shop.digest()), audit_event("shop_imported", world.clock()))
+    before = world.snapshot()
+    with pytest.raises(GuidanceRefusedError) as refused:
+        _revise(world, started, Guidance(overtime=(Overtime(machine="EMB-01", day=saturday, minutes=60),)))
+    assert refused.value.code.value == "CLOSED_DAY" and "does not work on 2026-08-15" in refused.value.human_message
+    assert world.snapshot() == before
