@@ -80,6 +80,7 @@ from production_orchestrator.domain.approval.reminders import DEFAULT_POINTS, Re
 from production_orchestrator.domain.durations import parse_duration
 from production_orchestrator.domain.errors import ConfigurationError, ValidationError
 from production_orchestrator.domain.identity import (
+    IDENTITY_CENTER,
     Submitter,
     mapped_addresses,
     normalize_identity,
@@ -445,7 +446,8 @@ def _check_reachable(
     """Under separation of duties, every submitter names the approver address it is (a bare name is refused: synth
     could not tell it from an approver), and a run submitted by an approver needs ``required`` approvals from the
     others. Who signs in through a role mapped to ``identity-center`` synth cannot see: each session is made the
-    address its username is at run start (or refused there), and separation of duties holds on that address."""
+    address its username is at run start (or refused there), and separation of duties holds on that address; so
+    any approver may be the requester, and every approver's run must be approvable by the others."""
     if not separation:
         return
     names = unaddressed_people(submitters)
@@ -458,6 +460,15 @@ def _check_reachable(
     if not approvers:
         return
     folded = {normalize_identity(a) for a in approvers}
+    # A role mapped to identity-center makes any username a requester, so any approver may submit through it.
+    open_roles = sorted(arn for arn, person in submitters.items() if person == IDENTITY_CENTER)
+    if open_roles and len(folded) - 1 < required:
+        raise ConfigurationError(
+            f"submitters maps {open_roles[0]} to identity-center, so any approver may submit runs through it but, "
+            f"under separationOfDuties, not approve them, and the other {len(folded) - 1} approver(s) cannot give "
+            f"the {required} approval(s) a plan needs: add an approver, map the role's usernames to the addresses "
+            "they are, or (a one-owner shop) -c separationOfDuties=false"
+        )
     submitting_approvers = sorted(mapped_addresses(submitters) & folded)
     if submitting_approvers and len(folded) - 1 < required:
         raise ConfigurationError(

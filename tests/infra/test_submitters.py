@@ -110,3 +110,23 @@ def test_synth_itself_refuses_a_bare_name_under_separation_of_duties(tmp_path: A
     with pytest.raises(ConfigurationError, match="no e-mail address"):
         build_app(outdir=str(tmp_path), context=context).synth()
     assert not (tmp_path / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("approvers", "quorum"),
+    [
+        ("Ana@Example.com", {}),  # the one approver may sign in through the role: nobody else could approve
+        ("ana@example.com,ben@example.com", {"quorum": "2", "quorumAboveQuantity": "100"}),  # 1 other, 2 needed
+    ],
+)
+def test_an_identity_center_role_any_approver_may_submit_through_must_leave_the_quorum_reachable(
+    approvers: str, quorum: dict[str, str]
+) -> None:
+    """``identity-center`` makes any approver address a possible requester (synth cannot list the usernames):
+    every approver's run must be approvable by the others, or synth refuses naming the role."""
+    raw = {**ONE_APPROVER, "approverEmails": approvers, **quorum, "submitters": json.dumps({SSO_ROLE: "identity-center"})}
+    message = _refused(raw)
+    assert "identity-center" in message and SSO_ROLE in message and "separationOfDuties=false" in message
+    assert Settings.parse({**raw, "separationOfDuties": "false"})
+    # One more approver leaves every approver's run approvable by the others.
+    assert Settings.parse({**raw, "approverEmails": f"{approvers},cy@example.com,dee@example.com"})
