@@ -61,8 +61,9 @@ def audit_key(aws: AwsWorld, monkeypatch: pytest.MonkeyPatch) -> str:
     runtime.cache_clear()
     real = boto3.Session.client
 
-    def client(self: Any, service: str, *args: Any, **kwargs: Any) -> Any:
-        return InProcessLambda() if service == "lambda" else real(self, service, *args, **kwargs)
+    def client(self: Any, *args: Any, **kwargs: Any) -> Any:
+        service = args[0] if args else kwargs.get("service_name")
+        return InProcessLambda() if service == "lambda" else real(self, *args, **kwargs)
 
     monkeypatch.setattr(boto3.Session, "client", client)
     return key_id
@@ -264,3 +265,58 @@ def test_a_known_operator_function_that_cannot_be_invoked_refuses_the_write_and_
     assert err.startswith("error: OPERATOR_FUNCTION_UNREACHABLE: ") and "lambda:InvokeFunction" in err, err
     assert "--unkeyed" in err and "Nothing was written" in err
     assert _items(aws) == []
+
+
+# --- approvals relink: an operator write on the approval's chain, MACed like the shop writes ----------------------
+
+
+def _relink(aws: AwsWorld, approval_id: str, approver: str, *flags: str) -> int:
+    from tests.support.moto_aws import LINK_BASE_URL
+
+    return main(
+        ["--table", aws.table, *flags, "approvals", "relink", "--topic-arn", aws.topic_arn,
+         "--link-base", LINK_BASE_URL, "--approval", approval_id, "--approver", approver]
+    )  # fmt: skip
+
+
+def _parked_on_a_keyed_chain(aws: AwsWorld) -> Any:
+    """A run parked for its decision, every event so far appended by the functions with the audit key."""
+    from tests.support.aws_flow import start
+
+    flow = start(aws)
+    flow.request_approval()
+    aws.links()
+    return flow
+
+
+def test_relink_is_maced_by_the_operator_function_and_a_keyed_verify_reports_the_chain_intact(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.moto_aws import APPROVERS
+
+    flow = _parked_on_a_keyed_chain(aws)
+    _tag(aws, FUNCTION)
+    calls = len(InProcessLambda.calls)
+    assert _relink(aws, flow.approval_id, APPROVERS[1]) == 0, capsys.readouterr().err
+    assert "warning" not in capsys.readouterr().err
+    assert len(InProcessLambda.calls) > calls  # the link and the head were MACed by the function
+    (relinked,) = [
+        json.loads(i["raw"]["S"]) for i in _items(aws) if "approval_relinked" in i.get("raw", {}).get("S", "")
+    ]
+    assert relinked["mac"]
+    monkeypatch.delenv("PO_AUDIT_KEY_ID")  # the operator verifies with the key's id, holding only VerifyMac
+    assert _verify(aws, audit_key) == 0
+    assert "AUDIT_CHAIN=intact" in capsys.readouterr().out
+
+
+def test_relink_on_a_keyed_chain_with_no_operator_function_known_is_refused_and_writes_nothing(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.moto_aws import APPROVERS
+
+    flow = _parked_on_a_keyed_chain(aws)
+    before = _items(aws)
+    assert _relink(aws, flow.approval_id, APPROVERS[1]) == 2
+    assert capsys.readouterr().err.startswith("error: NO_OPERATOR_FUNCTION: ")
+    assert _items(aws) == before and aws.links() == []
+    assert _verify(aws, audit_key) == 0

@@ -159,15 +159,16 @@ def table_runtime(
     return aws(target, ports=ports, session=aws_session(args))
 
 
-def write_runtime(args: argparse.Namespace, table: str) -> Runtime:
-    """The runtime of an operator's shop write on ``table``: its audit events MACed by the operator function
-    cli/operator_key.py finds (or the write refused, or warned, before anything is written)."""
+def write_runtime(args: argparse.Namespace, table: str, *ports: AwsPort, topic_arn: str = "") -> Runtime:
+    """The runtime of an operator's write on ``table`` (a shop write, a relink): its audit events MACed by the
+    operator function cli/operator_key.py finds (or the write refused, or warned, before anything is written)."""
     from ..adapters.aws.boto_config import BOTO_CONFIG
     from ..bootstrap import AwsTarget, aws
 
     session = aws_session(args)
     signer = write_signer(args, table, session.client("dynamodb", config=BOTO_CONFIG))
-    return aws(AwsTarget(table_name=table, operator_function=signer or None), session=session)
+    target = AwsTarget(table_name=table, operator_function=signer or None, topic_arn=topic_arn or None)
+    return aws(target, ports=ports, session=session)
 
 
 def aws_session(args: argparse.Namespace | None) -> Any:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...domain.errors import ValidationError
 from .. import inputs
-from ..aws import add_table_flag, audit_key_id, required_table, table_of, table_runtime
+from ..aws import add_table_flag, required_table, table_of, table_runtime, write_runtime
 from ..output import EXIT_OK, PROG, emit, say
 from ..parser import GROUP_MESSAGES, actions, command, data_dir
 from ..root import (
@@ -95,8 +95,9 @@ def _relink_aws(args: argparse.Namespace) -> int:
     table = required_table(args, "approvals relink on AWS")
     if not args.topic_arn or not args.link_base:
         raise ValidationError("approvals relink --table needs --topic-arn ARN and --link-base URL (the stack's)")
-    # The keyed chain goes on with its key; the new link is random and goes out by SNS, as the first did.
-    rt = table_runtime(table, "notifier", audit_key_id=audit_key_id(args), topic_arn=args.topic_arn, args=args)
+    # An operator write like the shop's: its audit event MACed by the stack's operator function (the audit key's
+    # GenerateMac is the functions' alone); the new link is random and goes out by SNS, as the first did.
+    rt = write_runtime(args, table, "notifier", topic_arn=args.topic_arn)
     done = relink(rt, Relink(approval_id=args.approval, approver=args.approver, link_base_url=args.link_base))
     print(f"APPROVAL_ID={done.approval_id}")
     print(f"APPROVER={done.approver}")
@@ -156,7 +157,7 @@ def register(subparsers: Any) -> None:
         help="print the new link even for an e-mail address, instead of queueing it for `outbox send`",
     )
     again.add_argument("--json", action="store_true", help="print one JSON object instead of KEY=value lines")
-    add_table_flag(again, keys=("audit",))
+    add_table_flag(again)
     again.add_argument(
         "--topic-arn",
         default=None,

@@ -2,8 +2,8 @@
 operator's own writes, never anything else.
 
 The audit key's ``GenerateMac`` is the functions' alone (the key policy withholds it from the account), so the
-operator's ``--table`` writes (``shop import``, ``shop receive``, ``order complete|cancel|progress``) ask the
-operator function for their MACs:
+operator's ``--table`` writes (``shop import``, ``shop receive``, ``order complete|cancel|progress``,
+``approvals relink``) ask the operator function for their MACs:
 
     link request (the link's message)       -> its event is an operator kind        -> the link's MAC
     head request (the head's message + the  -> each link is an operator kind, MACed by the key, and they chain
@@ -29,9 +29,17 @@ from .audit_chain import _HEAD, _LINK, GENESIS
 if TYPE_CHECKING:
     from .mac import MacKey
 
-# The audit events the operator's commands append (services/shop/importing.py, services/shop/life.py).
+# The audit events the operator's commands append (services/shop/importing.py, services/shop/life.py,
+# services/asking/relink.py).
 OPERATOR_EVENTS: Final = frozenset(
-    {"shop_imported", "material_received", "order_completed", "order_cancelled", "order_progressed"}
+    {
+        "shop_imported",
+        "material_received",
+        "order_completed",
+        "order_cancelled",
+        "order_progressed",
+        "approval_relinked",
+    }
 )
 MAX_LINKS = 40
 
