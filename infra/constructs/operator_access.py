@@ -70,3 +70,12 @@ class OperatorAccess(Construct):
             self.function.function_arn,
             "the resource of the operators' lambda:InvokeFunction permission (deploy guide, step 6)",
         )
+        # audit verify --audit-key / --receipt-key: the operators' kms:VerifyMac (the key policies give the account
+        # VerifyMac, never GenerateMac), on the keys named here.
+        for name, key, what in (
+            ("AuditKeyArn", functions.audit_key, "audit chain"),
+            ("ReceiptKeyArn", functions.receipt_key, "vote receipts"),
+        ):
+            output(
+                Stack.of(self), name, key.key_arn, f"the {what}' HMAC key: audit verify and the operators' VerifyMac"
+            )

@@ -31,6 +31,7 @@ from infra.constants import STATE_PLAN_APPLIED, STATE_SEND_MESSAGES
 from production_orchestrator.cli.main import COMMAND_MODULES
 from production_orchestrator.cli.parser import build_parser
 from tests.support.cdk_template import synthesize
+from tests.support.deploy_guide import operator_policy, placeholders
 from tests.support.moto_workflow import REGION, Deployment, LocalAws, local_aws, ses_accepted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -446,17 +447,20 @@ def test_the_submit_permission_step_grants_both_actions_on_a_stack_output() -> N
 
 
 def test_the_shop_import_step_grants_the_operators_what_the_cli_calls_on_stack_outputs() -> None:
-    """Step 6's two statements, parsed from the guide: invoking the operator function, and reading the table's
-    tags (DescribeTable for its ARN, ListTagsOfResource), each on the stack output naming its resource."""
+    """Step 6's policy, parsed from the guide: invoking the operator function, reading the table's tags
+    (DescribeTable for its ARN, ListTagsOfResource) and its items, each on the stack output naming its resource.
+    What each operator command calls is checked against the same policy on moto
+    (tests/integration/test_aws_operator_policy.py)."""
     from tests.support.iam_calls import allowed
 
     step = next(s for s in guide_steps() if "import your shop" in s.title.lower())
-    statements = [json.loads(found) for found in re.findall(r"`(\{\"Effect\".*?\})`", step.text, re.S)]
+    statements = operator_policy()
     outputs = synthesize({})["Outputs"]
     for statement in statements:
-        assert statement["Resource"].strip("<>") in outputs, statement
-    by_resource = {s["Resource"]: [s] for s in statements}
-    assert allowed(by_resource["<OperatorFunctionArn>"], "lambda:InvokeFunction", None)
+        assert [p for p in placeholders(statement) if p not in outputs] == [], statement
+    by_sid = {s["Sid"]: [s] for s in statements}
+    assert by_sid["MacOperatorWrites"][0]["Resource"] == "<OperatorFunctionArn>"
+    assert allowed(by_sid["MacOperatorWrites"], "lambda:InvokeFunction", None)
     for action in ("dynamodb:DescribeTable", "dynamodb:ListTagsOfResource"):
-        assert allowed(by_resource["<TableArn>"], action, None), action
+        assert allowed(by_sid["FindOperatorFunction"], action, None), action
     assert "--operator-function" not in " ".join(step.commands)  # --table alone finds it

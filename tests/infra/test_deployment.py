@@ -377,6 +377,8 @@ def test_the_outputs_name_what_an_operator_needs(template: dict[str, Any]) -> No
         "OperatorFunctionName",  # MACs the operator's --table shop writes (deploy guide, step 6)
         "OperatorFunctionArn",  # the resource of the operators' invoke permission (step 6)
         "TableArn",  # the resource of the operators' DescribeTable / ListTagsOfResource (step 6)
+        "AuditKeyArn",  # audit verify --audit-key, and the operators' kms:VerifyMac (step 6)
+        "ReceiptKeyArn",  # audit verify --receipt-key, and the same
         "FailedDeliveriesQueueUrl",  # with an inbound address: received e-mails that started no run
     }
     machine = next(iter(resources_of_type(template, "AWS::StepFunctions::StateMachine")))

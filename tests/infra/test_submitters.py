@@ -124,7 +124,12 @@ def test_an_identity_center_role_any_approver_may_submit_through_must_leave_the_
 ) -> None:
     """``identity-center`` makes any approver address a possible requester (synth cannot list the usernames):
     every approver's run must be approvable by the others, or synth refuses naming the role."""
-    raw = {**ONE_APPROVER, "approverEmails": approvers, **quorum, "submitters": json.dumps({SSO_ROLE: "identity-center"})}
+    raw = {
+        **ONE_APPROVER,
+        "approverEmails": approvers,
+        **quorum,
+        "submitters": json.dumps({SSO_ROLE: "identity-center"}),
+    }
     message = _refused(raw)
     assert "identity-center" in message and SSO_ROLE in message and "separationOfDuties=false" in message
     assert Settings.parse({**raw, "separationOfDuties": "false"})

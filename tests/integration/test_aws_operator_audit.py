@@ -320,3 +320,111 @@ def test_relink_on_a_keyed_chain_with_no_operator_function_known_is_refused_and_
     assert capsys.readouterr().err.startswith("error: NO_OPERATOR_FUNCTION: ")
     assert _items(aws) == before and aws.links() == []
     assert _verify(aws, audit_key) == 0
+
+
+# --- what the operator's commands call, against the policy the deploy guide gives the operators -------------------
+
+
+def _record_operator_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[Any]]:
+    """Every AWS call the CLI makes from here on, as tests/support/iam_calls.py reads them; the operator function's
+    own calls (it runs in this process) are its role's, not the operator's, and are left out."""
+    from botocore.client import BaseClient  # type: ignore[import-untyped]
+
+    from tests.support.lambda_process import _partition_keys
+
+    calls: list[list[Any]] = []
+    inside = [False]
+    original, invoke = BaseClient._make_api_call, InProcessLambda.invoke
+
+    def recording(client: Any, operation: str, params: dict[str, Any]) -> Any:
+        if not inside[0]:
+            signing = client.meta.service_model.signing_name
+            keys = _partition_keys(operation, params) if signing == "dynamodb" else []
+            calls.append([signing, operation, keys, params.get("IndexName")])
+        return original(client, operation, params)
+
+    def invoking(self: InProcessLambda, FunctionName: str, Payload: bytes) -> dict[str, Any]:
+        calls.append(["lambda", "InvokeFunction", [], None])
+        inside[0] = True
+        try:
+            return invoke(self, FunctionName, Payload)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", recording)
+    monkeypatch.setattr(InProcessLambda, "invoke", invoking)
+    return calls
+
+
+def test_every_operator_command_is_allowed_by_the_guides_policy_and_writes_only_what_it_owns(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each ``--table`` command of the guide's operator, run on moto; each call it made, allowed by step 6's
+    policy as IAM evaluates it; and that policy refuses every write of an item type the operator does not own."""
+    from production_orchestrator.adapters.aws import table_schema as t
+    from tests.support.deploy_guide import operator_policy
+    from tests.support.iam_calls import denied
+    from tests.support.moto_aws import APPROVERS
+
+    flow = _parked_on_a_keyed_chain(aws)
+    _tag(aws, FUNCTION)
+    monkeypatch.delenv("PO_AUDIT_KEY_ID")  # the operator holds the key's id for VerifyMac only
+    orders = [o["id"] for o in SHOP["orders"]]
+    table = ["--table", aws.table]
+    relink = ["approvals", "relink", "--topic-arn", aws.topic_arn, "--link-base", "https://x.example/a"]
+    commands = [
+        ["shop", "import", str(SHOP_FILE), "--replace"],
+        ["shop", "receive", MATERIAL, "5", "--ref", "PO-9"],
+        ["order", "progress", orders[0], "--minutes", "5"],
+        ["order", "complete", orders[1]],
+        ["order", "cancel", orders[2], "--reason", "withdrawn"],
+        [*relink, "--approval", flow.approval_id, "--approver", APPROVERS[1]],
+        ["audit", "verify", "--audit-key", audit_key],
+        ["request", "list"],
+        ["shop", "export", "-"],
+    ]
+    calls = _record_operator_calls(monkeypatch)
+    for command in commands:
+        assert main([*table, *command]) == 0, (command, capsys.readouterr().err)
+    operators = len(calls)
+    # The approver rejects on the page (the decide role's calls, not recorded); then the reconciler runs.
+    assert flow.post("reject")["statusCode"] == 200
+    del calls[operators:]
+    assert main([*table, "approvals", "wake"]) == 0, capsys.readouterr().err
+    policy = operator_policy()
+    assert denied(policy, [call[:3] for call in calls]) == []
+    written = {(c[1], k) for c in calls for k in c[2] if c[1] in ("PutItem", "UpdateItem", "TransactWriteItems")}
+    assert any(k.startswith("Update:APPROVAL#") for _, k in written)  # relink
+    # The page woke the workflow itself here; a wake the reconciler sends records it and calls SendTaskSuccess.
+    wake = [("dynamodb", "UpdateItem", [t.APPROVAL_PK_PREFIX + flow.approval_id]), ("states", "SendTaskSuccess", [])]
+    assert denied(policy, wake) == []
+    assert any(c[3] == t.OPEN_RUNS_INDEX for c in calls)  # the index is its own resource: the policy names it
+    (reads,) = [s for s in policy if s["Sid"] == "ReadItems"]
+    assert "<TableArn>/index/open-runs" in reads["Resource"]
+    # What a compromised operator credential would try beyond that: all refused.
+    checkpoint, digest, approval = "ckpt-" + "b" * 32, "a" * 64, "appr-" + "c" * 32
+    foreign = [
+        t.checkpoint_key(checkpoint)[0],
+        t.decision_key(checkpoint)[0],
+        t.application_key(digest)[0],
+        t.outbox_key(f"{digest}#00")[0],
+        t.approval_of_key(checkpoint, approval)[0],
+        t.PROPOSAL_PK_PREFIX + digest,
+        t.SUBMISSION_PK_PREFIX + "sub-" + "d" * 32,
+        t.RUN_REQUEST_PK_PREFIX + digest,
+        t.RUN_MESSAGE_PK_PREFIX + digest,
+        t.HELD_PK,
+    ]
+    for pk in foreign:
+        for call in (
+            ("dynamodb", "PutItem", [pk]),
+            ("dynamodb", "UpdateItem", [pk]),
+            ("dynamodb", "TransactWriteItems", [f"Put:{pk}"]),
+        ):
+            assert denied(policy, [call]) != [], call
+    for pk in (*foreign, t.state_key()[0], t.AUDIT_PK, t.APPROVAL_PK_PREFIX + approval):
+        for operation in ("DeleteItem", "BatchWriteItem"):
+            assert denied(policy, [("dynamodb", operation, [pk])]) != [], (operation, pk)
+    # An approval is never created by put; the shop's state is never updated in place.
+    assert denied(policy, [("dynamodb", "PutItem", [t.APPROVAL_PK_PREFIX + approval])]) != []
+    assert denied(policy, [("dynamodb", "UpdateItem", [t.AUDIT_PK])]) != []
