@@ -447,7 +447,7 @@ def _check_reachable(
     could not tell it from an approver), and a run submitted by an approver needs ``required`` approvals from the
     others. Who signs in through a role mapped to ``identity-center`` synth cannot see: each session is made the
     address its username is at run start (or refused there), and separation of duties holds on that address; so
-    any approver may be the requester, and every approver's run must be approvable by the others."""
+    any approver may be the requester, and a quorum must be reachable by the other approvers."""
     if not separation:
         return
     names = unaddressed_people(submitters)
@@ -460,14 +460,16 @@ def _check_reachable(
     if not approvers:
         return
     folded = {normalize_identity(a) for a in approvers}
-    # A role mapped to identity-center makes any username a requester, so any approver may submit through it.
+    # A role mapped to identity-center makes any username a requester, so any approver may submit through it: a
+    # quorum the shop set must stay reachable by the others. (Without one, a lone approver whose own run nobody
+    # else may approve is refused at its run start, before the agent runs: the policy's problems.)
     open_roles = sorted(arn for arn, person in submitters.items() if person == IDENTITY_CENTER)
-    if open_roles and len(folded) - 1 < required:
+    if open_roles and required > 1 and len(folded) - 1 < required:
         raise ConfigurationError(
             f"submitters maps {open_roles[0]} to identity-center, so any approver may submit runs through it but, "
             f"under separationOfDuties, not approve them, and the other {len(folded) - 1} approver(s) cannot give "
-            f"the {required} approval(s) a plan needs: add an approver, map the role's usernames to the addresses "
-            "they are, or (a one-owner shop) -c separationOfDuties=false"
+            f"the {required} approvals a large plan needs: add an approver, lower the quorum, map the role's "
+            "usernames to the addresses they are, or -c separationOfDuties=false"
         )
     submitting_approvers = sorted(mapped_addresses(submitters) & folded)
     if submitting_approvers and len(folded) - 1 < required:

@@ -1,6 +1,7 @@
 """The Standard state machine that parks on a task token while a human decides.
 
 RunAgentUntilApproval -> WaitForHumanDecision --States.Timeout--> DecisionExpired
+                               |  the notify function fails past its retries -> ApprovalNotRequested (Fail)
   |  no verified requester under separation of duties -> RequesterNotVerified
                                |  (lambda:invoke.waitForTaskToken; TimeoutSecondsPath = $.run.wait_seconds, the
                                |   seconds from the run to this version's expires_at)
@@ -67,6 +68,7 @@ from ..constants import (
     OUTCOME_REFUSED,
     OUTCOME_REJECTED,
     STATE_ALREADY_PENDING,
+    STATE_APPROVAL_NOT_REQUESTED,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
     STATE_DECISION_KIND,
@@ -390,6 +392,19 @@ class ApprovalWorkflow(Construct):
             result_path="$.error",
         )
         wait_for_decision.add_catch(decision_expired, errors=[sfn.Errors.TIMEOUT], result_path="$.error")
+        # The notify function failed past its retries (SNS refusing, its configuration, a throttle that outlasted
+        # the backoff): no approver was asked, so nothing can be decided. Named, with the error's class and
+        # message; the execution fails, which the failed-executions alarm counts.
+        wait_for_decision.add_catch(
+            sfn.Fail(
+                self,
+                STATE_APPROVAL_NOT_REQUESTED,
+                error_path=sfn.JsonPath.string_at("$.error.Error"),
+                cause_path=sfn.JsonPath.string_at("$.error.Cause"),
+            ),
+            errors=[sfn.Errors.ALL],
+            result_path="$.error",
+        )
         resume.add_catch(resume_refused, errors=[ResumeRefusedError.__name__], result_path="$.error")
         outcome = (
             sfn.Choice(self, STATE_OUTCOME)

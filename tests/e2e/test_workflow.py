@@ -16,6 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from infra.constants import (
+    STATE_APPROVAL_NOT_REQUESTED,
     STATE_ALREADY_PENDING,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
@@ -136,6 +137,30 @@ def test_messages_ses_refuses_end_in_messages_not_sent_never_in_silence(aws: Loc
     assert run.ses_outbox_keys == []
     failed = deployment.store.outbox_messages(run.proposal_hash)
     assert [m.status for m in failed] == ["failed"] * 3 and all("MessageRejected" in m.last_error for m in failed)
+
+
+def test_an_approval_request_that_fails_ends_in_approval_not_requested_with_the_reason(aws: LocalAws) -> None:
+    """The notify function cannot publish (here: a topic that does not exist, as after a wrong manual change):
+    retried as a Lambda error is, then caught into ApprovalNotRequested with the error's class and message; the
+    execution FAILED, which the failed-executions alarm counts."""
+    deployment = aws.deploy(synthesize(LOCAL_CONTEXT))
+    import_shop(
+        runtime_of(deployment.store), ImportShop(read_shop(json.loads((EXAMPLES / "print-shop.json").read_text())))
+    )
+    gone = deployment.dynamodb.meta.region_name
+    topic = f"arn:aws:sns:{gone}:123456789012:no-such-topic"
+    aws.router.environment_next(deployment.function_name("request_approval"), {"PO_TOPIC_ARN": topic})
+    submitted = deployment.submit(EXAMPLE_REQUESTS["request-totes"].read_text())
+    execution_arn = str(submitted["execution_arn"])
+    assert deployment.wait_for_status(execution_arn) == "FAILED"
+    assert deployment.states(execution_arn)[-2:] == [STATE_WAIT_FOR_DECISION, STATE_APPROVAL_NOT_REQUESTED]
+    (failed,) = [
+        e["executionFailedEventDetails"]
+        for e in deployment.history(execution_arn)
+        if "executionFailedEventDetails" in e
+    ]
+    assert failed["error"] and failed["error"] != "States.Runtime", failed
+    assert "topic" in failed.get("cause", "").lower() or "NotFound" in failed.get("cause", ""), failed
 
 
 def test_a_hand_typed_start_execution_is_refused_without_a_verified_requester(aws: LocalAws) -> None:

@@ -11,6 +11,7 @@ from aws_cdk.assertions import Match, Template
 
 from infra.bundling import AGENT_ONLY_PACKAGES, requirement_lines
 from infra.constants import (
+    STATE_APPROVAL_NOT_REQUESTED,
     ENV_LINK_BASE_URL,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
     STATE_ARM_REMINDERS,
@@ -149,8 +150,22 @@ def test_wait_for_human_decision_parks_on_a_task_token_until_its_version_expires
     assert wait["Parameters"]["FunctionName"] == placeholder(_function_id(template_json, "request_approval"), "Arn")
     assert wait["Parameters"]["Payload"]["task_token.$"] == "$$.Task.Token"
     assert wait["Catch"] == [
-        {"ErrorEquals": ["States.Timeout"], "ResultPath": "$.error", "Next": STATE_DECISION_EXPIRED}
+        {"ErrorEquals": ["States.Timeout"], "ResultPath": "$.error", "Next": STATE_DECISION_EXPIRED},
+        {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error", "Next": STATE_APPROVAL_NOT_REQUESTED},
     ]
+
+
+def test_an_approval_request_that_fails_ends_in_a_named_state_that_records_why(
+    definition: dict[str, Any], template_json: dict[str, Any]
+) -> None:
+    """SNS refusing, a configuration the notify function rejects, a throttle past its retries: caught after the
+    timeout (which expires), into a Fail state carrying the error's class and message, which the failed-executions
+    alarm sees."""
+    failed = definition["States"][STATE_APPROVAL_NOT_REQUESTED]
+    assert failed["Type"] == "Fail"
+    assert (failed["ErrorPath"], failed["CausePath"]) == ("$.error.Error", "$.error.Cause")
+    alarms = resources_of_type(template_json, "AWS::CloudWatch::Alarm").values()
+    assert any("execution failed" in a["Properties"]["AlarmDescription"] for a in alarms)
 
 
 def test_the_expiry_path_records_the_expiry_and_never_reaches_resume(definition: dict[str, Any]) -> None:
