@@ -16,8 +16,8 @@ from urllib.parse import quote
 import pytest
 
 from infra.constants import (
-    STATE_APPROVAL_NOT_REQUESTED,
     STATE_ALREADY_PENDING,
+    STATE_APPROVAL_NOT_REQUESTED,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
     STATE_DECISION_KIND,

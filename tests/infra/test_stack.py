@@ -11,9 +11,9 @@ from aws_cdk.assertions import Match, Template
 
 from infra.bundling import AGENT_ONLY_PACKAGES, requirement_lines
 from infra.constants import (
-    STATE_APPROVAL_NOT_REQUESTED,
     ENV_LINK_BASE_URL,
     METRIC_OLDEST_PENDING_APPROVAL_AGE,
+    STATE_APPROVAL_NOT_REQUESTED,
     STATE_ARM_REMINDERS,
     STATE_DECISION_EXPIRED,
     STATE_DECISION_KIND,
