@@ -428,3 +428,78 @@ def test_every_operator_command_is_allowed_by_the_guides_policy_and_writes_only_
     # An approval is never created by put; the shop's state is never updated in place.
     assert denied(policy, [("dynamodb", "PutItem", [t.APPROVAL_PK_PREFIX + approval])]) != []
     assert denied(policy, [("dynamodb", "UpdateItem", [t.AUDIT_PK])]) != []
+
+
+# --- two operator writes at once: the head they both read is taken by one ----------------------------------------
+
+
+def test_two_operator_writes_on_one_chain_head_cannot_both_commit_on_it(
+    aws: AwsWorld, audit_key: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two operators' ``shop receive`` read the same shop and chain head, get both their heads MACed by the operator
+    function (each follows the stored head when it asks), and send their transactions together. The head's
+    condition lets one commit on that head; the other fails whole, reads the shop and head again and commits
+    after it: both deliveries counted once, one event each, the keyed chain intact."""
+    import argparse
+    import threading
+
+    from production_orchestrator.adapters.aws.dynamo_table import DynamoTable
+    from production_orchestrator.adapters.aws.operator_signer import read_head
+    from production_orchestrator.adapters.aws.table_schema import AUDIT_HEAD_SK
+    from production_orchestrator.cli.aws import write_runtime
+    from production_orchestrator.services.shop.life import Receive, receive
+
+    assert main(["--table", aws.table, "--operator-function", FUNCTION, "shop", "import", str(SHOP_FILE)]) == 0
+    capsys.readouterr()
+    stored = read_head(aws.dynamodb, aws.table)
+    assert stored is not None
+    runtimes = [write_runtime(argparse.Namespace(operator_function=FUNCTION), aws.table) for _ in range(2)]
+    for rt in runtimes:
+        rt.store._table.know_head(stored)  # type: ignore[attr-defined]  # both start from the head they read
+    on_hand = next(m for m in SHOP["materials"] if m["id"] == MATERIAL)["on_hand"]
+
+    together = threading.Barrier(2, timeout=60)
+    first = threading.local()
+    sent: list[tuple[int, bool]] = []  # (the head seq a transaction was conditioned on, whether it committed)
+    real = DynamoTable.transact
+
+    def racing(self: DynamoTable, writes: Any) -> None:
+        (head,) = [w["Put"] for w in writes if w.get("Put", {}).get("Item", {}).get("sk", {}).get("S") == AUDIT_HEAD_SK]
+        conditioned = int(head["ExpressionAttributeValues"][":seq"]["N"]) if "ExpressionAttributeValues" in head else 0
+        if not getattr(first, "done", False):
+            first.done = True
+            together.wait()  # both MACed and built on the same head: now both go
+        try:
+            real(self, writes)
+        except Exception:
+            sent.append((conditioned, False))
+            raise
+        sent.append((conditioned, True))
+
+    monkeypatch.setattr(DynamoTable, "transact", racing)
+    errors: list[BaseException] = []
+
+    def deliver(rt: Any, ref: str) -> None:
+        try:
+            receive(rt, Receive(MATERIAL, 5, ref))
+        except BaseException as exc:  # reported below, not swallowed
+            errors.append(exc)
+
+    threads = [threading.Thread(target=deliver, args=(rt, f"PO-{i}")) for i, rt in enumerate(runtimes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    monkeypatch.setattr(DynamoTable, "transact", real)
+    assert errors == []
+    on_the_head = [ok for seq, ok in sent if seq == stored[0]]
+    assert on_the_head.count(True) == 1 and len(on_the_head) >= 2, sent  # both tried it; one took it
+    state = runtimes[0].store.load_state()
+    assert state is not None
+    assert next(m.on_hand for m in state.materials if m.id == MATERIAL) == on_hand + 10
+    events = [json.loads(i["raw"]["S"]) for i in _items(aws) if i["sk"]["S"].startswith("AUDIT#")]
+    assert [e["event_type"] for e in events].count("material_received") == 2
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    monkeypatch.delenv("PO_AUDIT_KEY_ID")
+    assert _verify(aws, audit_key) == 0
+    assert "AUDIT_CHAIN=intact" in capsys.readouterr().out
