@@ -134,3 +134,54 @@ def test_the_decision_function_keeps_what_it_needs(template: dict[str, Any]) -> 
     statements = role_statements(template, "decide")
     assert denied(statements, [("dynamodb", "UpdateItem", [t.APPROVAL_PK_PREFIX + APPROVAL])]) == []
     assert denied(statements, [("dynamodb", "TransactWriteItems", [f"Put:{t.AUDIT_PK}", f"Put:{t.AUDIT_PK}"])]) == []
+
+
+# Writes that would go around the item-type conditions: PartiQL (its own IAM actions), and the table's own settings
+# (a TTL on another attribute deletes items; a restore or import replaces them; PITR off loses the history).
+AROUND = (
+    "PartiQLInsert",
+    "PartiQLUpdate",
+    "PartiQLDelete",
+    "DeleteItem",
+    "BatchWriteItem",
+    "UpdateTimeToLive",
+    "UpdateTable",
+    "DeleteTable",
+    "UpdateContinuousBackups",
+    "RestoreTableToPointInTime",
+    "ImportTable",
+    "CreateBackup",
+    "DeleteBackup",
+)
+
+
+def test_no_role_may_write_around_the_item_types(template: dict[str, Any]) -> None:
+    """What a compromised function would try once its own item types are closed to it: PartiQL, deletes, batch
+    writes and the table's settings, on every partition. Each is refused for every function's role."""
+    wrong = []
+    for module in sorted(function_ids(template)):
+        statements = role_statements(template, module)
+        for name, (pk, _) in SAMPLE_KEYS.items():
+            for operation in AROUND:
+                if denied(statements, [("dynamodb", operation, [pk])]) == []:
+                    wrong.append((module, name, operation))
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "module", ["run_agent", "request_approval", "resume_agent", "record_expiry", "send_outbox", "remind"]
+)
+def test_a_compromised_appender_cannot_write_another_item_type_or_edit_the_audit_chain(
+    template: dict[str, Any], module: str
+) -> None:
+    """The six roles that once could PutItem anything in SHOP: each may put only its own item types. An audit event
+    it could overwrite by PutItem (IAM cannot tell a create from an overwrite) is refused by the code's condition
+    (tests/integration/test_aws_item_types.py::test_an_audit_event_is_never_overwritten); UpdateItem, DeleteItem
+    and BatchWriteItem on the chain IAM refuses."""
+    statements = role_statements(template, module)
+    for name, (pk, _) in SAMPLE_KEYS.items():
+        if PUT not in OWNERS[name].get(module, set()):
+            assert denied(statements, [("dynamodb", "PutItem", [pk])]) != [], (module, name)
+            assert denied(statements, [("dynamodb", "TransactWriteItems", [f"Put:{t.AUDIT_PK}", f"Put:{pk}"])]) != []
+    for operation in ("UpdateItem", "DeleteItem", "BatchWriteItem"):
+        assert denied(statements, [("dynamodb", operation, [t.AUDIT_PK])]) != [], (module, operation)
