@@ -580,3 +580,29 @@ def test_every_lambda_task_retries_a_throttle_for_minutes_then_fails_naming_it(d
         assert throttle["JitterStrategy"] == "FULL"
         # Not caught into an outcome: after the retries the execution fails with the error's own name.
         assert not any("Lambda.TooManyRequestsException" in c["ErrorEquals"] for c in state.get("Catch", []))
+
+
+def test_every_way_a_run_ends_is_documented_with_its_status() -> None:
+    """The deploy guide's outcome table lists each terminal state of the workflow (every option on) with the
+    execution status it ends in: Succeed states and the expiry's last task SUCCEEDED, Fail states FAILED."""
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "deploy.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Reading an execution's outcome") :]
+    section = section[: section.index("\n## ", 4)]
+    documented = dict(re.findall(r"^\| `(\w+)` \| (SUCCEEDED|FAILED) \|", section, re.M))
+    everything = synthesize(
+        {
+            "approverEmails": "a@example.com,b@example.com",
+            "inboundAddress": "orders@shop.example",
+            "senderEmail": "orders@shop.example",
+        }
+    )
+    states = state_machine_definition(everything, placeholder)["States"]
+    ending = {
+        name: "FAILED" if state["Type"] == "Fail" else "SUCCEEDED"
+        for name, state in states.items()
+        if state["Type"] in ("Succeed", "Fail") or state.get("End")
+    }
+    assert documented == ending
