@@ -27,6 +27,8 @@ from production_orchestrator.domain.shop.file_format import read_shop, write_sho
 from production_orchestrator.domain.shop.model import Allocation, ShopState, add_days
 from tests.support.generated_shops import PLANNING_DAY as GEN_DAY
 from tests.support.generated_shops import generate
+from tests.support.planner_families import PLANNING_DAY as FAMILY_DAY
+from tests.support.planner_families import shop as family_shop
 from tests.unit.domain.test_planner_properties import PLANNING_DAY, shops
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -251,3 +253,30 @@ def test_tidied_bookkeeping_is_the_least_the_placement_allows_and_costs_no_more(
                 moved += tidied[p.moved]
         assert tidied[model.touched[order_id]] == float(moved > 0)
     assert all(cost(stage, tidied) <= cost(stage, spoilt) for stage in model.stages)
+
+
+def test_the_repair_model_keeps_the_relaxed_plans_full_parts_and_leaves_none_short() -> None:
+    """chain-s-2: the relaxed plan (no minimum part) leaves parts under the minimum where the near model finds
+    no plan at its floor; the repair model (the full one, with every part the relaxed plan holds at its minimum
+    or more kept at it) does, and its plan keeps every rule."""
+    from production_orchestrator.domain.planning.highs_model import StageSolver, cost
+    from production_orchestrator.domain.planning.mip import build, full_parts, short_parts
+    from production_orchestrator.domain.planning.solver import DEFAULT_NODES, _read
+
+    state = read_shop(family_shop("chain", "s", 2))
+    target = state.order("NEW")
+    assert target is not None
+    product = state.product(target.product)
+    assert product is not None
+    model = build(state, target, product, FAMILY_DAY, FAMILY_DAY, set())
+    assert model is not None
+    relaxed, optimal = StageSolver(model, DEFAULT_NODES, relaxed=True).run(0, None)
+    assert relaxed is not None and optimal and short_parts(model.model, relaxed)
+    repair = StageSolver(model, DEFAULT_NODES)
+    kept = full_parts(model.model, relaxed)
+    repair.require(kept)
+    found, _ = repair.run(0, None)
+    assert found is not None and cost(model.stages[0], found) == cost(model.stages[0], relaxed)
+    assert not short_parts(model.model, found) and all(found[col] == 1 for col in kept)
+    plan = Plan(state, target, FAMILY_DAY, FAMILY_DAY, _read(model, state, target, found))
+    assert violations(plan) == []

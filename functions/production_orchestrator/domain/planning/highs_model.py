@@ -4,6 +4,8 @@
     relaxed   without the minimum-part rows: far quicker to solve (its binaries are what makes a first plan
               hard to find for HiGHS), and its optimum is a lower bound of the full model's
     near      every rule, with the orders outside a chosen few held where they are
+    repair    every rule, with every part the relaxed plan holds at its minimum or more kept at it or above
+              (its short parts may grow to the minimum, go, or move): the relaxed plan made whole
 
 Each stage's solve is bounded in branch-and-bound nodes (work, never time), with one thread and a fixed
 seed, so the same model gives the same answer on any machine and under any load. HiGHS is imported only
@@ -83,6 +85,10 @@ class StageSolver:
             else:
                 lower = upper = [float(held[c]) for c in cols]
             self.highs.changeColsBounds(len(cols), cols, lower, upper)
+
+    def require(self, columns: list[int]) -> None:
+        """The binary ``columns`` are 1 from now on (the repair model's parts that stay at their least)."""
+        self.highs.changeColsBounds(len(columns), columns, [1.0] * len(columns), [1.0] * len(columns))
 
     def run(self, index: int, start: list[float] | None) -> tuple[list[float] | None, bool]:
         """Minimize stage ``index`` from ``start``: the best solution found in budget (None: none) and whether

@@ -162,6 +162,12 @@ def short_parts(model: Model, values: list[float]) -> set[str]:
     }
 
 
+def full_parts(model: Model, values: list[float]) -> list[int]:
+    """The minimum-part choices ``values`` (a solution of the relaxed model) already holds at least their
+    least in: fixed on, they make the repair model (a part under it may still grow, go or move)."""
+    return [p.on for p in model.parts if _minutes(p, values) >= p.least]
+
+
 def keep_parts(model: Model, values: list[float]) -> list[float]:
     """``values`` (a solution of the relaxed model without :func:`short_parts`) with every minimum-part choice
     set: a solution of the full model."""

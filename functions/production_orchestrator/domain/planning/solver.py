@@ -9,6 +9,8 @@
     per stage the best plan so far meets the floor: decided. Otherwise the full model with only the orders
               the relaxed plan or the best plan moves free (near); if that still misses the floor, the full
               model (stages 1 and 2: what a plan is judged by; the tie-break stays with the near model).
+              Lateness tries, between the near and the full model, the repair model: the full one with every
+              part the relaxed plan holds at its minimum or more kept at it (its short parts grow, go or move)
               Once a stage ends above its floor, the next floor is the relaxed model's under the same bounds
     bounded   the relaxed stages stop at the first one out of budget (no floor after it); when the near
               model ran out of budget improving the moved work, its plan stands (no full solve); the
@@ -32,7 +34,7 @@ from . import rules
 from .greedy import Placing
 from .highs_model import StageSolver, cost
 from .homes import earliest_homes
-from .mip import Build, build, keep_parts, short_parts
+from .mip import Build, build, full_parts, keep_parts, short_parts
 
 
 def _warm_order(build: Build, values: list[float], order: Order, unit: int, now: dict[rules.Slot, int]) -> bool:
@@ -169,6 +171,8 @@ class _Search:
             found, optimal = StageSolver(self.model, self.nodes, True, self.bounds).run(index, self.incumbent)
             floor = cost(self.model.stages[index], found) if found is not None and optimal else None
         near = (False, False) if self._met(index, floor) else self._near(index)
+        if index == 0 and not self._met(index, floor):
+            self._repair(index)
         if judged and not self._met(index, floor) and (index == 0 or near != (True, False)):
             # Lateness always gets the full model when the near one misses its floor; moved work only when
             # the near model found nothing better or proved its neighbourhood exhausted, not when it ran out
@@ -194,6 +198,16 @@ class _Search:
             if solver is not None:
                 solver.bound(index, level)
         return True
+
+    def _repair(self, index: int) -> None:
+        """The full model with every part the relaxed plan holds at its minimum or more kept at it: its short
+        parts grow, go or move. Where the relaxed plan fills gaps under the minimum part all along a booked
+        calendar, neither the near model nor the full one finds a plan near it in budget; this one does."""
+        if self.relaxed is None or not short_parts(self.model.model, self.relaxed):
+            return
+        repair = StageSolver(self.model, self.nodes, bounds=self.bounds)
+        repair.require(full_parts(self.model.model, self.relaxed))
+        self._better(index, repair.run(index, self.incumbent or self.hint)[0])
 
     def _near(self, index: int) -> tuple[bool, bool]:
         """The full model around the relaxed plan: the orders it or the best plan so far moves may move."""
