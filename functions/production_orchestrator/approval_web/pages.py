@@ -19,6 +19,8 @@ from datetime import datetime
 from html import escape
 
 from ..domain.approval.approvals import ApprovalRecord
+from ..domain.approval.authority import was_revised
+from ..domain.approval.revising import revision_failed
 from ..domain.planning.proposal import ProposalContent
 from ..domain.planning.timeline import build_timeline
 from ..domain.planning.versions import version_changes
@@ -38,6 +40,7 @@ from ..domain.presentation import (
 from ..domain.records import Checkpoint
 from ..services.deciding.review import LinkView
 from .layout import CONTENT_TYPE, NEUTRAL_MESSAGE, SECURITY_HEADERS, items, note, page
+from .next_step import what_next
 from .summary import render_card
 from .timeline import render_timeline
 
@@ -248,15 +251,6 @@ _TITLES = {
     "superseded": "Plan replaced by a new proposal",
     "pending": "Approval recorded, waiting for more",
 }
-_OUTCOMES = {
-    "applied": ("ok", "The plan was verified again against the stored evidence and applied, once."),
-    "rejected": ("ok", "The agent was told the reason and changed nothing. The shop stays as it was."),
-    "not_applied": (
-        "bad",
-        "The approval was recorded, but the plan did not apply and will not: nothing in the shop changed. "
-        "A new run can propose a plan on the current shop.",
-    ),
-}
 
 
 def _votes(view: LinkView) -> str:
@@ -267,39 +261,6 @@ def _votes(view: LinkView) -> str:
         why = f": {decision.reason}" if decision.reason else ""
         lines.append(f"{decision.approver} {verb} on {shop_time(decision.decided_at, view.timezone)}{why}")
     return f"<section><h2>Decisions recorded</h2>{items(lines or ['None.'])}</section>"
-
-
-def _next(view: LinkView, resumed: bool, now: datetime) -> tuple[str, str]:
-    """How it ended, or what happens next, from the approval and the resume's record."""
-    approval, record = view.approval, view.outcome
-    if approval.state(now) == "expired":
-        closed = shop_time(approval.closed_at or approval.expires_at, view.timezone)
-        return "bad", f"The window closed on {closed}: nothing was approved and nothing changed."
-    if approval.status == "superseded":
-        return "note", "The shop changed and a new plan was proposed in its place; open your link again to see it."
-    if approval.status == "pending":
-        return "note", (
-            f"This plan needs {approval.required} approvals; {approval.approving_votes()} given so far. Nothing "
-            "changes until enough approvers approve; any approver can still reject it."
-        )
-    if record is not None and record.completion is not None:
-        return _OUTCOMES.get(record.completion.outcome, _OUTCOMES["not_applied"])
-    if record is not None:
-        return (
-            "note",
-            f"A fresh process is verifying and resuming it (since {shop_time(record.claimed_at, view.timezone)}).",
-        )
-    if resumed:
-        return "bad", "The resume refused to act on it: the checks before any change failed. Nothing was changed."
-    approved = approval.status == "decided"
-    return "ok", (
-        "A fresh process now verifies the plan again against the stored evidence and then "
-        + (
-            "applies it exactly once; its drafted messages are then sent."
-            if approved
-            else "tells the agent the reason; nothing is changed and no message is sent."
-        )
-    )
 
 
 def _queued(queued: list[str]) -> str:
@@ -324,7 +285,7 @@ def render_state(
     ``queued``: the messages the apply queued."""
     approval = view.approval
     status = approval.state(now)
-    klass, text = _next(view, resumed, now)
+    klass, text = what_next(view, resumed, now)
     closed = f" on {shop_time(approval.closed_at, view.timezone)}" if approval.closed_at else ""
     parts = [
         note(f"Your decision was not recorded: {problem}" if problem else ""),
@@ -338,7 +299,9 @@ def render_state(
         _facts(view, now),
         "<p>You can close this page.</p>",
     ]
-    return page(_TITLES.get(status, "Approval"), "".join(parts))
+    ended = "could not be planned" if revision_failed(approval) else "replaces it"
+    title = f"Plan revised: version {approval.successor_version} {ended}" if was_revised(approval) else ""
+    return page(title or _TITLES.get(status, "Approval"), "".join(parts))
 
 
 def render_revised(*, proposal_hash: str, version: int) -> str:

@@ -15,6 +15,8 @@ from .runtime import Runtime
 # The events a decision's story is told by, and what each is called in the history.
 DECISION_EVENTS = {
     "approval_requested": "requested",
+    "revision_asked": "asked",  # AWS: a revision asked on the page, before the workflow plans it
+    "revision_not_planned": "not planned",
     "plan_revised": "revised",
     "approval_created": "requested",
     "approval_vote": "vote",
@@ -74,6 +76,8 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
             f"{detail.get('supersedes', '?')}; asked: {asked}; changed: {changed}; open until "
             f"{detail.get('expires_at', '?')}"
         )
+    if kind.startswith("revision_"):
+        return _revision_note(kind, detail)
     if kind == "approval_vote":
         return f"approval {detail.get('status', '?')}"
     if kind == "decision_claim_taken_over":
@@ -87,6 +91,14 @@ def _note(kind: str, detail: dict[str, Any]) -> str:
     if kind == "approval_superseded":  # trails written before "propose again" noted it on the new request
         return f"replaced by {detail.get('new_checkpoint_id', '?')}"
     return ""
+
+
+def _revision_note(kind: str, detail: dict[str, Any]) -> str:
+    """AWS: a revision asked on the page, and (when it came to that) why the workflow could not plan it."""
+    if kind == "revision_not_planned":
+        return f"version {detail.get('version', '?')} could not be planned: start the request again"
+    asked = "; ".join(str(line) for line in detail.get("guidance", ()))
+    return f"version {detail.get('version', '?')} asked of approval {detail.get('approval_id', '?')}: {asked}"
 
 
 def _entry(event: AuditEvent, approvals: ApprovalStore, cache: dict[str, Any]) -> HistoryEntry:

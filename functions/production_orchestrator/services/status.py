@@ -63,7 +63,8 @@ def plan_version(rt: Runtime, checkpoint: Checkpoint) -> dict[str, Any]:
         fields["superseded_by"] = {
             "version": replaced.successor_version,
             "proposal_hash": replaced.successor_hash,
-            "approval_id": replaced.superseded_by,
+            "approval_id": replaced.superseded_by,  # "" while the workflow plans it (AWS)
+            "not_planned": replaced.revision_asked.not_planned if replaced.revision_asked else "",
         }
     revision = proposal.revision
     if revision is None:

@@ -43,7 +43,7 @@ def _status(args: argparse.Namespace) -> int:
             print("".join(f"        - {terminal_safe(line)}\n" for line in a["version_changes"]), end="")
         if a["superseded_by"]:
             after = a["superseded_by"]
-            print(terminal_safe(f"      version {a['version']}: revised, version {after['version']} replaces it"))
+            print(terminal_safe(f"      version {a['version']}: revised, version {after['version']} {_answer(after)}"))
         if a["changes"]:
             print("      stale: the shop changed since it was proposed (approving it would be refused):")
             print("".join(f"        - {terminal_safe(line)}\n" for line in a["changes"]), end="")
@@ -57,6 +57,16 @@ def _status(args: argparse.Namespace) -> int:
         print(f"  the latest {len(report['approvals'])} of {report['runs_total']} runs (--limit 0: all; --since DAY)")
     _print_held(report["held"])
     return EXIT_OK
+
+
+def _answer(after: dict[str, Any]) -> str:
+    """What became of the version a revision asked for: it replaces this one, or (AWS) is being planned, or could
+    not be planned."""
+    if after["approval_id"]:
+        return "replaces it"
+    if after["not_planned"]:
+        return f"could not be planned ({after['not_planned']}): start the request again"
+    return "is being planned (its approvers get new links)"
 
 
 def _print_held(held: list[dict[str, Any]]) -> None:

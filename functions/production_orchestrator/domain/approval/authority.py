@@ -29,6 +29,7 @@ from ..errors import RefusalCode
 from ..records import Decision, parse_utc
 from .approvals import ApprovalRecord
 from .policy import Via, identity
+from .revising import revision_failed
 from .verification import Refusal
 
 
@@ -109,8 +110,15 @@ def was_revised(approval: ApprovalRecord) -> bool:
 def superseded_refusal(approval: ApprovalRecord) -> Refusal:
     """The refusal of anything asked of a version a revision replaced: it names the version that did (in AWS,
     until the workflow has planned it, the version being planned and who asked for it)."""
+    asked, failed = approval.revision_asked, revision_failed(approval)
+    if failed:
+        return _refuse(
+            RefusalCode.SUPERSEDED,
+            f"version {approval.version} of this plan (approval {approval.approval_id}) was revised"
+            f"{f' by {asked.given_by}' if asked else ''}, but version {approval.successor_version} could not be "
+            f"planned ({failed}): nothing will act on this plan; start the request again",
+        )
     if not approval.superseded_by:
-        asked = approval.revision_asked
         return _refuse(
             RefusalCode.SUPERSEDED,
             f"version {approval.version} of this plan (approval {approval.approval_id}) was revised"

@@ -9,7 +9,7 @@ from ..errors import DecisionAlreadyClaimedError, IntegrityError
 from ..planning.guidance import Revision
 from ..records import utc_iso
 from .approvals import ApprovalRecord
-from .revision_ask import RevisionAsk
+from .revision_ask import NOT_PLANNED_CHARS, RevisionAsk
 
 
 def asked_revision(record: ApprovalRecord, ask: RevisionAsk, now: datetime) -> ApprovalRecord:
@@ -45,3 +45,25 @@ def revision_linked(record: ApprovalRecord, successor: str, proposal_hash: str) 
             f"approval {record.approval_id} was already revised into approval {record.superseded_by}"
         )
     return record.model_copy(update={"superseded_by": successor, "successor_hash": proposal_hash})
+
+
+def revision_not_planned(record: ApprovalRecord, why: str) -> ApprovalRecord:
+    """``record`` whose revision ask could not be planned, saying ``why`` (the workflow then ends
+    RevisionNotPlanned); a no-op once said; ``DecisionAlreadyClaimedError`` once a version answered the ask."""
+    revision_of(record)
+    ask = record.revision_asked
+    assert ask is not None  # revision_of refuses a record without an ask
+    if record.superseded_by:
+        raise DecisionAlreadyClaimedError(
+            f"approval {record.approval_id} was already revised into approval {record.superseded_by}"
+        )
+    if ask.not_planned:
+        return record
+    said = " ".join(why.split())[:NOT_PLANNED_CHARS] or "the agent could not plan it"
+    return record.model_copy(update={"revision_asked": ask.model_copy(update={"not_planned": said})})
+
+
+def revision_failed(record: ApprovalRecord) -> str:
+    """Why the version a revision asked of ``record`` could not be planned, when the ask ended so; else ''."""
+    ask = record.revision_asked
+    return ask.not_planned if ask is not None and not record.superseded_by else ""

@@ -23,6 +23,7 @@ with the guidance on it) and wakes the workflow; its PlanRevisedVersion state ru
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -30,10 +31,20 @@ from datetime import timedelta
 from ...domain.approval.approvals import ApprovalRecord
 from ...domain.approval.authority import authorize_revision
 from ...domain.approval.policy import identity
-from ...domain.approval.revising import revision_of
-from ...domain.errors import ApprovalExpiredError, DecisionAlreadyClaimedError, RefusalCode, ResumeRefusedError
+from ...domain.approval.revising import revision_not_planned, revision_of
+from ...domain.errors import (
+    ApprovalExpiredError,
+    DecisionAlreadyClaimedError,
+    NeedsFactsError,
+    OrchestratorError,
+    PlanningError,
+    RefusalCode,
+    ResumeRefusedError,
+    ShopError,
+    ValidationError,
+)
 from ...domain.planning.guidance import Guidance, Revision, check_guidance
-from ...domain.records import ProviderBinding, parse_utc
+from ...domain.records import AuditEvent, ProviderBinding, audit_event, parse_utc
 from ..asking.request_approval import LinkPlan
 from ..evidence import review
 from ..runtime import Runtime, need
@@ -126,7 +137,38 @@ def plan_revision(rt: Runtime, cmd: PlanRevision) -> tuple[StartResult, Approval
     checkpoint, proposal = review(rt.store, old.checkpoint_id)
     if checkpoint.proposal_hash != old.proposal_hash:
         raise ResumeRefusedError(RefusalCode.PROPOSAL_INTEGRITY, f"approval {old.approval_id} is about another plan")
-    request = planned_again(rt, checkpoint, proposal).revised(revision)
-    # Asked on an earlier day, planned on this one: a day the guidance names may have passed meanwhile.
-    check_guidance(shop_for(rt, request, seed=False), revision.guidance, proposal.target_order.id, request.planning_day)
-    return start_run(rt, StartRun(request, cmd.binding, cmd.window, replacing=True, seed=False)), old
+    try:
+        request = planned_again(rt, checkpoint, proposal).revised(revision)
+        # Asked on an earlier day, planned on this one: a day the guidance names may have passed meanwhile.
+        shop = shop_for(rt, request, seed=False)
+        check_guidance(shop, revision.guidance, proposal.target_order.id, request.planning_day)
+        return start_run(rt, StartRun(request, cmd.binding, cmd.window, replacing=True, seed=False)), old
+    except _NOT_PLANNABLE as exc:
+        _say_not_planned(rt, old, exc)
+        raise
+
+
+# What planning the version asked for refuses for good (the guidance, the request, the shop): said on the approval.
+# A backend error or a lost race is not: the workflow's retry, or the version that won, answers the ask.
+_NOT_PLANNABLE = (ValidationError, ShopError, PlanningError, NeedsFactsError)
+
+
+def _say_not_planned(rt: Runtime, old: ApprovalRecord, exc: OrchestratorError) -> None:
+    """Record on ``old`` (and in the audit chain) that its revision could not be planned, and why, so its link and
+    every path say so instead of "being planned"; the workflow then ends RevisionNotPlanned."""
+    label = str(getattr(getattr(exc, "code", ""), "value", getattr(exc, "code", "")))  # GuidanceCode or a str
+    why = str(exc) if not label or str(exc).startswith(label) else f"{label}: {exc}"
+
+    def event(after: ApprovalRecord) -> AuditEvent:
+        return audit_event(
+            "revision_not_planned",
+            rt.clock(),
+            checkpoint_id=old.checkpoint_id,
+            proposal_hash=old.proposal_hash,
+            approval_id=old.approval_id,
+            version=old.successor_version,
+            reason=after.revision_asked.not_planned if after.revision_asked else why,
+        )
+
+    with contextlib.suppress(DecisionAlreadyClaimedError):  # a version answered it meanwhile: that stands
+        rt.store.change_approval(old.approval_id, lambda before: revision_not_planned(before, why), event)

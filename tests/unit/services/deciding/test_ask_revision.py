@@ -17,8 +17,10 @@ from production_orchestrator.domain.shop.model import add_days
 from production_orchestrator.services.asking.request_approval import RequestApproval, request_approval
 from production_orchestrator.services.deciding.ask_revision import AskRevision, ask_revision
 from production_orchestrator.services.deciding.review import Link, LinkView, open_link
+from production_orchestrator.services.history import history
 from production_orchestrator.services.runs.revise import PlanRevision, plan_revision
 from production_orchestrator.services.runs.start import StartResult
+from production_orchestrator.services.status import status
 from tests.support.memory_world import TOKEN, MemoryWorld, Requested
 
 ANA, BEN = "ana@example.com", "ben@example.com"
@@ -141,7 +143,27 @@ def test_a_day_that_passed_is_no_day_of_the_revision_on_asking_or_planning(world
     with pytest.raises(GuidanceRefusedError) as passed:
         plan_revision(world.runtime(), command)
     assert passed.value.code.value == "UNKNOWN_DAY" and "has passed" in passed.value.human_message
-    assert world.snapshot() == before  # no version 2: the workflow ends in the state that says it was not planned
+    # No version 2 (the workflow ends RevisionNotPlanned), and version 1's approval says why, not "being planned".
+    assert len(world.store.list_checkpoints()) == 1
+    said = world.approval(made.approval_id)
+    assert said.status == "superseded" and said.revision_asked is not None and not said.superseded_by
+    assert said.revision_asked.not_planned.startswith("UNKNOWN_DAY: --overtime EMB-01:")
+    event = world.store.audit_events()[-1]
+    assert event.event_type == "revision_not_planned" and event.detail["version"] == 2
+    verdict = authorize(said, Ask("link", True, started.checkpoint.proposal_hash, actor=BEN), world.clock())
+    assert isinstance(verdict, Refusal) and verdict.code is RefusalCode.SUPERSEDED
+    assert (
+        "version 2 could not be planned (UNKNOWN_DAY" in verdict.message
+        and "start the request again" in verdict.message
+    )
+    told = [(e.event, e.approver) for e in history(world.runtime()) if e.event in ("asked", "not planned")]
+    assert told == [("asked", ANA), ("not planned", "")]
+    listed = status(world.runtime())["approvals"][0]["superseded_by"]
+    assert (listed["approval_id"], listed["not_planned"]) == ("", said.revision_asked.not_planned)
+    after = world.snapshot()
+    with pytest.raises(GuidanceRefusedError):  # a replayed wake-up: refused the same way, said once
+        plan_revision(world.runtime(), command)
+    assert world.snapshot() == after and world.snapshot() != before
 
     world = MemoryWorld()
     _, made, view = _pending(world)
