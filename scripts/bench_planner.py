@@ -1,6 +1,7 @@
 """The planner against an independent OR-Tools CP-SAT model of the same rules: evidence/bench_planner.json.
 
     python scripts/bench_planner.py [--seeds 2] [--sizes s,m,l] [--families ...] [--seconds 20]
+    python scripts/bench_planner.py --shop horizon-l-1 [--shop ...]   one shop alone: printed, not written
     make bench-planner
 
 For every seeded shop of every family and size (tests/support/planner_families.py) it plans the order ``NEW``
@@ -221,22 +222,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default=",".join(SIZES))
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--seconds", type=float, default=20.0, help="CP-SAT time limit per objective stage")
-    parser.add_argument("--out", type=Path, default=ROOT / "evidence" / "bench_planner.json")
+    parser.add_argument(
+        "--shop", action="append", default=[], help="FAMILY-SIZE-SEED alone (repeatable); written only with --out"
+    )
+    parser.add_argument("--out", type=Path, default=None, help="default evidence/bench_planner.json (not with --shop)")
     args = parser.parse_args(argv)
+    chosen = [(family, size, int(seed)) for family, size, seed in (name.rsplit("-", 2) for name in args.shop)] or [
+        (family, size, seed)
+        for family in args.families.split(",")
+        for size in args.sizes.split(",")
+        for seed in range(args.seeds)
+    ]
+    out = args.out or (None if args.shop else ROOT / "evidence" / "bench_planner.json")
     rows = []
-    for family in args.families.split(","):
-        for size in args.sizes.split(","):
-            for seed in range(args.seeds):
-                row = one_shop(family, size, seed, args.seconds)
-                rows.append(row)
-                print(
-                    f"{row['shop']}: planner {row['planner']['days_late']}d ({row['planner']['planned_by']}), "
-                    f"optimum {row['optimum']['days_late']}d{'' if row['optimum']['days_late_proven'] else '?'}, "
-                    f"moved {row['planner']['moved_cost']} vs {row['optimum']['moved_cost']}",
-                    file=sys.stderr,
-                )
+    for family, size, seed in chosen:
+        row = one_shop(family, size, seed, args.seconds)
+        rows.append(row)
+        print(
+            f"{row['shop']}: planner {row['planner']['days_late']}d ({row['planner']['planned_by']}), "
+            f"optimum {row['optimum']['days_late']}d{'' if row['optimum']['days_late_proven'] else '?'}, "
+            f"moved {row['planner']['moved_cost']} vs {row['optimum']['moved_cost']}",
+            file=sys.stderr,
+        )
     report = {
-        "how": f"python scripts/bench_planner.py --seeds {args.seeds} --sizes {args.sizes} --seconds {args.seconds}",
+        "how": "python scripts/bench_planner.py "
+        + (" ".join(f"--shop {name}" for name in args.shop) or f"--seeds {args.seeds} --sizes {args.sizes}")
+        + f" --seconds {args.seconds}",
         "reference": "OR-Tools CP-SAT (tests/support/cpsat_reference.py), written from the rules, not the planner",
         "planner_solver_nodes": DEFAULT_NODES,
         "summary": summarize(rows),
@@ -246,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
             for r in rows
         ],
     }
-    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(report["summary"], indent=1))
     return 0
 
