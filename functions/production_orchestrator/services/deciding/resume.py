@@ -10,6 +10,7 @@ only caller): this module never decides whether a decision may proceed, only whe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,10 @@ from ...domain.records import Checkpoint, Completion, Decision, ProviderBinding,
 from ..evidence import current_state, load_checkpoint, proposed_on
 from ..runtime import Runtime, need, run_context, usage_of
 from .claim import Hold, ResumeResult, hold, replayed, same_ids
+
+_log = logging.getLogger(__name__)
+# The stop reason recorded when the model's turn after the gated tool failed (the outcome itself stands).
+MODEL_ERROR_AFTER_TOOL = "model_error_after_tool"
 
 
 def _gate(rt: Runtime, checkpoint: Checkpoint, cmd: Resume, *, decided: bool, recovering: bool = False) -> Go:
@@ -118,6 +123,15 @@ def resume_run(rt: Runtime, cmd: Resume) -> ResumeResult:
             facts = sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
             if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
                 raise
+        except Exception as exc:
+            # The interrupt's answer runs the gated tool first; only the model's closing turn comes after it. When
+            # that turn fails (Bedrock throttled past Strands' retries, an outage) the plan has applied, or the
+            # rejection cancelled it: the outcome stands and is recorded, so the workflow goes on to send the
+            # plan's messages. An approved plan that did not apply is no outcome: raised, as before.
+            if decision.approved and not rt.store.application_count(checkpoint.proposal_hash):
+                raise
+            _log.warning("model failed after the gated tool ran: %s", type(exc).__name__)
+            stop_reason, final_text = MODEL_ERROR_AFTER_TOOL, f"{type(exc).__name__}: {exc}"[:400]
         else:
             stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), usage_of(result)
     faults.point("after_agent_resume")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 from datetime import timedelta
 
 import pytest
@@ -193,3 +194,47 @@ def test_a_reason_over_the_limit_is_bad_input(world: MemoryWorld) -> None:
     with pytest.raises(ValidationError):
         world.resume(started, False, reason="x" * 2001)
     assert world.snapshot() == before
+
+
+def _model_fails_after_the_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model call that follows the gated tool's result fails, as a Bedrock outage would (an error Strands does
+    not retry, so nothing sleeps): the tool already ran (the plan applied, or the rejection cancelled it)."""
+    from production_orchestrator.agent.scripted_model import ScriptedModel
+
+    real = ScriptedModel.stream
+
+    def stream(self: ScriptedModel, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        last = messages[-1]["content"] if messages else []
+        if any("toolResult" in block for block in last) and "apply_production_plan" in json.dumps(messages):
+            raise RuntimeError("ServiceUnavailableException: Bedrock is unavailable")
+        return real(self, messages, *args, **kwargs)
+
+    monkeypatch.setattr(ScriptedModel, "stream", stream)
+
+
+def test_a_model_error_after_the_plan_applied_ends_applied_so_its_messages_follow(
+    world: MemoryWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's closing turn is all that is left once the plan applied: its failure must not fail the resume
+    (the workflow would end with the plan applied and SendApprovedMessages never reached). The outcome is recorded
+    as applied, naming the model's error."""
+    started = world.start()
+    _model_fails_after_the_tool(monkeypatch)
+    done = world.resume(started, True)
+    assert (done.outcome, done.revision, done.plan_applied_count) == ("applied", 2, 1)
+    assert done.stop_reason == "model_error_after_tool" and "ServiceUnavailableException" in done.final_text
+    record = world.store.get_decision(started.checkpoint.checkpoint_id)
+    assert record is not None and record.completion is not None and record.completion.outcome == "applied"
+    assert world.store.outbox_messages(started.checkpoint.proposal_hash)  # the plan's messages wait to be sent
+
+
+def test_a_model_error_after_a_rejection_ends_rejected_with_the_reason(
+    world: MemoryWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = world.start()
+    state = world.store.load_state()
+    _model_fails_after_the_tool(monkeypatch)
+    done = world.resume(started, False, reason="too costly")
+    assert (done.outcome, done.revision, done.plan_applied_count) == ("rejected", 1, 0)
+    assert world.store.load_state() == state
+    assert world.store.audit_events()[-1].event_type == "plan_rejected"
