@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ... import faults
 from ...agent.factory import build_agent
@@ -22,6 +23,9 @@ from ...domain.records import Checkpoint, Completion, Decision, ProviderBinding,
 from ..evidence import current_state, load_checkpoint, proposed_on
 from ..runtime import Runtime, need, run_context, usage_of
 from .claim import Hold, ResumeResult, hold, replayed, same_ids
+
+if TYPE_CHECKING:
+    from ...agent.context import RunContext
 
 _log = logging.getLogger(__name__)
 # The stop reason recorded when the model's turn after the gated tool failed (the outcome itself stands).
@@ -83,7 +87,7 @@ def resume_run(rt: Runtime, cmd: Resume) -> ResumeResult:
     """
     request, decision = cmd.request, cmd.decision
     assert decision is not None, "a resume carries the decision it resumes with"
-    sessions = need(rt.sessions, "session store")
+    need(rt.sessions, "session store")  # before anything is read or claimed
     checkpoint = load_checkpoint(rt.store, request.checkpoint_id)
     previous = rt.store.get_decision(checkpoint.checkpoint_id)
     claim = judge_claim(previous, approved=request.approved, reviewed_hash=request.reviewed_hash, now=rt.clock())
@@ -102,38 +106,11 @@ def resume_run(rt: Runtime, cmd: Resume) -> ResumeResult:
     held = hold(rt, Hold(ctx, checkpoint, decision, previous if recovering else None))
     decision = held.decision  # a takeover resumes with the decision the first claim recorded
 
-    stop_reason, final_text, usage = "end_turn", "", {}
-    if not go.agent_finished:  # else the dead resume's agent already ran to the end: only the outcome is missing
-        ctx.approved_checkpoint = checkpoint
-        ctx.decision = decision
-        agent = build_agent(
-            cmd.binding,
-            checkpoint.scenario,
-            ctx,
-            sessions.session_manager(checkpoint.session_id),
-            rt.model_settings,
-        )
-        response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
-        try:
-            result = agent(response)  # type: ignore[arg-type]
-        except (KeyError, ValueError):
-            # Strands: the restored session no longer waits on this interrupt. Only a takeover of a claim
-            # whose holder was still running (a lease shorter than the resume) gets here: the holder
-            # answered it meanwhile, so only the outcome is left to record, from the store.
-            facts = sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
-            if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
-                raise
-        except Exception as exc:
-            # The interrupt's answer runs the gated tool first; only the model's closing turn comes after it. When
-            # that turn fails (Bedrock throttled past Strands' retries, an outage) the plan has applied, or the
-            # rejection cancelled it: the outcome stands and is recorded, so the workflow goes on to send the
-            # plan's messages. An approved plan that did not apply is no outcome: raised, as before.
-            if decision.approved and not rt.store.application_count(checkpoint.proposal_hash):
-                raise
-            _log.warning("model failed after the gated tool ran: %s", type(exc).__name__)
-            stop_reason, final_text = MODEL_ERROR_AFTER_TOOL, f"{type(exc).__name__}: {exc}"[:400]
-        else:
-            stop_reason, final_text, usage = str(result.stop_reason), str(result).strip(), usage_of(result)
+    # When the dead resume's agent already ran to the end, only the outcome is missing.
+    answered: tuple[str, str, dict[str, int]] = ("end_turn", "", {})
+    if not go.agent_finished:
+        answered = _answer(rt, cmd, checkpoint, ctx, decision, recovering=recovering)
+    stop_reason, final_text, usage = answered
     faults.point("after_agent_resume")
     applied = rt.store.application_count(checkpoint.proposal_hash)
     outcome = "applied" if decision.approved and applied else "rejected" if not decision.approved else "not_applied"
@@ -163,3 +140,40 @@ def resume_run(rt: Runtime, cmd: Resume) -> ResumeResult:
         resume_pid=rt.pid,
         usage=usage,
     )
+
+
+def _answer(
+    rt: Runtime, cmd: Resume, checkpoint: Checkpoint, ctx: RunContext, decision: Decision, *, recovering: bool
+) -> tuple[str, str, dict[str, int]]:
+    """Rebuild the agent and answer its interrupt with ``decision``: (stop reason, final text, usage)."""
+    sessions = need(rt.sessions, "session store")
+    ctx.approved_checkpoint = checkpoint
+    ctx.decision = decision
+    agent = build_agent(
+        cmd.binding,
+        checkpoint.scenario,
+        ctx,
+        sessions.session_manager(checkpoint.session_id),
+        rt.model_settings,
+    )
+    response = [{"interruptResponse": {"interruptId": checkpoint.interrupt_id, "response": decision.as_response()}}]
+    try:
+        result = agent(response)  # type: ignore[arg-type]
+    except (KeyError, ValueError):
+        # Strands: the restored session no longer waits on this interrupt. Only a takeover of a claim
+        # whose holder was still running (a lease shorter than the resume) gets here: the holder
+        # answered it meanwhile, so only the outcome is left to record, from the store.
+        facts = sessions.read_facts(checkpoint.session_id, checkpoint.agent_id)
+        if not recovering or checkpoint.interrupt_id in facts.pending_interrupt_ids:
+            raise
+        return "end_turn", "", {}
+    except Exception as exc:
+        # The interrupt's answer runs the gated tool first; only the model's closing turn comes after it. When
+        # that turn fails (Bedrock throttled past Strands' retries, an outage) the plan has applied, or the
+        # rejection cancelled it: the outcome stands and is recorded, so the workflow goes on to send the
+        # plan's messages. An approved plan that did not apply is no outcome: raised, as before.
+        if decision.approved and not rt.store.application_count(checkpoint.proposal_hash):
+            raise
+        _log.warning("model failed after the gated tool ran: %s", type(exc).__name__)
+        return MODEL_ERROR_AFTER_TOOL, f"{type(exc).__name__}: {exc}"[:400], {}
+    return str(result.stop_reason), str(result).strip(), usage_of(result)

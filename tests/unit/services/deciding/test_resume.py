@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
