@@ -155,6 +155,29 @@ def test_the_table_commands_take_the_region_from_the_flag_then_aws_region(
     assert rt.store._table.client.meta.region_name == "us-west-2"  # type: ignore[attr-defined]
 
 
+def test_the_table_commands_take_the_profiles_region_and_the_flag_wins_over_it(
+    aws: AwsWorld, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """--profile names the profile (its region used when neither --region nor the variables name one)."""
+    import argparse
+
+    from production_orchestrator.cli.aws import table_runtime
+
+    config = tmp_path / "config"
+    config.write_text("[profile shop-ops]\nregion = ap-south-1\n", encoding="utf-8")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    rt = table_runtime(aws.table, args=argparse.Namespace(profile="shop-ops"))
+    assert rt.store._table.client.meta.region_name == "ap-south-1"  # type: ignore[attr-defined]
+    rt = table_runtime(aws.table, args=argparse.Namespace(profile="shop-ops", region="eu-north-1"))
+    assert rt.store._table.client.meta.region_name == "eu-north-1"  # type: ignore[attr-defined]
+    monkeypatch.setenv("AWS_PROFILE", "shop-ops")  # the variable, as boto3 reads it
+    rt = table_runtime(aws.table, args=argparse.Namespace())
+    assert rt.store._table.client.meta.region_name == "ap-south-1"  # type: ignore[attr-defined]
+
+
 # --- finding the operator function, and never breaking a keyed chain -------------------------------------------
 
 

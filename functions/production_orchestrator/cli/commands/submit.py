@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
     target = submit.add_mutually_exclusive_group(required=True)
     target.add_argument("--stack", metavar="NAME", help="the deployed stack (its SubmitUrl output)")
     target.add_argument("--url", metavar="URL", help="the submit Function URL itself")
-    submit.add_argument("--region", default=None, help="the stack's region (default: your AWS configuration)")
+    submit.add_argument(
+        "--region", default=None, help="the stack's region (default: $AWS_REGION, else your AWS configuration)"
+    )
     submit.add_argument("--profile", default=None, help="AWS profile to sign with (default: the credential chain)")
     submit.add_argument(
         "--as-of", default=None, type=_day, metavar="YYYY-MM-DD", help="the planning day (default: today in the shop)"
@@ -81,8 +83,10 @@ def _session(args: argparse.Namespace) -> Any:
     import boto3  # type: ignore[import-untyped]
     from botocore.exceptions import ProfileNotFound  # type: ignore[import-untyped]
 
+    from ..aws import aws_region  # --region, else $AWS_REGION (boto3 reads only AWS_DEFAULT_REGION), as --table does
+
     try:
-        return boto3.Session(profile_name=args.profile, region_name=args.region)
+        return boto3.Session(profile_name=args.profile, region_name=aws_region(args) or None)
     except ProfileNotFound:
         raise ValidationError(f"no AWS profile named {args.profile!r}") from None
 
