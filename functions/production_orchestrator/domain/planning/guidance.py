@@ -110,7 +110,13 @@ def _check_keep(shop: ShopState, keep: Iterable[str], target_id: str) -> None:
             raise _refuse(GuidanceCode.KEEP_NEW_ORDER, f"{order_id} is the order being planned; it cannot be kept")
         order = shop.order(order_id)
         if order is None:
-            raise _refuse(GuidanceCode.UNKNOWN_ORDER, f"--keep {order_id}: the shop has no open order {order_id}")
+            closed = shop.closed_order(order_id)
+            why = (
+                f"{order_id} was {closed.status} on {closed.closed_on}{f' ({closed.reason})' if closed.reason else ''}"
+                if closed is not None
+                else f"the shop has no open order {order_id}"
+            )
+            raise _refuse(GuidanceCode.UNKNOWN_ORDER, f"--keep {order_id}: {why}; there is nothing to keep")
         if not order.schedule:
             raise _refuse(GuidanceCode.UNKNOWN_ORDER, f"--keep {order_id}: the order is not scheduled anywhere")
 

@@ -13,6 +13,7 @@ from production_orchestrator.domain.planning.guidance import Guidance, Overtime
 from production_orchestrator.domain.planning.proposal import load_proposal
 from production_orchestrator.domain.records import audit_event
 from production_orchestrator.domain.scenarios import TODAY, TOMORROW
+from production_orchestrator.domain.shop.model import ClosedOrder
 from production_orchestrator.services.asking.request_approval import LOCAL_TASK_TOKEN, LinkPlan
 from production_orchestrator.services.runs.revise import Revise, revise
 from production_orchestrator.services.runs.start import StartResult
@@ -249,3 +250,44 @@ def test_overtime_on_a_closed_day_is_refused_with_nothing_written(world: MemoryW
         _revise(world, started, Guidance(overtime=(Overtime(machine="EMB-01", day=saturday, minutes=60),)))
     assert refused.value.code.value == "CLOSED_DAY" and "does not work on 2026-08-15" in refused.value.human_message
     assert world.snapshot() == before
+
+
+def test_version_2_needs_what_its_own_plan_needs_under_the_stored_policy(world: MemoryWorld) -> None:
+    started = world.start(approval=None)
+    made = world.request(started, (ANA, BEN), quorum=2, quorum_above_quantity=1000)
+    assert world.approval(made.approval_id).required == 1  # version 1 buys 600
+    world.clock.advance(hours=1)
+    v2 = _revise(world, started, Guidance(quantity=300, due="2026-08-20"))  # the customer called: 300, not 120
+    assert v2.approval is not None and sum(p.quantity for p in v2.proposal.procurement_actions) > 1000
+    assert v2.approval.required == 2 and v2.approval.votes == ()  # the quorum applies again, from no votes
+    assert v2.approval.expires_at == v2.checkpoint.expires_at > started.checkpoint.expires_at  # counted from now
+
+
+def test_the_note_and_the_guidance_reach_the_models_first_turn(world: MemoryWorld) -> None:
+    started = world.start()
+    note = "run the lathe on Saturday; Acme is our biggest customer"
+    v2 = _revise(world, started, Guidance(keep=("STANDARD-100",), note=note))
+    session, agent = v2.checkpoint.session_id, v2.checkpoint.agent_id
+    first = world.sessions.repository.read_message(session, agent, 0)  # what any model (Bedrock, Ollama) is sent first
+    assert first is not None
+    text = "".join(part.get("text", "") for part in first.message["content"])
+    guided = text.split("<approver-guidance>", 1)[1].split("</approver-guidance>", 1)[0]
+    assert "- keep STANDARD-100 where it is" in guided and f"- note: {note}" in guided
+    assert v2.proposal.revision is not None and v2.proposal.revision.guidance.note == note  # and recorded
+
+
+def test_keeping_an_order_that_was_cancelled_or_completed_is_refused_saying_so(world: MemoryWorld) -> None:
+    started = world.start()
+    shop = world.store.load_state()
+    assert shop is not None
+    standard = shop.order("STANDARD-100")
+    assert standard is not None
+    gone = ClosedOrder(order=standard, status="cancelled", closed_on=TODAY, reason="customer withdrew")
+    closed = shop.model_copy(update={"orders": tuple(o for o in shop.orders if o.id != "STANDARD-100"),
+                                     "closed_orders": (gone,)})  # fmt: skip
+    world.store.replace_shop(closed, (shop.revision, shop.digest()), audit_event("order_cancelled", world.clock()))
+    before = world.snapshot()
+    with pytest.raises(GuidanceRefusedError) as refused:
+        _revise(world, started)
+    assert refused.value.code.value == "UNKNOWN_ORDER" and world.snapshot() == before
+    assert "STANDARD-100 was cancelled on 2026-08-12 (customer withdrew)" in refused.value.human_message
