@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -36,6 +37,7 @@ def check_and_keep(data_dir: Path, now: datetime) -> None:
         )
     if mark is not None and now == mark:
         return
-    temporary = data_dir / f".{MARK_FILE}.{os.getpid()}"
+    # Its own temporary file per writer: threads of one process (a test's stand-in processes) share a pid.
+    temporary = data_dir / f".{MARK_FILE}.{os.getpid()}.{threading.get_ident()}"
     temporary.write_text(json.dumps({"latest": utc_iso(now)}), encoding="utf-8")
     temporary.replace(data_dir / MARK_FILE)
