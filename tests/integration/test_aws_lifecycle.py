@@ -264,12 +264,16 @@ def test_timeout_expires_the_approval_and_never_approves(aws: AwsWorld, clock: C
     assert aws.snapshot() == before
 
 
-def test_expiry_after_a_decision_keeps_the_decision(aws: AwsWorld, clock: Clock) -> None:
+def test_expiry_after_a_decision_no_resume_claimed_keeps_the_decision_on_record(aws: AwsWorld, clock: Clock) -> None:
+    # DecisionExpired ran, so the workflow stopped waiting without resuming it (the wake was judged delivered, or
+    # the resume refused EXPIRED): nothing will act on the decision, and the approval says expired, the decision
+    # kept on it. A decision a resume claimed stands (tests/unit/services/asking/test_expire.py).
     flow = approved_flow(aws)
     result = flow.record_expiry()
-    assert result["expired_approvals"] == []
+    assert result["expired_approvals"] == [flow.approval_id] and result["plan_applied_count"] == 0
     approval = _approvals(aws).get_approval(flow.approval_id)
-    assert approval is not None and approval.status == "decided"
+    assert approval is not None and approval.status == "expired"
+    assert approval.decision is not None and approval.decision.approved
 
 
 def test_a_token_closed_at_the_first_wake_expires_the_approval(aws: AwsWorld, clock: Clock) -> None:

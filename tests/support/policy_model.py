@@ -516,9 +516,9 @@ class PolicyMachine(RuleBasedStateMachine):
         record = self.rt.approvals.get_approval(chain.approval_id)
         expire_approvals(self.rt, Expire(chain.checkpoint_id))
         expected = chain.status
-        if chain.status == "pending" or (
-            chain.status in ("decided", "rejected") and record and not record.woken_at and not acted_on
-        ):
+        # The workflow ended expired: what no resume claimed expires, woken or not (a resend that heard TaskTimedOut
+        # after an earlier try judges it woken though the wait had timed out).
+        if chain.status == "pending" or (chain.status in ("decided", "rejected") and record and not acted_on):
             expected = "expired"
         after = self.rt.approvals.get_approval(chain.approval_id)
         self.check("workflow_expiry", expected, after.status if after else "missing")

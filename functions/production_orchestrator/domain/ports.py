@@ -264,8 +264,8 @@ class ApprovalStore(Protocol):
         ...
 
     def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
-        """pending -> expired (and, with ``include_closed``, a decided or rejected approval whose workflow was
-        never woken: it ended without it, so that decision never will be acted on). An expired one stays as is."""
+        """pending -> expired (and, with ``include_closed``, a decided or rejected approval, or a revision ask no
+        version answered, that the workflow ended without: it never will be acted on). Expired stays as is."""
         ...
 
     def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:

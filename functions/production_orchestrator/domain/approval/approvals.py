@@ -4,7 +4,7 @@
     pending --the approve reaching the quorum-------> decided     --woken--> (the workflow resumes it)
     pending --a reject-------------------------------> rejected    --woken--> (the agent is told, nothing changes)
     pending --window closed / workflow timed out----> expired
-    decided | rejected, never woken --workflow timed out--> expired
+    decided | rejected, not resumed --workflow timed out--> expired
     pending --propose again--------------------------> superseded (its successor opens under the same links)
 
 Only a SHA-256 of each link secret is stored; the raw secret exists in the e-mail and the link only. Who
@@ -232,10 +232,12 @@ class ApprovalRecord(_Frozen):
 
     def expired(self, now: datetime, *, include_closed: bool = False) -> ApprovalRecord:
         """The record closed by the window (pending) or, with ``include_closed``, by the workflow ending expired
-        (also a decided or rejected approval whose workflow was never woken: nothing will act on it)."""
+        (also a decided or rejected approval, or a revision ask no version answered, that no resume acted on: woken
+        or not, the workflow stopped waiting without it; a resend that heard TaskTimedOut may have judged it woken)."""
         if self.status == "expired":
             return self
-        if self.status != "pending" and not (include_closed and self.needs_wake()):
+        unanswered = self.status in CLOSED_STATUSES or (self.revision_asked is not None and not self.superseded_by)
+        if self.status != "pending" and not (include_closed and unanswered):
             raise DecisionAlreadyClaimedError(f"approval {self.approval_id} is {self.status}, not pending")
         return self.model_copy(update={"status": "expired", "closed_at": utc_iso(now)})
 
@@ -361,7 +363,7 @@ class ApprovalTransitions:
         return self._change(approval_id, lambda before: before.with_vote(vote, now))
 
     def expire_approval(self, approval_id: str, *, now: datetime, include_closed: bool = False) -> ApprovalRecord:
-        """pending (or, with ``include_closed``, decided but never woken) -> expired; expired stays as is."""
+        """pending (or, with ``include_closed``, decided but not acted on) -> expired; expired stays as is."""
         return self._change(approval_id, lambda before: before.expired(now, include_closed=include_closed))
 
     def record_wake(self, approval_id: str, *, now: datetime, confirmed: bool) -> ApprovalRecord:

@@ -1,7 +1,10 @@
 """Expire: the workflow stopped waiting (timeout). What it never acted on becomes expired; nothing is approved.
 
     pending                                   -> expired
-    decided | rejected, and no resume claimed -> expired   (the vote came, the workflow never resumed it)
+    decided | rejected, and no resume claimed -> expired   (the vote came, the workflow never resumed it; woken or
+                                                            not: a resend that heard TaskTimedOut after an earlier
+                                                            try took it for a wake, but the workflow timed out)
+    revision asked, no version planned        -> expired
     decided | rejected, a resume claimed it   -> unchanged (the decision was acted on)
 
 So the approval record, the page and ``status`` say what the workflow did: it ended expired.

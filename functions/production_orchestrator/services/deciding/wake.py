@@ -9,7 +9,9 @@
                                             decision will never be acted on, so the approval says expired
 
 So a ``TaskTimedOut`` answering a repeated call never turns a decision the workflow is acting on into an
-expiry. The pointer carries ids only: the resume reads the decision back from the approval record.
+expiry. When the earlier try had not arrived either (throttled) and the wait timed out meanwhile, the approval says
+woken for a while: the workflow's DecisionExpired then expires it all the same (asking/expire.py: no resume claimed
+it). The pointer carries ids only: the resume reads the decision back from the approval record.
 """
 
 from __future__ import annotations

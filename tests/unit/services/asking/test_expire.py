@@ -1,5 +1,5 @@
 """expire: when the workflow times out, what it never acted on becomes expired (a pending approval, or a decision
-whose workflow was never woken); a decision the workflow heard, or a resume claimed, stands."""
+no resume claimed, woken or not); a decision a resume claimed stands."""
 
 from __future__ import annotations
 
@@ -38,12 +38,24 @@ def test_a_pending_approval_expires_once(world: MemoryWorld) -> None:
     assert world.snapshot() == before and world.store.application_count() == 0
 
 
-def test_a_decision_the_workflow_heard_stands(world: MemoryWorld) -> None:
+def test_a_decision_a_resume_claimed_stands(world: MemoryWorld) -> None:
+    started = world.start()
+    assert world.resume(started, approve=True).outcome == "applied"
+    approval = world.approvals.approvals_for(started.checkpoint.checkpoint_id)[0]
+    before = world.snapshot()
+    assert expire_approvals(world.ports(), Expire(started.checkpoint.checkpoint_id)) == []
+    assert world.snapshot() == before and world.approval(approval.approval_id).status == "decided"
+
+
+def test_a_decision_judged_woken_that_no_resume_acted_on_expires_with_the_workflow(world: MemoryWorld) -> None:
+    # Woken, as the record says (a resend that heard TaskTimedOut after an earlier try judges so), yet the workflow
+    # ended DecisionExpired and no resume claimed it: nothing acted on it, and the approval says so.
     started, made = _requested(world)
     _vote(world, started, made)
-    woken = world.approvals.record_wake(made.approval_id, now=world.clock(), confirmed=True)
-    assert expire_approvals(world.ports(), Expire(started.checkpoint.checkpoint_id)) == []
-    assert world.approval(made.approval_id) == woken
+    world.approvals.record_wake(made.approval_id, now=world.clock(), confirmed=True)
+    assert expire_approvals(world.ports(), Expire(started.checkpoint.checkpoint_id)) == [made.approval_id]
+    record = world.approval(made.approval_id)
+    assert record.status == "expired" and record.decision is not None
 
 
 def test_a_decision_the_workflow_never_heard_expires_with_it(world: MemoryWorld) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from production_orchestrator.domain.approval.approvals import ApprovalRecord, Vote
 from production_orchestrator.domain.errors import BackendError, TaskTokenClosedError
 from production_orchestrator.domain.records import Decision, utc_iso
+from production_orchestrator.services.asking.expire import Expire, expire_approvals
 from production_orchestrator.services.deciding.wake import reconcile, wake
 from tests.support.memory_world import TOKEN, MemoryWorld
 
@@ -75,3 +76,16 @@ def test_nothing_to_wake_for_an_open_approval_or_after_the_window(world: MemoryW
     world.clock.advance(days=2)
     assert reconcile(world.ports(callback=world.callback)) == {}
     assert world.callback.calls == []
+
+
+def test_a_late_resend_judged_woken_does_not_outlast_the_workflows_own_expiry(world: MemoryWorld) -> None:
+    approval = _decided(world)
+    # The first call was throttled (it never arrived); the wait then timed out; the reconciler's resend, in the
+    # seconds before DecisionExpired ran, heard TaskTimedOut after a try and took it for a wake that got through.
+    callback = Flaky(BackendError("throttled"), TaskTokenClosedError("TaskTimedOut"))
+    assert wake(world.ports(callback=callback), approval) == "retry_later"
+    assert reconcile(world.ports(callback=callback)) == {approval.approval_id: "woken"}
+    # The workflow says otherwise: it ended in DecisionExpired with no resume claimed. That is what happened.
+    assert expire_approvals(world.ports(), Expire(approval.checkpoint_id)) == [approval.approval_id]
+    expired = world.approval(approval.approval_id)
+    assert expired.status == "expired" and world.store.audit_events()[-1].event_type == "approval_expired"
