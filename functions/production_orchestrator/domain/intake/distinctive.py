@@ -40,6 +40,12 @@ _COLOURS = {
     "green": r"green|gr(?:ue|u)n\w*|verte?s?|verdes?|groene?",
     "yellow": r"yellow|gelb\w*|jaunes?|amarill[oa]s?|gele?",
     "clear": r"clear|transparent\w*|klar\w*",
+    "brown": r"brown|braun\w*|marron|marrones|bruin\w*",
+    "orange": r"orange|naranja\w*|oranje",
+    "purple": r"purple|violet\w*|lila|morad[oa]s?|paars\w*",
+    "pink": r"pink|rosa|roze",
+    "silver": r"silver|silber\w*|argent\w*|plata|plateado|zilver\w*",
+    "gold": r"gold|golden|dor[eé]e?s?|dorad[oa]s?|goud\w*",
 }
 _COLOUR = {name: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for name, pattern in _COLOURS.items()}
 
@@ -131,3 +137,52 @@ def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing
 def other_variant(text: str, product: Catalogued) -> bool:
     """True when ``text`` asks for a size or a colour ``product``'s names contradict (another variant)."""
     return not _variant_fits(product, measures(text), colours(text))
+
+
+def _said_in(word: str, said: set[str]) -> bool:
+    """:func:`_said`, or the end of a compound said ("sandblasting" says "blasting", "Stahlwinkel" "winkel")."""
+    return _said(word, said) or (len(word) >= 5 and any(len(s) > len(word) and s.endswith(word) for s in said))
+
+
+# How far from the vague mention a word still describes it: "18 frame & fork sets for single colour", not "50
+# leather straps for our stage and the guitar shop window".
+_NEAR = 5
+_BESIDE = 2  # one word of a product's own, "walnut ... same size as your oak ones" is no oak shelf
+
+
+def _near_mention(text: str, mention: str, near: int = _NEAR) -> set[str]:
+    """The words said within ``near`` words of a word of ``mention`` ("frames")."""
+    tokens = [words(t) for t in re.findall(r"[a-z0-9]+", fold(text))]
+    wanted = words(mention)
+    anchors = [i for i, said in enumerate(tokens) if any(alike(w, m) for w in said for m in wanted)]
+    return {w for a in anchors for said in tokens[max(0, a - near) : a + near + 1] for w in said}
+
+
+def best_named(text: str, mention: str, candidates: Sequence[Catalogued]) -> Catalogued | None:
+    """Of the products a vague mention fits ("frames": the stripped frame, the coated one, the chair frame), the one
+    the words next to it name: the one with the most words of one of its names all said there ("18 frame & fork
+    sets for single colour powder coating": the "single colour frame"), else the only one with a word of its own
+    among them said right beside it ("500 steel shelf brackets": the small parts "(brackets, hooks, clips)");
+    None when that does not settle it (the reader asks)."""
+    said = _near_mention(text, mention)
+    given, coloured = measures(text), colours(text)
+    fitting = [p for p in candidates if _variant_fits(p, given, coloured)]
+    if len(fitting) == 1:
+        return fitting[0]
+
+    mentioned = words(mention)
+
+    def telling(word: str) -> bool:  # a word beside the mention that tells products apart; a colour alone does not
+        return not colours(word) and not any(alike(word, m) for m in mentioned)
+
+    def full(product: Catalogued) -> int:
+        own = {w for w in _own_words(product, fitting) if telling(w)}
+        names = [w for w in (_sized_words(n) for n in names_of(product)) if w & own]
+        return max((len(w) for w in names if all(_said_in(x, said) for x in w)), default=0)
+
+    scores = sorted(((full(p), p.code) for p in fitting), reverse=True)
+    if len(scores) > 1 and scores[0][0] > scores[1][0] and (scores[0][0] >= 2 or scores[1][0] == 0):
+        return next(p for p in fitting if p.code == scores[0][1])
+    beside = _near_mention(text, mention, _BESIDE)
+    owning = [p for p in fitting if any(telling(w) and _said_in(w, beside) for w in _own_words(p, fitting))]
+    return owning[0] if len(owning) == 1 else None

@@ -28,7 +28,7 @@ from ..planning.proposal import GivenFacts
 from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
-from .distinctive import distinctively_named, other_variant
+from .distinctive import best_named, distinctively_named, other_variant
 from .due_phrases import due_days, one_day_in
 from .intent import not_an_order
 from .mentions import Mentions, counted_first, shortened
@@ -114,7 +114,11 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
     found = labels(part.text)
     # "Order: stainless dowel pins": a label's value that is no order id may still name the product.
     said = [v for v in found.get("order", []) if not ID_PATTERN.fullmatch(v) and match_products(v, products)]
-    mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*found.get("product", []), *said]]
+    # "Item: Aluminium facade panels, powder coated RAL 7016 matt": a label's value no name matches is read as the
+    # customer's sentences are.
+    named = [v for v in found.get("product", []) if match_products(v, products)]
+    text = "\n".join([text, *(v for v in found.get("product", []) if v not in named and v not in text)])
+    mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*named, *said]]
     coded = [p.code for p in products if code_in(p.code, text)]
     mentions += [(code, {code}) for code in coded]
     fully: list[Catalogued] = []
@@ -128,10 +132,13 @@ def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[st
         mentions = [(p.code, {p.code}) for p in by_words]
     elif not coded and len(mentions) == len(counted) + len(fully):  # only words, no label nor code: counted first
         mentions = counted_first(mentions, counted)
-    if not mentions:
-        return None
+    if not mentions:  # a labelled product nothing here names is named back by the resolver
+        return next((v for v in found.get("product", []) if v not in named), None)
     chosen = _one_product(mentions, problems)
-    if chosen is not None and not coded and not found.get("product") and len(fully) != 1:
+    if chosen is not None and not coded and len(vague := match_products(chosen, products)) > 1:
+        settled = best_named(text, chosen, vague)  # "frames": which of the shop's frames the rest of the e-mail says
+        chosen = settled.code if settled is not None else chosen
+    if chosen is not None and not coded and not named and len(fully) != 1:
         # Read from part of a name: another product named by its own words makes it unclear.
         matched = match_products(chosen, products)
         codes = {p.code for p in matched}

@@ -32,7 +32,9 @@ ANY_DATE = re.compile(DATE_EXPRESSION)
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers of ``text`` that say how many: next to a unit ("60 Stück", "x 40"), before a word of one of
     ``candidates``' descriptions ("300 patches") or a few words before its code, as written."""
-    plain = spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(text))))))
+    plain = spelled_numbers(
+        _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(without_designations(text))))))
+    )
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
@@ -128,6 +130,20 @@ def _not_quantities(text: str) -> str:
     return _NOT_A_QUANTITY.sub(" ", text)
 
 
+# A number that names a colour, a standard or a grade is no count: "RAL 9005", "Pantone 286", "DIN 912",
+# "AISI 316", "NCS 2050"; so is one after any word in capitals ("PO 4471", "WB 27"), but a unit's ("PCS 50").
+_DESIGNATION = re.compile(
+    r"(?<![\w.,-])(?:(?i:ral|ncs|pantone|pms|din|iso|aisi|astm|sae|nen|ob|ral\s+classic|ral\s+design)"
+    r"|(?!(?:PCS|PC|QTY|STK|ST|EA|UDS|UD|TOTAL|UNITS|KW|CW|WK|NO|NR|MAX|MIN|CA|APPROX|ASAP)\b)[A-Z]{2,5})"
+    r"[ \u00a0#:-]{0,2}\d{1,6}(?![\w/-]|[.,]\d)"
+)
+
+
+def without_designations(text: str) -> str:
+    """``text`` (as written, before folding) without numbers that name a colour, a standard or a code."""
+    return _DESIGNATION.sub(" ", text)
+
+
 # A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
 _TOTAL_WORD = r"(?:total|insgesamt|gesamt|au\s+total|en\s+total|in\s+totaal|totaal)"
 _TOTAL = re.compile(
@@ -156,7 +172,11 @@ def _packed(text: str) -> str:
 
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
-    plain = _packed(spelled_numbers(_not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(text)))))))
+    plain = _packed(
+        spelled_numbers(
+            _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(without_designations(text))))))
+        )
+    )
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 
@@ -181,9 +201,24 @@ def without_sizes(text: str) -> str:
     return _SIZE.sub(" ", text)
 
 
+# After a labelled count, what is counted and a remark in brackets: "860 bars", "340 panels (max. 1450 x 2900 mm)",
+# "6 (six)"; not packs ("2 pallets of 500" is asked about) nor a second number outside the brackets.
+_LABELLED_WORDS = re.compile(
+    r"\s+(?!(?:boxes|box|cartons?|kartons?|cajas?|boites?|packs?|packages?|bags?|pallets?|palettes?|paletten|"
+    r"dozen|dozijn|doos|pakken|rolls?|rollen|sets?|lots?|x)\b)[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}\.?"
+)
+
+
 def labelled_number(value: str) -> int | None:
-    """A labelled quantity's number, its unit allowed after it: ``1,500 pcs``, ``500 Stück``, ``2.000 unidades``."""
-    match = re.fullmatch(NUMBER_CORE + rf"\s*(?:(?:{UNITS})\.?)?", fold(value).strip())
+    """A labelled quantity's number, its unit allowed after it: ``1,500 pcs``, ``500 Stück``, ``2.000 unidades``,
+    and what is counted after it (``860 bars``, ``6 (six)``)."""
+    folded = fold(value).strip()
+    match = re.fullmatch(NUMBER_CORE + rf"\s*(?:(?:{UNITS})\.?)?", folded)
+    if match is None:
+        match = re.fullmatch(
+            NUMBER_CORE + rf"\s*(?:(?:{UNITS})\.?)?(?:{_LABELLED_WORDS.pattern})?\s*(?:\([^()\d]*(?:\d[^()]*)?\))?",
+            folded,
+        )
     return whole_number(match.group(1)) if match else whole_number(value)
 
 

@@ -152,6 +152,7 @@ _SAME_MATERIAL = {
     "polypropylene": "pp", "polypropylen": "pp", "polypropileno": "pp", "polycarbonate": "pc", "polycarbonat": "pc",
     "policarbonato": "pc", "polyethylene": "pe", "polyethylen": "pe", "polietileno": "pe", "aluminum": "aluminium",
     "alu": "aluminium", "aluminio": "aluminium", "inox": "stainless", "rvs": "stainless", "edelstahl": "stainless",
+    "color": "colour", "colors": "colour", "gray": "grey",
 }  # fmt: skip
 _NUMBER_UNIT = re.compile(r"(?<![\w.])(\d{1,5})(mm|cm|ml|kg|m|g|l)(?![a-z])")
 
@@ -163,11 +164,23 @@ def words(text: str) -> set[str]:
     return {_SAME_MATERIAL.get(w, w) for w in (stem(word) for word in said if word not in _STOP)}
 
 
+_VERB_ENDING = re.compile(r"(?:ing|ed|er)$")
+
+
+def root(word: str) -> str:
+    """A stem without an English verb ending, its doubled consonant single: coating, coated -> coat; stripped,
+    stripping -> strip (at least four letters stay)."""
+    bare = _VERB_ENDING.sub("", word)
+    if len(bare) >= 5 and bare[-1] == bare[-2] and bare[-1] not in "aeiouls":
+        bare = bare[:-1]
+    return bare if len(bare) >= 4 else word
+
+
 def alike(a: str, b: str) -> bool:
-    """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen),
-    or the same stem of at least six letters with short endings (embroidered, embroidery; aandrijfas,
-    aandrijfassen)."""
-    if a == b:
+    """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen), with
+    an English verb ending (coat, coating, coated), or the same stem of at least six letters with short endings
+    (embroidered, embroidery; aandrijfas, aandrijfassen)."""
+    if a == b or root(a) == root(b):
         return True
     short, long = sorted((a, b), key=len)
     if len(short) >= 4 and long in (short + "n", short + "en", short + "e", short + short[-1] + "en"):
@@ -211,6 +224,8 @@ def prose(body: str) -> str:
             r"[A-Za-z0-9][\w.-]{0,63}", match.group(2).strip()
         ):
             kept.append(match.group(2).strip())  # "Order: stainless dowel pins" is what is ordered, in words
+        elif label_fact(match.group(1)) == "product" and re.match(r"\d[\d,.' ]*\s+[^\W\d_]", match.group(2).strip()):
+            kept.append(match.group(2).strip())  # "Item: 75 steel chair frames (...)": a count and what is counted
     return "\n".join(kept)
 
 
