@@ -24,7 +24,10 @@ _DUE_LEAD = (
     r"(?:required|requested|desired|preferred|wished|gewuenschte?r?)\s+(?:delivery|date|ship)(?:\s+date)?|"
     r"date\s+(?:required|needed|wanted)|ship\s+date|leverdatum|leveringsdatum|lieferdatum|liefertermin|"
     r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
-    r"(?:ready\s+to\s+)?ship(?:ped)?(?:\s+(?:on|by))?|ready\s+(?:by|for)|"
+    r"(?:ready\s+to\s+)?ship(?:ped)?(?:\s+(?:on|by))?|"
+    r"(?:ready|done|finished|completed|back|klaar|gereed|fertig|pret|prets|prete|listos?|listas?|terminados?)"
+    r"(?:\s+(?:on|by|for|am|bis|zum|op|le|pour\s+le|el|para\s+el))?|"
+    r"due\s+date\s+(?:\w+\s+){0,4}?is|"
     r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
     r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by|at))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
@@ -37,6 +40,7 @@ _DUE_LEAD = (
 _WEAK_LEADS = frozenset({"le", "el", "op", "am", "zum", "on", "the"})
 _DUE = re.compile(
     rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
+    r"(?![\w'-]|\s+(?:after|following|afterwards|danach|darauf|apres|suivant|despues|siguiente|daarna|erna)\b)"
     rf"|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
 )
 

@@ -201,15 +201,19 @@ def _bare_quantity(body: str, problems: list[str]) -> int | None:
 
 def _read_due(part: _Part, problems: list[str]) -> str | None:
     seen: dict[str, str] = {}
+    unread: list[str] = []
     for value in labels(part.text).get("due", []):
         day = resolve_due(value, part.anchor, day_first=part.day_first) or one_day_in(
             value, part.anchor, part.day_first
         )
         if day is None:
-            return value  # not a date: named by the resolver
+            unread.append(value)  # "Delivery: to our yard": no date, named only if nothing else says one
+            continue
         seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
     for day, phrase in due_days(prose(part.text), part.anchor, part.day_first).items():
         seen.setdefault(day.isoformat(), phrase)
+    if not seen and unread:
+        return unread[0]  # not a date: named by the resolver
     if len(seen) > 1:
         _several("due date", seen, problems)
         return None

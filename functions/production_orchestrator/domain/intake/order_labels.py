@@ -42,6 +42,8 @@ def priority_of(found: dict[str, list[str]], trusted: bool, problems: list[str])
     raw = distinct(asked, "priority", problems)
     if raw is None:
         return DEFAULT_PRIORITY, ""
+    if not re.search(r"\d", raw):  # "Priority: High" from a trusted sender: their wish, the shop's scale is numbers
+        return DEFAULT_PRIORITY, re.sub(r"[^\w %+!.,:/-]", "?", raw)[:40]
     if not re.fullmatch(r"\d{1,3}", raw) or not 1 <= int(raw) <= 100:
         problems.append(f"priority: must be a whole number from 1 to 100, got {raw!r}")
         return DEFAULT_PRIORITY, ""
