@@ -38,6 +38,9 @@ _DUE_LEAD = (
     r"voor|vóór|uiterlijk(?:\s+op)?|tegen|op"
 )
 _WEAK_LEADS = frozenset({"le", "el", "op", "am", "zum", "on", "the"})
+# "Installation is planned for week 14, so we need them by Monday 5 April": a date said only "for" gives way to
+# one said as needed by (either alone is the due date).
+_PLAIN_LEADS = frozenset({"for", "pour", "pour le", "para", "para el", "voor", "tegen"})
 _DUE = re.compile(
     rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
     r"(?![\w'-]|\s+(?:after|following|afterwards|danach|darauf|apres|suivant|despues|siguiente|daarna|erna)\b)"
@@ -49,6 +52,17 @@ _DUE = re.compile(
 _LATEST = re.compile(
     rf"(?P<phrase>{DATE_EXPRESSION})\s*,?\s*(?:at\s+the\s+(?:very\s+)?latest|latest|spaetestens|spatestens|"
     r"au\s+plus\s+tard|como\s+muy\s+tarde|a\s+mas\s+tardar|uiterlijk)(?![\w'])"
+)
+# A date the customer asks about: "Thursday the 25th works for us", "Would Wednesday 14th April work?", "Is
+# volgende week woensdag haalbaar?", "¿Sería posible el viernes 5?".
+_WORKS = re.compile(
+    rf"(?P<phrase>{DATE_EXPRESSION})\s*,?\s+(?:works|would\s+work|will\s+work|suits|would\s+suit|is\s+fine|"
+    r"(?:is|would\s+be)\s+(?:ok|okay|possible|feasible|fine)|haalbaar|mogelijk|moeglich|possible|posible)"
+    r"(?![\w'])"
+)
+_ASKED = re.compile(
+    rf"(?<![\w'])(?:would|could|will|does|is|ist|est|es|seria|ware|waere)\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
+    r"\s+(?:work|be\s+(?:ok|okay|possible|feasible|fine)|suit|haalbaar|mogelijk|moeglich|possible|posible)(?![\w'])"
 )
 # A date something is valid until (a quote, an offer) is no date anything is needed by.
 _VALID_UNTIL = re.compile(
@@ -104,17 +118,20 @@ def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[dat
         if anchor.weekday() <= _FRIDAY:
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
     weak: dict[date, str] = {}
+    plain: dict[date, str] = {}
     for match in _DUE.finditer(folded):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor, day_first=day_first)
         if day is not None:
             # "el jueves", "le 4 mai", "op vrijdag": a date said with an article only, when another is said as due
             # ("para el viernes 30"), is when something else happens.
-            (weak if (match.group("lead") or "").strip() in _WEAK_LEADS else by_day).setdefault(day, phrase)
-    for match in _LATEST.finditer(folded):
-        day = resolve_due(match.group("phrase"), anchor, day_first=day_first)
-        if day is not None:
-            by_day.setdefault(day, match.group(0))
+            lead = " ".join((match.group("lead") or "").split())
+            (weak if lead in _WEAK_LEADS else plain if lead in _PLAIN_LEADS else by_day).setdefault(day, phrase)
+    for pattern in (_LATEST, _WORKS, _ASKED):
+        for match in pattern.finditer(folded):
+            day = resolve_due(match.group("phrase"), anchor, day_first=day_first)
+            if day is not None:
+                by_day.setdefault(day, match.group(0))
     for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
-    return by_day or weak
+    return by_day or plain or weak

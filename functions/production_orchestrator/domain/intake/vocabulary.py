@@ -71,6 +71,9 @@ _NOT_A_FACT = re.compile(
     r"\w*anschrift|\w*adresse|direccion|adres|afleveradres|terms|bedingungen|\w*bedingungen|conditions|"
     r"condiciones|voorwaarden|note|notes|hinweis|remarque|nota|opmerking|contact|kontakt|method|mode|via|"
     r"costs?|kosten|frais|gastos|price|preis|prix|precio|prijs)\b"
+    # "Delivery to:", "Ship to:", "Lieferung an:", "Livraison à:": where, not when.
+    r"|\b(?:delivery|deliver|ship|shipping|lieferung|liefern|livraison|livrer|entrega|entregar|levering|leveren)"
+    r"\s+(?:to|an|a|en|naar|bei|chez)$"
 )
 
 
