@@ -89,13 +89,20 @@ def _said(word: str, said: set[str]) -> bool:
     return word in said or any(alike(word, s) for s in said)
 
 
+# "per piece up to 30 cm", "max. 1 m", "bis 6,5 m": a limit of what the product takes, not a size it comes in.
+_LIMIT = re.compile(
+    r"(?<![\w])(?:up\s+to|max(?:imum)?\.?|under|below|bis(?:\s+zu)?|jusqu'a|jusqu'à|hasta|tot|maximal|<=?)\s*"
+    r"\d{1,5}(?:[.,]\d{1,3})?(?:\s{0,2}[x\u00d7*]\s{0,2}\d{1,5}(?:[.,]\d{1,3})?)*\s{0,2}(?:[a-z]{1,5})?"
+)
+
+
 def _variant_fits(product: Catalogued, given: set[tuple[str, str]], coloured: set[str]) -> bool:
     """False when the e-mail gives a size in a unit the product's names use and none of its values, or a colour
     the product's names lack (when they name one)."""
     own = {c for name in names_of(product) for c in colours(name)}
     if own and coloured - own:
         return False
-    named = {m for name in names_of(product) for m in measures(name)}
+    named = {m for name in names_of(product) for m in measures(_LIMIT.sub(" ", fold(name)))}
     for unit in {u for u, _ in given} & {u for u, _ in named}:
         if not {v for u, v in given if u == unit} & {v for u, v in named if u == unit}:
             return False
