@@ -32,7 +32,7 @@ from .distinctive import best_named, distinctively_named, other_variant
 from .due_phrases import due_days, one_day_in
 from .intent import not_an_order
 from .mentions import Mentions, counted_first, shortened
-from .numbers import bare_quantities, labelled_number, quantities, whole_number
+from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, whole_number
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .thread import earlier_messages
 from .vocabulary import (
@@ -188,11 +188,12 @@ def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list
     return int(next(iter(seen))) if seen else None
 
 
-def _bare_quantity(body: str, problems: list[str]) -> int | None:
+def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[str]) -> int | None:
     """With no number next to a unit or the product anywhere in the thread: the one number of the newest
     message's sentences (not its subject, which often carries an order or ticket number) that can be how
     many ("Can you do 300 by Friday?"); several are named, none is None."""
-    seen = {str(whole_number(value)): str(whole_number(value)) for value in bare_quantities(prose(body))}
+    found = counted_or_not_named(bare_quantities(prose(body)), body, candidates)  # "hopper 200 L": the hopper
+    seen = {str(whole_number(value)): str(whole_number(value)) for value in found}
     if len(seen) > 1:
         _several("quantity", seen, problems)
         return None
@@ -240,7 +241,7 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             break
     else:
-        quantity = _bare_quantity(message.body, problems)
+        quantity = _bare_quantity(message.body, matched, problems)
     for part in parts:
         due = _read_due(part, problems)
         if due is not None or any(p.startswith("due date") for p in problems):

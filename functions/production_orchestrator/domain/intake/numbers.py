@@ -41,7 +41,7 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     ranges = [n for m in _RANGE.finditer(plain) for n in m.groups() if n]
     if ranges:  # "entre 150 et 200", "150-200 pcs": how many is not said yet, both are named
         return list(dict.fromkeys(ranges))
-    plain = _packed(plain)
+    plain = _small_counts(_packed(plain))
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     for product in candidates:
         names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
@@ -56,7 +56,7 @@ def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         code = re.escape(product.code.lower())
         window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
         found += [m.group(1) for m in re.finditer(window, plain)]
-    return _not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
+    return not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
 
 
 # "64 legs ... 16 tables x 4 legs": the working that gives a count is no second count.
@@ -72,7 +72,41 @@ def _not_factors(found: list[str], text: str) -> list[str]:
     return found
 
 
-def _not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
+def sized_as_named(found: list[str], text: str, candidates: Sequence[Catalogued]) -> list[str]:
+    """The numbers of ``found`` the text does not write as the one product's name writes a size ("hopper 200 L"
+    for the "malt hopper 200 L": the hopper, not 200 of them)."""
+    if len(candidates) != 1:
+        return found
+    folded = fold(text)
+    sized = {
+        (number, unit)
+        for name in (candidates[0].code, *names_of(candidates[0]))
+        for number, unit in re.findall(r"(?<![\d.,])(\d+)\s*([a-z]{1,5})(?![a-z])", fold(name))
+    }
+    return [
+        value
+        for value in found
+        if not any(
+            number == value and re.search(rf"(?<![\d.,]){number}\s*{unit}(?![a-z])", folded) for number, unit in sized
+        )
+    ]
+
+
+def counted_or_not_named(found: list[str], text: str, candidates: Sequence[Catalogued]) -> list[str]:
+    """Of bare numbers, those the one product's name does not hold, or that the text writes as a count ("150 of
+    the small enclosures (300x200x150)"; "20 of the 300 dome shades": 20)."""
+    if len(candidates) != 1:
+        return found
+    named = set(not_in_name(found, candidates)) ^ set(found)
+    folded = fold(text)
+    return [
+        value
+        for value in sized_as_named(found, text, candidates)
+        if value not in named or re.search(rf"(?<![\d.,]){re.escape(value)}\s*(?:of|x|{UNITS})\b", folded)
+    ]
+
+
+def not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
     """The numbers the one product's own code and names do not hold: in "180 Z brackets (stainless, 40
     offset)" the 40 is the "Z bracket 40 mm offset" itself, not a second count."""
     if not found or len(candidates) != 1:
@@ -92,7 +126,7 @@ _RANGE = re.compile(
 # Things people count that a shop does not make: "we are 30 people", "for 11 players", "in 2 hours".
 _COUNTED_NOT_MADE = (
     r"people|persons?|members?|players?|guests?|employees?|staff|kids|children|students|years?|months?|hours?|"
-    r"minutes?|h|min|km|kg|g|cm|mm|m|personen|leute|mitglieder|spieler|gaeste|mitarbeiter|kinder|jahren?|"
+    r"minutes?|h|min|km|kg|g|cm|mm|m|ml|cl|personen|leute|mitglieder|spieler|gaeste|mitarbeiter|kinder|jahren?|"
     r"monaten?|stunden?|minuten|personnes|membres|joueurs|invites|enfants|ans|annees|mois|heures?|"
     r"personas|miembros|jugadores|invitados|ninos|anos|meses|horas?|mensen|leden|spelers|gasten|kinderen|"
     r"jaar|maanden|uur|pm|p\.m|a\.m|uhr|o'clock"
@@ -104,12 +138,12 @@ _MONEY = r"\d{1,12}(?:[.,' \u00a0\u202f]\d{3}){0,4}(?:[.,]\d{1,2})?"
 _NOT_A_QUANTITY = re.compile(
     rf"(?<!\d)\d{{1,2}}[:h]\d{{2}}(?!\d)|(?:\b(?:eur|usd|gbp|chf)|[$\u20ac\u00a3])\s*{_MONEY}|(?<![\d.,]){_MONEY}\s*(?:(?:eur|usd|gbp|chf|"
     r"euros?|dollars?|percent|prozent|pour\s?cent|por\s?ciento|procent)\b|[$\u20ac\u00a3%])|"
-    r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?\s*\d+|"
+    r"\b(?:no|nr|number|nummer|numero|n[o\u00ba\u00b0])\.?[ \t]*\d+|"
     r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
     r"account|konto|compte|cuenta|kundennummer|quote|quotation|offer|angebot|devis|offre|oferta|presupuesto|"
     r"cotizacion|offerte|po|p\.o|purchase\s+order|bestellnummer|auftragsnummer|bon\s+de\s+commande|pedido\s+n|"
     r"pos|position|posten|item|line|ligne|linea|partida|regel)\b"
-    r"(?:\s*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*\s*\d+|"
+    r"(?:[ \t]*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*[ \t]*\d+|"
     rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
     r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
@@ -124,10 +158,26 @@ _PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)
 _PHONE_DIGITS = 8
 
 
+# A telephone number in groups of two to four digits, one of two at least: "972 55 01 90", "044 555 06 60".
+_GROUPED_PHONE = re.compile(r"(?<![\w.,])\d{2,4}(?:[ .]\d{2,4}){2,5}(?![\w,]|\.\d)")
+# A year said as one: "your offer from 2026", "seit 2019", "depuis 2020", "desde 2021".
+_YEAR = re.compile(r"\b(?:from|in|since|of|year|seit|jahr|von|depuis|en|de|desde|sinds|van|uit)\s+(?:19|20)\d\d(?!\d)")
+# A count and its spelling in brackets: "40 (forty)" is one count.
+_SPELLED_AFTER = re.compile(r"(\d)\s*\(\s*[a-z][a-z -]{1,40}\)")
+
+
 def _not_quantities(text: str) -> str:
     """``text`` without the numbers that cannot be how many (telephone numbers, times, money, ids...)."""
     text = _PHONE.sub(lambda m: " " if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS else m.group(0), text)
-    return _NOT_A_QUANTITY.sub(" ", text)
+    text = _GROUPED_PHONE.sub(
+        lambda m: (
+            " "
+            if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS and re.search(r"(?<!\d)\d\d(?!\d)", m.group(0))
+            else m.group(0)
+        ),
+        text,
+    )
+    return _NOT_A_QUANTITY.sub(" ", _YEAR.sub(" ", _SPELLED_AFTER.sub(r"\1", text)))
 
 
 # A number that names a colour, a standard or a grade is no count: "RAL 9005", "Pantone 286", "DIN 912",
@@ -299,6 +349,39 @@ def _dozens(text: str) -> str:
         return str((int(count) if count.isdigit() else _DIGIT_WORDS.get(count, _TENS_WORDS.get(count, 1))) * 12)
 
     return _DOZEN.sub(number, text)
+
+
+_ONE = {"one": 1, "un": 1, "une": 1, "una": 1, "uno": 1, "ein": 1, "eine": 1, "einen": 1, "een": 1}
+_SMALL = {**_ONE, **{k: v for k, v in _DIGIT_WORDS.items() if v > 1}, **_TEENS_WORDS, **_TENS_WORDS}
+_SMALL.update({"tres": 3, "dos": 2, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9})
+_SMALL.update({"six": 6, "dix": 10, "vier": 4, "sechs": 6, "zwanzig": 20, "treize": 13, "vingt": 20})
+_UNITS_WORD = "|".join(sorted((k for k, v in _SMALL.items() if v < 10), key=len, reverse=True))
+_TENS_WORD = "|".join(sorted(_TENS_WORDS, key=len, reverse=True))
+# "twenty-five", "vingt-cinq", "treinta y cinco", "fuenfundzwanzig", "vijfentwintig", "veinticinco", or one word.
+_SMALL_COUNT = re.compile(
+    rf"(?<![\w-])(?:(?P<tens>{_TENS_WORD})(?:-|\s+y\s+|\s+|-et-|\s+et\s+)(?P<unit>{_UNITS_WORD})"
+    rf"|(?P<unit2>{_UNITS_WORD})(?:und|en)(?P<tens2>{_TENS_WORD})"
+    r"|veinti(?P<veinti>uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve)"
+    rf"|(?P<word>{'|'.join(sorted(_SMALL, key=len, reverse=True))}))"
+    r"(?=\s+(?!(?:hundred|hundert|honderd|cents?|thousand|tausend|duizend|mille|mil|dozen|dutzend)\b)[a-z])(?![\w-])"
+)
+
+
+def _small_counts(text: str) -> str:
+    """``text`` (folded) with counts under a hundred spelled out before a word written as digits ("zes
+    tweekleurige frames" -> "6 tweekleurige frames", "vingt-cinq plaques", "one grist hopper"): only a number
+    next to a product's word is then read as how many."""
+
+    def number(match: re.Match[str]) -> str:
+        if match.group("tens"):
+            return str(_TENS_WORDS[match.group("tens")] + _SMALL[match.group("unit")])
+        if match.group("tens2"):
+            return str(_TENS_WORDS[match.group("tens2")] + _SMALL[match.group("unit2")])
+        if match.group("veinti"):
+            return str(20 + _SMALL[match.group("veinti")])
+        return str(_SMALL[match.group("word")])
+
+    return _SMALL_COUNT.sub(number, text)
 
 
 def spelled_numbers(text: str) -> str:

@@ -34,7 +34,8 @@ _HEADER = re.compile(
 )
 _CLOSINGS = (
     r"(?:best|best regards|best wishes|kind regards|warm regards|regards|many thanks|thanks|thank you|thanks again|"
-    r"cheers|sincerely|yours sincerely|yours|all the best|greetings|thanks a lot|thanks so much|thanks in advance|"
+    r"cheers|sincerely|yours sincerely|yours faithfully|yours truly|faithfully|respectfully|"
+    r"yours|all the best|greetings|thanks a lot|thanks so much|thanks in advance|"
     r"thank you in advance|thank you very much|with kind regards|with best regards|take care|speak soon|ta|br|"
     r"brgds|kind regds|"
     r"mit freundlichen gruessen|freundliche gruesse|viele gruesse|beste gruesse|liebe gruesse|herzliche gruesse|"
@@ -42,7 +43,7 @@ _CLOSINGS = (
     r"cordialement|bien cordialement|bien a vous|salutations|merci|merci beaucoup|amicalement|bonne journee|"
     r"merci d'avance|merci par avance|cordiales salutations|sinceres salutations|"
     r"saludos|un saludo|saludos cordiales|un cordial saludo|atentamente|gracias|muchas gracias|un abrazo|"
-    r"gracias de antemano|"
+    r"gracias de antemano|gracias y un saludo|gracias y un abrazo|gracias y saludos|"
     r"met vriendelijke groet|met vriendelijke groeten|vriendelijke groet|groeten|groet|hartelijke groet|"
     r"beste groeten|groetjes|mvg|"
     r"bedankt|alvast bedankt|dank je wel|dank u wel)"
@@ -87,7 +88,7 @@ _CLOSING_TAIL = frozenset(
 
 def _closing(line: str) -> tuple[bool, str]:
     """Whether ``line`` is a closing ("Best regards," / "Best, Tom"), and the name that follows it on the line."""
-    match = _CLOSING_LINE.match(fold(line.strip()))
+    match = _CLOSING_LINE.match(fold(line.strip()).lstrip("\u00a1\u00bf"))  # "¡Gracias y un abrazo!"
     if match is None:
         return False, ""
     tail = re.findall(r"[\w&']+", match.group("rest"))
