@@ -1,0 +1,167 @@
+"""The reader on what a finishing shop's customers write (stranger batches 12 and 13, rewritten for a coating shop
+invented here): colour codes beside counts, labelled counts that name what they count, a vague word ("frames")
+settled by the words beside it, "ready on" dates and dates pointing at other dates, counts spelled out, and the
+numbers of a signature or a product's own size."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from production_orchestrator.domain.errors import IntakeError
+from production_orchestrator.domain.intake.customer_message import read_message
+from production_orchestrator.domain.intake.facts import read_facts, resolve_request
+from production_orchestrator.domain.shop.file_format import read_shop
+from production_orchestrator.domain.shop.model import Order, ShopState
+
+DAY = "2027-03-01"  # a Monday
+
+
+def _product(code: str, description: str, *aliases: str) -> dict[str, object]:
+    return {
+        "code": code,
+        "description": description,
+        "aliases": list(aliases),
+        "machines": ["LINE-1"],
+        "minutes_per_unit": 1,
+    }
+
+
+SHOP: ShopState = read_shop(
+    {
+        "name": "coating",
+        "timezone": "Europe/Vienna",
+        "priority_from": ["@trusted.example"],
+        "machines": [{"id": "LINE-1", "minutes_per_day": 480}],
+        "materials": [],
+        "products": [
+            _product("FRAME-ONE", "bicycle frame and fork, powder coating in one colour", "single colour frame"),
+            _product(
+                "FRAME-TWO",
+                "bicycle frame and fork, two-tone powder coating with masked colour split",
+                "tweekleurig frame",
+            ),
+            _product("FRAME-STRIP", "bicycle frame stripping and blasting to bare metal", "frame stripping"),
+            _product("CHAIR", "steel chair frame powder coating, furniture finish", "chair base"),
+            _product("TABLE", "steel table base powder coating", "table legs"),
+            _product("SMALL", "small steel parts powder coating (brackets, hooks, clips), per piece up to 30 cm"),
+            _product("RAILING", "steel balcony railing section, duplex coating: zinc primer and top coat"),
+            _product("PROFILE", "aluminium extrusion powder coating, bars up to 6.5 m", "aluminium profile"),
+            _product("HOPPER", "conical malt hopper 200 L for grain mill", "grist hopper", "tolva de malta 200 L"),
+        ],
+        "orders": [],
+    }
+)
+
+
+def take_in(body: str, subject: str = "request", sender: str = "buyer@client.example") -> Order:
+    text = f"From: Buyer <{sender}>\nDate: Mon, 1 Mar 2027 09:00:00 +0100\nSubject: {subject}\n\n{body}"
+    message = read_message(text)
+    facts = read_facts(message, SHOP.products, date.fromisoformat(DAY))
+    return resolve_request(message, facts, SHOP, DAY)
+
+
+def facts_of(order: Order) -> tuple[str, int, str]:
+    return order.product, order.quantity, order.due
+
+
+@pytest.mark.parametrize(
+    ("body", "facts"),
+    [
+        ("16 pcs balcony railing sections, RAL 7016 top coat, by 2027-03-19.", ("RAILING", 16, "2027-03-19")),
+        ("Zes tweekleurige frames graag (RAL 3020 en RAL 9005), two-tone, klaar op 19 maart?", None),
+        (
+            "Please process:\nQuantity: 860 bars\nItem: aluminium profile\nDue: 2027-03-19",
+            ("PROFILE", 860, "2027-03-19"),
+        ),
+        ("Quantity: 6 (six)\nItem: aluminium profile\nDue: 2027-03-19", ("PROFILE", 6, "2027-03-19")),
+        (
+            "PO #: HL-2291\nItem: 75 steel chair frames (side chair) - matte white\nNeeded by: March 19th",
+            ("CHAIR", 75, "2027-03-19"),
+        ),
+        ("We hereby order 40 (forty) steel table bases. Delivery date: 19.03.2027", ("TABLE", 40, "2027-03-19")),
+        ("Please produce one grist hopper 200 L for our mill, delivery by 19 March.", ("HOPPER", 1, "2027-03-19")),
+        (
+            "Os pido una tolva de malta de 200 L. La necesitamos para el viernes 19 de marzo.\n\nJordi\n"
+            "Cervesera Garrotxa, Carrer de la Industria 9, 17800 Olot, 972 55 01 90",
+            ("HOPPER", 1, "2027-03-19"),
+        ),
+        (
+            "Please go ahead with 2 grist hoppers as per your offer from 2026, by 19 March.",
+            ("HOPPER", 2, "2027-03-19"),
+        ),
+    ],
+)
+def test_counts_beside_colour_codes_labels_spellings_and_signatures(
+    body: str, facts: tuple[str, int, str] | None
+) -> None:
+    if facts is None:  # "Zes ... frames": 6, the two-tone frame; the RAL numbers are colours
+        assert facts_of(take_in(body)) == ("FRAME-TWO", 6, "2027-03-19")
+    else:
+        assert facts_of(take_in(body)) == facts
+
+
+def test_a_labelled_count_of_packs_is_asked_about() -> None:
+    with pytest.raises(IntakeError, match="quantity"):
+        take_in("Quantity: 2 pallets of 500\nItem: aluminium profile\nDue: 2027-03-19")
+
+
+@pytest.mark.parametrize(
+    ("body", "product"),
+    [
+        ("18 frame & fork sets for single colour powder coating, by 19 March please.", "FRAME-ONE"),
+        ("15 frames to be stripped and blasted, no coating, back by 19/03.", "FRAME-STRIP"),
+        ("A pallet of 500 steel shelf brackets (approx. 20 cm) for powder coating, by 19 March.", "SMALL"),
+        ("We confirm an order for 32 steel table bases, RAL 7022, required by 19 March.", "TABLE"),
+    ],
+)
+def test_a_vague_word_is_settled_by_the_words_beside_it(body: str, product: str) -> None:
+    assert take_in(body, sender="buyer@client.ie").product == product
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "10 frames in celeste green, maybe with a white panel, by 19/03.",  # which frame: asked
+        "20 frames by 19 March. Last time the masked ones came out great.",  # a word further off decides nothing
+    ],
+)
+def test_a_vague_word_nothing_beside_settles_is_asked_about(body: str) -> None:
+    with pytest.raises(IntakeError, match="product"):
+        take_in(body, sender="buyer@client.ie")
+
+
+@pytest.mark.parametrize(
+    ("body", "due"),
+    [
+        (
+            "40 table legs. Can you have them ready on Friday 19 March? Transport is planned for the Monday after.",
+            "2027-03-19",
+        ),
+        (
+            "40 table legs for the kitchen. Installation is planned for week 12, so we need them by Monday 15 March.",
+            "2027-03-15",
+        ),
+        ("40 table legs. Would Wednesday 17th March work for these to be ready?", "2027-03-17"),
+        ("40 table legs please. Thursday the 18th of March works for us for collection.", "2027-03-18"),
+        (
+            "Item: table legs\nQuantity: 40\nDelivery: to our yard, see address below\nFinish date: 19/03/2027",
+            "2027-03-19",
+        ),
+        (
+            "Item: table legs\nQuantity: 40\nDelivery date: 19.03.2027\n"
+            "Delivery to: Zentrallager, Landsberger Str. 301, 80687 Munich. Goods receipt Mon-Fri 6:00-13:00.",
+            "2027-03-19",
+        ),
+    ],
+)
+def test_due_dates_said_as_ready_or_asked_about_and_dates_that_point_elsewhere(body: str, due: str) -> None:
+    assert take_in(body, sender="buyer@client.ie").due == due
+
+
+def test_a_trusted_senders_word_priority_is_their_wish_not_a_refusal() -> None:
+    order = take_in("Item: table legs\nQuantity: 40\nDue: 2027-03-19\nPriority: High", sender="ops@trusted.example")
+    assert (order.priority, order.asked_priority) == (50, "High")
+    with pytest.raises(IntakeError, match="priority"):  # a number the shop's scale cannot hold is still named
+        take_in("Item: table legs\nQuantity: 40\nDue: 2027-03-19\nPriority: 150", sender="ops@trusted.example")
