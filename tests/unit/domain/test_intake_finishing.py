@@ -165,3 +165,12 @@ def test_a_trusted_senders_word_priority_is_their_wish_not_a_refusal() -> None:
     assert (order.priority, order.asked_priority) == (50, "High")
     with pytest.raises(IntakeError, match="priority"):  # a number the shop's scale cannot hold is still named
         take_in("Item: table legs\nQuantity: 40\nDue: 2027-03-19\nPriority: 150", sender="ops@trusted.example")
+
+
+def test_a_replys_subject_holds_the_old_orders_count_and_brackets_hold_details() -> None:
+    order = take_in(
+        "Arrived fine. Please book another 2 grist hoppers for 19 March.", subject="Re: Delivery - 3 hoppers"
+    )
+    assert facts_of(order) == ("HOPPER", 2, "2027-03-19")
+    order = take_in("We'd like 40 steel table bases (the dining base, 4 legs + apron), due 2027-03-19.")
+    assert facts_of(order) == ("TABLE", 40, "2027-03-19")

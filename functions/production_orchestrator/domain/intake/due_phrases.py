@@ -19,6 +19,7 @@ from .dates import (
     resolve_due,
 )
 from .numbers import ANY_DATE
+from .vocabulary import labels, prose
 
 _DUE_LEAD = (
     r"(?:required|requested|desired|preferred|wished|gewuenschte?r?)\s+(?:delivery|date|ship)(?:\s+date)?|"
@@ -135,3 +136,24 @@ def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[dat
     for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
     return by_day or plain or weak
+
+
+def read_due(text: str, anchor: date, day_first: bool | None, problems: list[str]) -> str | None:
+    """The due date one message of a thread states (labelled and in sentences), as an ISO day; a labelled value
+    that is no date when nothing else is (named by the resolver); several: each named in ``problems``."""
+    seen: dict[str, str] = {}
+    unread: list[str] = []
+    for value in labels(text).get("due", []):
+        day = resolve_due(value, anchor, day_first=day_first) or one_day_in(value, anchor, day_first)
+        if day is None:
+            unread.append(value)  # "Delivery: to our yard": no date, named only if nothing else says one
+            continue
+        seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
+    for day, phrase in due_days(prose(text), anchor, day_first).items():
+        seen.setdefault(day.isoformat(), phrase)
+    if not seen and unread:
+        return unread[0]  # not a date: named by the resolver
+    if len(seen) > 1:
+        problems.append(f"due date: the e-mail gives several ({'; '.join(seen.values())}); say which one")
+        return None
+    return next(iter(seen), None)

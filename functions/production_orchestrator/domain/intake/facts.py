@@ -14,6 +14,7 @@ becomes the same order and the same proposal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -29,7 +30,7 @@ from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
 from .distinctive import best_named, distinctively_named, other_variant
-from .due_phrases import due_days, one_day_in
+from .due_phrases import read_due
 from .intent import not_an_order
 from .mentions import Mentions, counted_first, shortened
 from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, whole_number
@@ -91,6 +92,9 @@ def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
     for text, dated in earlier_messages(message.earlier):
         parts.append(_Part(text, sent_day(dated) or anchor, day_first))
     return parts
+
+
+_REPLY = re.compile(r"^\s*(?:(?:re|aw|sv|antw|wg|fw|fwd|tr|rv|r)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 
 
 def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
@@ -200,27 +204,6 @@ def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[s
     return int(next(iter(seen))) if seen else None
 
 
-def _read_due(part: _Part, problems: list[str]) -> str | None:
-    seen: dict[str, str] = {}
-    unread: list[str] = []
-    for value in labels(part.text).get("due", []):
-        day = resolve_due(value, part.anchor, day_first=part.day_first) or one_day_in(
-            value, part.anchor, part.day_first
-        )
-        if day is None:
-            unread.append(value)  # "Delivery: to our yard": no date, named only if nothing else says one
-            continue
-        seen.setdefault(day.isoformat(), f"{value} (labelled)" if value != day.isoformat() else value)
-    for day, phrase in due_days(prose(part.text), part.anchor, part.day_first).items():
-        seen.setdefault(day.isoformat(), phrase)
-    if not seen and unread:
-        return unread[0]  # not a date: named by the resolver
-    if len(seen) > 1:
-        _several("due date", seen, problems)
-        return None
-    return next(iter(seen), None)
-
-
 def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor: date) -> RequestFacts:
     """The rule-based reader (the deterministic provider). Each fact from the newest message of the thread that
     states it: labels and sentences both (disagreeing, the fact is unclear and both are named), codes,
@@ -236,14 +219,17 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     matched = match_products(product, products) if product else []
     if not matched and product is None and problems:  # several products named: a number next to any of them
         matched = list(products)
-    for part in parts:
+    # "Re: Delivery confirmation - 3 rack trolleys" / "another 2 of the same": a reply's subject is the old order's.
+    replied = _REPLY.match(message.subject) is not None
+    counted = [_Part(message.body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
+    for part in counted:
         quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             break
     else:
         quantity = _bare_quantity(message.body, matched, problems)
     for part in parts:
-        due = _read_due(part, problems)
+        due = read_due(part.text, part.anchor, part.day_first, problems)
         if due is not None or any(p.startswith("due date") for p in problems):
             break
     if isinstance(quantity, str):

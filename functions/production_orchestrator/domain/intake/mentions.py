@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from .dates import fold
 from .distinctive import MEASURE_UNITS
-from .numbers import ANY_DATE, NUMBER, UNITS, spelled_numbers
+from .numbers import ANY_DATE, NUMBER, UNITS
+from .spelled import spelled_numbers
 from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 
 _UNIT_WORD = re.compile(rf"(?:{UNITS})\.?")
