@@ -106,17 +106,25 @@ def sized_as_named(found: list[str], text: str, candidates: Sequence[Catalogued]
 
 
 def counted_or_not_named(found: list[str], text: str, candidates: Sequence[Catalogued]) -> list[str]:
-    """Of bare numbers, those the one product's name does not hold, or that the text writes as a count ("150 of
-    the small enclosures (300x200x150)"; "20 of the 300 dome shades": 20)."""
+    """Of bare numbers, drop those the one product's name holds and the text writes within that name ("20 of the
+    300 dome shades", "30 tooth": 20 and 200 are how many), unless nothing else is left ("3 textile back walls"
+    for the "back wall 3x2.25 m")."""
     if len(candidates) != 1:
         return found
-    named = set(not_in_name(found, candidates)) ^ set(found)
-    folded = fold(text)
-    return [
-        value
-        for value in sized_as_named(found, text, candidates)
-        if value not in named or re.search(rf"(?<![\d.,]){re.escape(value)}\s*(?:of|x|{UNITS})\b", folded)
-    ]
+    kept = sized_as_named(found, text, candidates)
+    held = set(found) - set(not_in_name(found, candidates))
+    names = {w for name in names_of(candidates[0]) for w in words(name)}
+    tokens = re.findall(r"[a-z0-9]+", fold(text))
+
+    def within_name(value: str) -> bool:
+        digits = re.sub(r"\D", "", value)
+        return any(
+            t == digits and any(alike(w, n) for w in words(" ".join(tokens[i - 1 : i + 2 : 2])) for n in names)
+            for i, t in enumerate(tokens)
+        )
+
+    outside = [v for v in kept if v not in held or not within_name(v)]
+    return outside or kept
 
 
 def not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]:
