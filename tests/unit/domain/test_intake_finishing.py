@@ -174,3 +174,33 @@ def test_a_replys_subject_holds_the_old_orders_count_and_brackets_hold_details()
     assert facts_of(order) == ("HOPPER", 2, "2027-03-19")
     order = take_in("We'd like 40 steel table bases (the dining base, 4 legs + apron), due 2027-03-19.")
     assert facts_of(order) == ("TABLE", 40, "2027-03-19")
+
+
+@pytest.mark.parametrize(
+    ("body", "facts"),
+    [
+        (
+            "Purchase Order: HBC/2027/0412\nCost centre: 4410 - Events\nWe require fifty (50) steel table bases, "
+            "as per your quotation Q-2027-102.\nDelivery by Friday 19 March 2027.",
+            ("TABLE", 50, "2027-03-19"),
+        ),
+        ("Bitte 5 Tischgestelle, table legs.\nTermin: KW 11, spätestens Mittwoch, 17.03.2027 bei uns.", None),
+        (
+            "We need 8 table legs. Artwork will come through WeTransfer by Thursday at the latest.\n"
+            "They need to be with us by Friday 19 March please.",
+            ("TABLE", 8, "2027-03-19"),
+        ),
+        (
+            "Go ahead with the 5 table legs as quoted. Delivery w/c 15 March, latest Friday 19th.",
+            ("TABLE", 5, "2027-03-19"),
+        ),
+        (
+            "We'd like 12 table legs for 19 March.\n\nBen Okafor\nHarbour Wines, Nieuwe Binnenweg 141, Rotterdam",
+            ("TABLE", 12, "2027-03-19"),
+        ),
+    ],
+)
+def test_ids_cost_centres_house_numbers_and_dates_of_what_comes_in_are_no_facts(
+    body: str, facts: tuple[str, int, str] | None
+) -> None:
+    assert facts_of(take_in(body, sender="buyer@client.ie")) == (facts or ("TABLE", 5, "2027-03-17"))

@@ -53,6 +53,8 @@ _DUE = re.compile(
 _LATEST = re.compile(
     rf"(?P<phrase>{DATE_EXPRESSION})\s*,?\s*(?:at\s+the\s+(?:very\s+)?latest|latest|spaetestens|spatestens|"
     r"au\s+plus\s+tard|como\s+muy\s+tarde|a\s+mas\s+tardar|uiterlijk)(?![\w'])"
+    # "w/c 17 May, latest Friday 21st": "latest" leads the next date.
+    r"(?!\s*,?\s*(?:on\s+|the\s+|am\s+|le\s+|el\s+|op\s+)?(?:\d|mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|lu|ma|me|je|ve))"
 )
 # A date the customer asks about: "Thursday the 25th works for us", "Would Wednesday 14th April work?", "Is
 # volgende week woensdag haalbaar?", "¿Sería posible el viernes 5?".
@@ -111,10 +113,40 @@ _BEFORE_WEEKEND = re.compile(
 _FRIDAY = 4
 
 
+# A sentence about what comes to the shop, and when ("Artwork will come through WeTransfer by Thursday", "die
+# Daten schicken wir bis Montag"), that says nothing of what is needed: its dates are not due dates.
+_INBOUND_THING = re.compile(
+    r"\b(?:artwork|files?|drawings?|proofs?|daten|druckdaten|fichiers?|maquettes?|archivos?|bestanden|"
+    r"materials?|materiaal)\b"
+)
+_INBOUND_COMING = re.compile(
+    r"\b(?:will\s+(?:come|arrive|be\s+(?:sent|uploaded))|comes?|coming|arriv\w*|sen[dt]|upload\w*|schick\w*|"
+    r"send\w*|komm\w*|envo\w*|llega\w*|envi\w*|stur\w*|komen|komt)\b"
+)
+_NEEDED = re.compile(
+    r"\b(?:need|needed|require|required|want|brauchen|benoetig\w*|besoin|necesit\w*|nodig|ready|fertig|klaar|"
+    r"prete?s?|listos?|back|with\s+us|deliver\w*|\w*liefer\w*|livr\w*|entreg\w*|\w*lever\w*|due)\b"
+)
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+
+
+def _without_inbound(folded: str) -> str:
+    return _SENTENCE.sub(
+        lambda m: (
+            " "
+            if _INBOUND_THING.search(m.group(0))
+            and _INBOUND_COMING.search(m.group(0))
+            and not _NEEDED.search(m.group(0))
+            else m.group(0)
+        ),
+        folded,
+    )
+
+
 def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[date, str]:
     """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due)."""
     by_day: dict[date, str] = {}
-    folded = _VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text))
+    folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text)))
     for match in _BEFORE_WEEKEND.finditer(folded):
         if anchor.weekday() <= _FRIDAY:
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
@@ -145,6 +177,9 @@ def read_due(text: str, anchor: date, day_first: bool | None, problems: list[str
     unread: list[str] = []
     for value in labels(text).get("due", []):
         day = resolve_due(value, anchor, day_first=day_first) or one_day_in(value, anchor, day_first)
+        if day is None:  # "KW 24, spätestens Mittwoch, 16.06.2027": the one said as due
+            said = due_days(value, anchor, day_first)
+            day = next(iter(said)) if len(said) == 1 else None
         if day is None:
             unread.append(value)  # "Delivery: to our yard": no date, named only if nothing else says one
             continue

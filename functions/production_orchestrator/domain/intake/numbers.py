@@ -163,9 +163,13 @@ _NOT_A_QUANTITY = re.compile(
     r"\b(?:ref|reference|referenz|referencia|referentie|invoice|rechnung|facture|factura|factuur|ticket|"
     r"account|konto|compte|cuenta|kundennummer|quote|quotation|offer|angebot|devis|offre|oferta|presupuesto|"
     r"cotizacion|offerte|po|p\.o|purchase\s+order|bestellnummer|auftragsnummer|bon\s+de\s+commande|pedido\s+n|"
-    r"pos|position|posten|item|line|ligne|linea|partida|regel)\b"
+    r"pos|position|posten|item|line|ligne|linea|partida|regel|cost\s+cent(?:re|er)|kostenstelle|"
+    r"centre\s+de\s+couts?|centro\s+de\s+costes?|kostenplaats)\b"
     r"(?:[ \t]*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*[ \t]*\d+|"
     rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
+    # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
+    r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
+    r"\.?[ \t]+\d{1,4}[a-z]?\b|\b(?:rue|calle|avenida|via|carrer)[ \t]+(?:[a-z]+[ \t]+){0,3}\d{1,4}\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
     r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
     # What a pack holds is no count of packs: "500 per box", "1000 pcs/carton", "(à 500 Stück)".
@@ -198,7 +202,17 @@ def _not_quantities(text: str) -> str:
         ),
         text,
     )
-    return _NOT_A_QUANTITY.sub(" ", _YEAR.sub(" ", _SPELLED_AFTER.sub(r"\1", text)))
+    text = _SPELLED_BEFORE.sub(_digits_of_spelled, _SPELLED_AFTER.sub(r"\1", text))
+    return _NOT_A_QUANTITY.sub(" ", _YEAR.sub(" ", text))
+
+
+# A count spelled and then given in digits: "fifty (50)", "zweihundert (200)" -> the digits.
+_SPELLED_BEFORE = re.compile(r"(?<![\w-])([a-z]+(?:[- ][a-z]+){0,3})\s*\((\d{1,6})\)")
+
+
+def _digits_of_spelled(match: re.Match[str]) -> str:
+    said = small_counts(spelled_numbers(f"{match.group(1)} x")).split()
+    return f" {match.group(2)} " if said[-2:-1] == [match.group(2)] else match.group(0)
 
 
 # A number that names a colour, a standard or a grade is no count: "RAL 9005", "Pantone 286", "DIN 912",
@@ -210,9 +224,13 @@ _DESIGNATION = re.compile(
 )
 
 
+# An id written with slashes or dashes between letters and digits: "HBC/2027/0412", "Q-2027-102".
+_SLASHED_ID = re.compile(r"(?<![\w/-])(?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[A-Za-z0-9]+(?:[/-][A-Za-z0-9]+)+(?![\w/-])")
+
+
 def without_designations(text: str) -> str:
     """``text`` (as written, before folding) without numbers that name a colour, a standard or a code."""
-    return _DESIGNATION.sub(" ", text)
+    return _DESIGNATION.sub(" ", _SLASHED_ID.sub(" ", text))
 
 
 # A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
