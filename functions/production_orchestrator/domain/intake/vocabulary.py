@@ -73,7 +73,7 @@ _NOT_A_FACT = re.compile(
     r"costs?|kosten|frais|gastos|price|preis|prix|precio|prijs)\b"
     # "Delivery to:", "Ship to:", "Lieferung an:", "Livraison à:": where, not when.
     r"|\b(?:delivery|deliver|ship|shipping|lieferung|liefern|livraison|livrer|entrega|entregar|levering|leveren)"
-    r"\s+(?:to|an|a|en|naar|bei|chez)$"
+    r"\s+(?:to|an|a|en|naar|bei|chez)\Z"
 )
 
 
@@ -168,7 +168,7 @@ def words(text: str) -> set[str]:
     return {_SAME_MATERIAL.get(w, w) for w in (stem(word) for word in said if word not in _STOP)}
 
 
-_VERB_ENDING = re.compile(r"(?:ing|ed|er)$")
+_VERB_ENDING = re.compile(r"(?:ing|ed|er)\Z")
 
 
 def root(word: str) -> str:
