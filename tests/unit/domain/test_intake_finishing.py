@@ -154,6 +154,9 @@ def test_a_vague_word_nothing_beside_settles_is_asked_about(body: str) -> None:
             "Delivery to: Zentrallager, Landsberger Str. 301, 80687 Munich. Goods receipt Mon-Fri 6:00-13:00.",
             "2027-03-19",
         ),
+        ("Bitte 40 Tischgestelle (table legs). Liefertermin ist Freitag, der 19.03.2027.", "2027-03-19"),
+        ("Item: table legs\nQty: 40\nReq. date: March 19, 2027", "2027-03-19"),
+        ("We'd like 40 table legs please. Can we have them two weeks today?", "2027-03-15"),
     ],
 )
 def test_due_dates_said_as_ready_or_asked_about_and_dates_that_point_elsewhere(body: str, due: str) -> None:

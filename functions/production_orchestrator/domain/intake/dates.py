@@ -102,7 +102,7 @@ RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
 # "end of next week", "Ende nächster Woche", "fin de la semaine prochaine", "eind volgende week" (no group names).
 WEEK_END_EXPRESSION = rf"(?:the\s+)?(?:end|ende|fin|finales|eind)\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_WEEK_OF})\b"
 # "two weeks from today", "10 days from now" (no group names).
-FROM_NOW_EXPRESSION = rf"(?:{_COUNT})\s+(?:days?|weeks?)\s+from\s+(?:now|today)"
+FROM_NOW_EXPRESSION = rf"(?:{_COUNT})\s+(?:days?|weeks?)\s+(?:from\s+(?:now|today)|today)(?![\w'])"
 # "end of March", "end of next month", "Ende April", "Monatsende", "fin avril", "fin du mois", "finales de mayo",
 # "eind mei", "einde van de maand": the month's last day (no group names: it is embedded in other patterns).
 _MONTH_WORDS = r"month|monats|mois|mes|maand"
@@ -117,11 +117,11 @@ MONTH_END_EXPRESSION = (
 # A weekday written before the date it names ("Thursday 21 January", "Dienstag, 26.01.2027"): part of that date.
 # ("Friday week, the 16th", "this coming Wednesday (28th)": the weekday, and the date that settles which.)
 _WEEKDAY_BEFORE = (
-    rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|le\s+|el\s+|de\s+)?"
+    rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?"
     rf"(?=\d|(?:{_MONTH})\b))"
 )
 _WEEKDAY_PREFIX = re.compile(
-    rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|le\s+|el\s+|de\s+)?"
+    rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?"
 )
 # A weekday of a calendar week, or the week alone (its Friday): "Freitag KW 15", "week 14", "semaine 15/2027".
 _WEEK_NUMBER = r"(?:kw|cw|wk|week|woche|semaine|semana)\s*\.?\s*\d{1,2}(?!\d)(?:\s*/\s*(?:\d{4}|\d{2}))?"

@@ -43,7 +43,8 @@ _WEAK_LEADS = frozenset({"le", "el", "op", "am", "zum", "on", "the"})
 # one said as needed by (either alone is the due date).
 _PLAIN_LEADS = frozenset({"for", "pour", "pour le", "para", "para el", "voor", "tegen"})
 _DUE = re.compile(
-    rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
+    rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:(?:is|ist|est|es|wird|will\s+be|sera|ser[aá])\s+)?"
+    rf"(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
     r"(?![\w'-]|\s+(?:after|following|afterwards|danach|darauf|apres|suivant|despues|siguiente|daarna|erna)\b)"
     rf"|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
 )

@@ -49,6 +49,7 @@ _LABEL_OF = {label: fact for fact, labels in LABELS.items() for label in labels}
 _LABEL_WORDS = {
     "due": re.compile(
         r"\b(?:due|deadline|delivery|deliver|needed|need|required\s+by|wanted|requested\s+by|ship|shipping|"
+        r"req\.?\s*date|reqd|"
         r"finish|finished|completion|completed|ready|fertig\w*|fertigstellung|klaar|gereed|pret|terminado|listo|"
         r"faellig|benoetigt|gewuenscht\w*\s+(?:am|bis)|wunschtermin|\w*liefer\w*|\w*termin\w*|livraison|"
         r"livrer|echeance|delai|entrega|entregar|plazo|\w*lever\w*|uiterlijk)\b"
