@@ -129,7 +129,11 @@ def test_no_vote_after_the_window_or_on_an_unknown_approval(approvals: ApprovalS
         approvals.record_approval_vote(f"appr-{5:032x}", _vote("ana"), now=NOW)
 
 
-def test_expiry_closes_pending_and_unwoken_decisions_never_a_woken_one(approvals: ApprovalStore) -> None:
+def test_expiry_closes_pending_approvals_and_with_the_workflow_every_decision_woken_or_not(
+    approvals: ApprovalStore,
+) -> None:
+    # Whether a resume claimed a decision is the expire service's check (services/asking/expire.py); the store
+    # closes what it is told to: a woken decision too (a resend that heard TaskTimedOut may have judged it woken).
     approvals.create_approval(_record(1))
     expired = approvals.expire_approval(f"appr-{1:032x}", now=NOW)
     assert expired.status == "expired" and expired.closed_at
@@ -146,9 +150,11 @@ def test_expiry_closes_pending_and_unwoken_decisions_never_a_woken_one(approvals
     approvals.create_approval(_record(4))
     approvals.record_approval_vote(f"appr-{4:032x}", _vote("ana"), now=NOW)
     woken = approvals.record_wake(f"appr-{4:032x}", now=NOW, confirmed=True)
-    with pytest.raises(DecisionAlreadyClaimedError):
-        approvals.expire_approval(f"appr-{4:032x}", now=NOW, include_closed=True)
+    with pytest.raises(DecisionAlreadyClaimedError):  # without the workflow's word, a woken decision stands
+        approvals.expire_approval(f"appr-{4:032x}", now=NOW)
     assert approvals.get_approval(f"appr-{4:032x}") == woken
+    ended = approvals.expire_approval(f"appr-{4:032x}", now=NOW, include_closed=True)
+    assert ended.status == "expired" and ended.decision == woken.decision and ended.woken_at == woken.woken_at
 
 
 def test_a_wake_up_is_counted_then_recorded_once(approvals: ApprovalStore) -> None:
