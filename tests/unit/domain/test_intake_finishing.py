@@ -5,17 +5,14 @@ numbers of a signature or a product's own size."""
 
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
 
 from production_orchestrator.domain.errors import IntakeError
-from production_orchestrator.domain.intake.customer_message import read_message
-from production_orchestrator.domain.intake.facts import read_facts, resolve_request
 from production_orchestrator.domain.shop.file_format import read_shop
 from production_orchestrator.domain.shop.model import Order, ShopState
 
-DAY = "2027-03-01"  # a Monday
+from .test_intake_reading import facts_of
+from .test_intake_reading import take_in as _take_in
 
 
 def _product(code: str, description: str, *aliases: str) -> dict[str, object]:
@@ -56,14 +53,7 @@ SHOP: ShopState = read_shop(
 
 
 def take_in(body: str, subject: str = "request", sender: str = "buyer@client.example") -> Order:
-    text = f"From: Buyer <{sender}>\nDate: Mon, 1 Mar 2027 09:00:00 +0100\nSubject: {subject}\n\n{body}"
-    message = read_message(text)
-    facts = read_facts(message, SHOP.products, date.fromisoformat(DAY))
-    return resolve_request(message, facts, SHOP, DAY)
-
-
-def facts_of(order: Order) -> tuple[str, int, str]:
-    return order.product, order.quantity, order.due
+    return _take_in(body, subject, SHOP, sender)
 
 
 @pytest.mark.parametrize(

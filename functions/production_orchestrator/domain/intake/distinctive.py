@@ -45,7 +45,7 @@ _COLOURS = {
     "purple": r"purple|violet\w*|lila|morad[oa]s?|paars\w*",
     "pink": r"pink|rosa|roze",
     "silver": r"silver|silber\w*|argent\w*|plata|plateado|zilver\w*",
-    "gold": r"gold|golden|dor[eé]e?s?|dorad[oa]s?|goud\w*",
+    "gold": r"gold|golden|doree?s?|dorad[oa]s?|goud\w*",
 }
 _COLOUR = {name: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for name, pattern in _COLOURS.items()}
 
@@ -91,7 +91,7 @@ def _said(word: str, said: set[str]) -> bool:
 
 # "per piece up to 30 cm", "max. 1 m", "bis 6,5 m": a limit of what the product takes, not a size it comes in.
 _LIMIT = re.compile(
-    r"(?<![\w])(?:up\s+to|max(?:imum)?\.?|under|below|bis(?:\s+zu)?|jusqu'a|jusqu'à|hasta|tot|maximal|<=?)\s*"
+    r"(?<![\w])(?:up\s+to|max(?:imum)?\.?|under|below|bis(?:\s+zu)?|jusqu'a|hasta|tot|maximal|<=?)\s*"
     r"\d{1,5}(?:[.,]\d{1,3})?(?:\s{0,2}[x\u00d7*]\s{0,2}\d{1,5}(?:[.,]\d{1,3})?)*\s{0,2}(?:[a-z]{1,5})?"
 )
 

@@ -78,7 +78,7 @@ def _dozens(text: str) -> str:
 _ONE = {"one": 1, "un": 1, "une": 1, "una": 1, "uno": 1, "ein": 1, "eine": 1, "einen": 1, "een": 1}
 _SMALL = {**_ONE, **{k: v for k, v in _DIGIT_WORDS.items() if v > 1}, **_TEENS_WORDS, **_TENS_WORDS}
 _SMALL.update({"tres": 3, "dos": 2, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9})
-_SMALL.update({"six": 6, "dix": 10, "vier": 4, "sechs": 6, "zwanzig": 20, "treize": 13, "vingt": 20})
+_SMALL["treize"] = 13
 _UNITS_WORD = "|".join(sorted((k for k, v in _SMALL.items() if v < 10), key=len, reverse=True))
 _TENS_WORD = "|".join(sorted(_TENS_WORDS, key=len, reverse=True))
 # "twenty-five", "vingt-cinq", "treinta y cinco", "fuenfundzwanzig", "vijfentwintig", "veinticinco", or one word.
