@@ -26,22 +26,19 @@ from ..errors import IntakeError
 from ..planning.drafts import GENERATED_ID_PREFIX
 from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
-from ..shop.model import ID_PATTERN, Order, Product, ShopState, parse_day
+from ..shop.model import Order, Product, ShopState, parse_day
 from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
-from .distinctive import best_named, distinctively_named, other_variant
 from .due_phrases import read_due
 from .intent import not_an_order
-from .mentions import Mentions, counted_first, shortened
 from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, whole_number
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
+from .product_named import read_product, several
 from .thread import earlier_messages
 from .vocabulary import (
     Catalogued,
-    code_in,
     labels,
     match_products,
-    named_in,
     prose,
 )
 
@@ -82,13 +79,14 @@ class _Part:
     text: str
     anchor: date
     day_first: bool | None = None  # the sender writes 04/06/2027 for 4 June
+    subject: str = ""
 
 
 def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
     # A line holding only "." keeps a number in the subject ("Order 4411") from being read with the body's words
     # ("60 x TOTE-NAVY"): no reading of a number and its product crosses it.
     day_first = message.day_first
-    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor, day_first)]
+    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor, day_first, message.subject)]
     for text, dated in earlier_messages(message.earlier):
         parts.append(_Part(text, sent_day(dated) or anchor, day_first))
     return parts
@@ -106,75 +104,6 @@ def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
     return found
 
 
-def _several(fact: str, values: dict[str, str], problems: list[str]) -> None:
-    problems.append(f"{fact}: the e-mail gives several ({'; '.join(values.values())}); say which one")
-
-
-def _read_product(part: _Part, products: Sequence[Catalogued], problems: list[str]) -> str | None:
-    """The product ``part`` names (labelled and in its sentences), None when it names none. Every mention must
-    fit one product: a vaguer one ("50 dowel pins") agrees with a precise one ("6x30 dowel pins"); mentions that
-    fit no one product together are named as several."""
-    text = prose(part.text)
-    found = labels(part.text)
-    # "Order: stainless dowel pins": a label's value that is no order id may still name the product.
-    said = [v for v in found.get("order", []) if not ID_PATTERN.fullmatch(v) and match_products(v, products)]
-    # "Item: Aluminium facade panels, powder coated RAL 7016 matt": a label's value no name matches is read as the
-    # customer's sentences are.
-    named = [v for v in found.get("product", []) if match_products(v, products)]
-    text = "\n".join([text, *(v for v in found.get("product", []) if v not in named and v not in text)])
-    mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*named, *said]]
-    coded = [p.code for p in products if code_in(p.code, text)]
-    mentions += [(code, {code}) for code in coded]
-    fully: list[Catalogued] = []
-    if not coded:
-        fully = named_in(text, products)
-        mentions += [(fully[0].code, {fully[0].code})] if len(fully) == 1 else [(p.code, {p.code}) for p in fully]
-    counted = shortened(text, products)
-    mentions += counted
-    by_words = distinctively_named(text, products)
-    if not mentions:  # no code, label or full name: a product's own words, if they name one product
-        mentions = [(p.code, {p.code}) for p in by_words]
-    elif not coded and len(mentions) == len(counted) + len(fully):  # only words, no label nor code: counted first
-        mentions = counted_first(mentions, counted)
-    if not mentions:  # a labelled product nothing here names is named back by the resolver
-        return next((v for v in found.get("product", []) if v not in named), None)
-    chosen = _one_product(mentions, problems)
-    if chosen is not None and not coded and len(vague := match_products(chosen, products)) > 1:
-        settled = best_named(text, chosen, vague)  # "frames": which of the shop's frames the rest of the e-mail says
-        chosen = settled.code if settled is not None else chosen
-    if chosen is not None and not coded and not named and len(fully) != 1:
-        # Read from part of a name: another product named by its own words makes it unclear.
-        matched = match_products(chosen, products)
-        codes = {p.code for p in matched}
-        if len(matched) == 1 and other_variant(text, matched[0]):
-            problems.append(
-                f"product: {chosen!r} reads as {matched[0].code}, but the e-mail asks for another size or colour "
-                f"than {matched[0].description!r}; say which product"
-            )
-            return None
-        passing = distinctively_named(text, products, in_passing=True)
-        others = {p.code: p.code for p in passing if p.code not in codes}
-        if others and len(codes) == 1:
-            _several("product", {next(iter(codes)): chosen, **others}, problems)
-            return None
-    return chosen
-
-
-def _one_product(mentions: Mentions, problems: list[str]) -> str | None:
-    fits: set[str] | None = None
-    seen: dict[str, str] = {}
-    for value, matched in mentions:
-        key = next(iter(matched)) if len(matched) == 1 else " ".join(value.lower().split())
-        seen.setdefault(key, value)
-        fits = (matched or {key}) if fits is None else fits & (matched or {key})
-    if fits and len(fits) == 1:
-        return seen.get(next(iter(fits))) or next(iter(fits))
-    if fits:  # every mention fits several products: the resolver names them
-        return mentions[0][0]
-    _several("product", seen, problems)
-    return None
-
-
 def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
@@ -187,7 +116,7 @@ def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
     if len(seen) > 1:
-        _several("quantity", seen, problems)
+        several("quantity", seen, problems)
         return None
     return int(next(iter(seen))) if seen else None
 
@@ -199,7 +128,7 @@ def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[s
     found = counted_or_not_named(bare_quantities(prose(body)), body, candidates)  # "hopper 200 L": the hopper
     seen = {str(whole_number(value)): str(whole_number(value)) for value in found}
     if len(seen) > 1:
-        _several("quantity", seen, problems)
+        several("quantity", seen, problems)
         return None
     return int(next(iter(seen))) if seen else None
 
@@ -213,7 +142,7 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     parts = _thread(message, anchor)
     product = quantity = due = None
     for part in parts:
-        product = _read_product(part, products, problems)
+        product = read_product(part.text, part.subject, products, problems)
         if product is not None or problems:
             break
     matched = match_products(product, products) if product else []
