@@ -62,7 +62,11 @@ def _read(body: str) -> tuple[str | None, int | None, str | None, list[str]]:
         # The size written onto its unit ("30cm").
         ("Could we have 200 of the clear 30cm glass vases by 12 March 2027?", "VASE-30", 200),
         # Another product said only as what the order goes with: the one counted is ordered.
-        ("We'd like 40 red pillar candles to go with the garden lanterns from last year, by 12 March 2027.", "PILLAR-R", 40),
+        (
+            "We'd like 40 red pillar candles to go with the garden lanterns from last year, by 12 March 2027.",
+            "PILLAR-R",
+            40,
+        ),
         # An alias, inflected and shortened (German plural).
         ("Bitte 5000 Teelichter bis 12. März 2027.", "TEALIGHT", 5000),
     ],
