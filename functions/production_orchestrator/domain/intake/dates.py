@@ -37,8 +37,8 @@ MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES, start=1) for
 _WEEKDAY_NAMES = (
     ("monday", "montag", "lundi", "lunes", "maandag"),
     ("tuesday", "tue", "tues", "dienstag", "mardi", "martes", "dinsdag"),
-    ("wednesday", "mittwoch", "mercredi", "miercoles", "woensdag"),
-    ("thursday", "thu", "thurs", "donnerstag", "jeudi", "jueves", "donderdag"),
+    ("wednesday", "wensday", "wendsday", "wednsday", "mittwoch", "mercredi", "miercoles", "woensdag"),
+    ("thursday", "thu", "thurs", "thrusday", "thurday", "donnerstag", "jeudi", "jueves", "donderdag"),
     ("friday", "fri", "freitag", "vendredi", "viernes", "vrijdag"),
     ("saturday", "samstag", "sonnabend", "samedi", "sabado", "zaterdag"),
     ("sunday", "sonntag", "dimanche", "domingo", "zondag"),

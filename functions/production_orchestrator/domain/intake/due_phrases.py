@@ -22,6 +22,7 @@ from .numbers import ANY_DATE
 from .vocabulary import labels, prose
 
 _DUE_LEAD = (
+    r"(?:need(?:ed)?|in[- ]?hands?|target|arrival|due|delivery|ship(?:ping)?|dispatch|completion|finish)\s+date|"
     r"(?:required|requested|desired|preferred|wished|gewuenschte?r?)\s+(?:delivery|date|ship)(?:\s+date)?|"
     r"date\s+(?:required|needed|wanted)|ship\s+date|leverdatum|leveringsdatum|lieferdatum|liefertermin|"
     r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
@@ -46,8 +47,32 @@ _DUE = re.compile(
     rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:(?:is|ist|est|es|wird|will\s+be|sera|ser[aá])\s+)?"
     rf"(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
     r"(?![\w'-]|\s+(?:after|following|afterwards|danach|darauf|apres|suivant|despues|siguiente|daarna|erna)\b)"
-    rf"|(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
+    rf"|(?<![\w'])(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
 )
+# "need date 06/11/2027", "In-hands date: 06/04/2027", "Due date 6/18/2027": a date named as the due one.
+# "We'd need them on 25/03/2027", "ready for pick-up on February 12", "Delivery to our warehouse on 06/04/2027":
+# "on" a date in a clause that says what is needed or delivered (not what it is for: "for the fair on 15 May").
+_ON_DUE = re.compile(
+    r"(?<![\w'])(?:need\w*|requir\w*|want\w*|deliver\w*|ready|pick-?up|collect\w*|ship\w*|dispatch\w*|"
+    r"in\s+store|on\s+site|brauchen|benoetig\w*|\w*liefer\w*|besoin|livr\w*|necesit\w*|entreg\w*|nodig|\w*lever\w*)"
+    r"(?:\s+(?!for\b|fuer\b|pour\b|para\b|voor\b|when\b|wenn\b|quand\b|cuando\b|als\b)[^\s.,;!?()]+){0,5}?"
+    rf"\s+(?:on|am|le|el|op)\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})(?![\w'-])"
+)
+# A PO's line item: "1     2500   EA   FIT-BR12C brass fitting 1/2"  05/14/2027" (position, columns, the date last).
+_ROW = re.compile(r"[ \t]*\d{1,3}[ \t]{2,}\S")
+_COLUMNS = re.compile(r"[ \t]{2,}")
+_ONE_DATE = re.compile(rf"(?:{DATE_EXPRESSION})")
+
+
+def _row_dates(folded: str) -> list[str]:
+    """The date column of each line item of a PO table (the last column, a date alone)."""
+    found = []
+    for line in folded.splitlines():
+        if _ROW.match(line):
+            last = _COLUMNS.split(line.strip())[-1]
+            if _ONE_DATE.fullmatch(last):
+                found.append(last)
+    return found
 
 
 # A date with "at the latest" after it: "Friday 9 April latest", "11/6 at the latest", "le 4 mai au plus tard".
@@ -131,23 +156,36 @@ _NEEDED = re.compile(
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 
 
+# The customer's goods on their way to the shop: "12 frames coming your way", "they'll be at the coaters by Friday".
+_INBOUND_GOODS = re.compile(
+    r"\b(?:coming|come|comes|be|are|arriv\w*|get|gets|delivered|dropp?\w*|bring\w*)\s+(?:\w+\s+){0,2}?"
+    r"(?:your\s+way|to\s+you|at\s+(?:your|the\s+coat\w*|the\s+shop|the\s+works)|with\s+you|bei\s+(?:euch|ihnen|dir)|"
+    r"chez\s+vous|a\s+vosotros|bij\s+jullie)\b"
+)
+# What a date is for, said after "so": "by 12 May so the fitters can put them up before the weekend".
+_REASON = re.compile(
+    r"(?<![\w'])(?:so\s+that|so|damit|sodass|afin\s+que|pour\s+que|para\s+que|zodat|omdat)\s[^.!?\n]*"
+)
+
+
 def _without_inbound(folded: str) -> str:
-    return _SENTENCE.sub(
-        lambda m: (
-            " "
-            if _INBOUND_THING.search(m.group(0))
-            and _INBOUND_COMING.search(m.group(0))
-            and not _NEEDED.search(m.group(0))
-            else m.group(0)
-        ),
-        folded,
-    )
+    def inbound(sentence: str) -> bool:
+        arriving = _INBOUND_THING.search(sentence) and _INBOUND_COMING.search(sentence)
+        return bool(arriving or _INBOUND_GOODS.search(sentence)) and not _NEEDED.search(sentence)
+
+    return _SENTENCE.sub(lambda m: " " if inbound(m.group(0)) else m.group(0), folded)
 
 
 def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[date, str]:
-    """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due)."""
-    by_day: dict[date, str] = {}
+    """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due); a
+    reason's dates ("so the fitters can ... before the weekend") only when nothing else says one."""
     folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text)))
+    reasons = _REASON.sub(lambda m: m.group(0) if _NEEDED.search(m.group(0)) else " ", folded)
+    return _due_days(reasons, anchor, day_first) or _due_days(folded, anchor, day_first)
+
+
+def _due_days(folded: str, anchor: date, day_first: bool | None) -> dict[date, str]:
+    by_day: dict[date, str] = {}
     for match in _BEFORE_WEEKEND.finditer(folded):
         if anchor.weekday() <= _FRIDAY:
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
@@ -161,11 +199,10 @@ def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[dat
             # ("para el viernes 30"), is when something else happens.
             lead = " ".join((match.group("lead") or "").split())
             (weak if lead in _WEAK_LEADS else plain if lead in _PLAIN_LEADS else by_day).setdefault(day, phrase)
-    for pattern in (_LATEST, _WORKS, _ASKED):
-        for match in pattern.finditer(folded):
-            day = resolve_due(match.group("phrase"), anchor, day_first=day_first)
-            if day is not None:
-                by_day.setdefault(day, match.group(0))
+    said = [(m.group("phrase"), m.group(0)) for p in (_LATEST, _WORKS, _ASKED, _ON_DUE) for m in p.finditer(folded)]
+    for phrase, words in [*said, *((phrase, phrase) for phrase in _row_dates(folded))]:
+        if (day := resolve_due(phrase, anchor, day_first=day_first)) is not None:
+            by_day.setdefault(day, words)
     for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
     return by_day or plain or weak

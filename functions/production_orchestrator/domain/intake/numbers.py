@@ -139,7 +139,7 @@ def not_in_name(found: list[str], candidates: Sequence[Catalogued]) -> list[str]
 
 
 # A range of counts: "between 150 and 200", "zwischen 150 und 200", "entre 150 et 200", "150-200 pcs", "150 to 200".
-_RANGE_NUMBER = r"(\d{1,3}(?:[,.' ]\d{3})+|\d{1,8})"
+_RANGE_NUMBER = r"(\d{1,3}(?:[,.' ]\d{3}){1,4}|\d{1,8})"
 _RANGE = re.compile(
     rf"(?<![\w.,])(?:between|zwischen|entre|tussen)\s+{_RANGE_NUMBER}\s+(?:and|und|et|y|e|en)\s+{_RANGE_NUMBER}(?![\w])"
     rf"|(?<![\w.,-]){_RANGE_NUMBER}(?:[-\u2013]|\s+(?:to|bis|a|tot)\s+){_RANGE_NUMBER}\s*(?:{UNITS})\.?(?![\w])"
