@@ -256,10 +256,14 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
         return _month_end(text, anchor)
     if kind == "iso_week":
         return _iso_week(text, anchor)
+    if kind == "weekday_of_week" and re.search(r"[a-z]\s+week\Z", text):
+        # "Monday week" (British): a week after the Monday "Monday" alone would be.
+        target = next(WEEKDAY_NAMES[w] for w in tokens if w in WEEKDAY_NAMES)
+        return anchor + timedelta(days=((target - anchor.weekday()) % 7 or 7) + 7)
     if kind in ("week_end", "weekday_of_week"):
-        # The week after the anchor's (Monday to Sunday) for "next week" ("Friday week" too), the anchor's own for
-        # "this week"; its end is the Friday.
-        later = re.search(_NEXT_WEEK, text) is not None or re.search(r"[a-z]\s+week\Z", text) is not None
+        # The week after the anchor's (Monday to Sunday) for "next week", the anchor's own for "this week"; its end
+        # is the Friday.
+        later = re.search(_NEXT_WEEK, text) is not None
         monday = anchor - timedelta(days=anchor.weekday()) + timedelta(days=7 if later else 0)
         named = next((WEEKDAY_NAMES[w.strip(",")] for w in tokens if w.strip(",") in WEEKDAY_NAMES), 4)
         day = monday + timedelta(days=named)

@@ -95,6 +95,17 @@ def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
 _REPLY = re.compile(r"^\s*(?:(?:re|aw|sv|antw|wg|fw|fwd|tr|rv|r)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 
 
+# "The same again", "same as last time", "wie beim letzten Mal", "comme la dernière fois", "igual que la última
+# vez", "hetzelfde als vorige keer": a repeat, whose facts the newest message may leave to an old one.
+_REPEAT = re.compile(
+    r"(?<![\w'])(?:(?:the\s+)?same\s+(?:again|as\s+(?:last|before|the\s+last)|order\s+as)|repeat\s+(?:of\s+)?"
+    r"(?:the\s+|our\s+|that\s+)?(?:last|previous)|(?:wie|als)\s+(?:beim\s+)?(?:letzte[ns]?|vorige[ns]?)\s+mal|"
+    r"nochmal\s+(?:das\s+)?gleiche|comme\s+la\s+(?:derniere|precedente)\s+fois|la\s+meme\s+(?:chose|commande)|"
+    r"(?:igual|lo\s+mismo|el\s+mismo\s+pedido)\s+que\s+(?:la\s+)?(?:ultima|vez\s+pasada|anterior)|"
+    r"hetzelfde\s+als\s+(?:vorige|de\s+vorige|de\s+laatste|laatst)|nog\s+een\s+keer\s+hetzelfde)(?![\w'])"
+)
+
+
 def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
     """Each labelled fact from the newest message of the thread that labels it."""
     found: dict[str, list[str]] = {}
@@ -141,9 +152,11 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     problems: list[str] = []
     parts = _thread(message, anchor)
     product = quantity = due = None
-    for part in parts:
+    earlier = set()  # the facts read only from an earlier message of the thread
+    for index, part in enumerate(parts):
         product = read_product(part.text, part.subject, products, problems)
         if product is not None or problems:
+            earlier |= {"product"} if index else set()
             break
     matched = match_products(product, products) if product else []
     if not matched and product is None and problems:  # several products named: a number next to any of them
@@ -151,12 +164,18 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     # "Re: Delivery confirmation - 3 rack trolleys" / "another 2 of the same": a reply's subject is the old order's.
     replied = _REPLY.match(message.subject) is not None
     counted = [_Part(message.body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
-    for part in counted:
+    for index, part in enumerate(counted):
         quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
+            earlier |= {"quantity"} if index >= len(counted) - len(parts) + 1 else set()
             break
     else:
         quantity = _bare_quantity(message.body, matched, problems)
+    if earlier and _REPEAT.search(fold(message.body)):
+        problems.append(
+            "request: the e-mail asks for the same as an earlier order, and only an earlier message says "
+            f"{' and '.join(sorted(earlier))}; a person confirms what is repeated (nothing was planned)"
+        )
     for part in parts:
         due = read_due(part.text, part.anchor, part.day_first, problems)
         if due is not None or any(p.startswith("due date") for p in problems):

@@ -181,6 +181,8 @@ _NOT_A_QUANTITY = re.compile(
 # A telephone number without its label: "+44 24 7655 0192", "06 12 34 56 78" (groups, 8 digits or more).
 _PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?![\w,.]\d|\w)")
 _PHONE_DIGITS = 8
+# A North American telephone number: "(503) 555-0164", "503-555-0164", "503.555.0164".
+_NANP_PHONE = re.compile(r"(?:\(\d{3}\)\s?|(?<![\w.,])\d{3}[-.])\d{3}[-.]\d{4}(?![\w.,]\d|\w)")
 
 
 # A telephone number in groups of two to four digits, one of two at least: "972 55 01 90", "044 555 06 60".
@@ -194,6 +196,7 @@ _SPELLED_AFTER = re.compile(r"(\d)\s*\(\s*[a-z][a-z -]{1,40}\)")
 def _not_quantities(text: str) -> str:
     """``text`` without the numbers that cannot be how many (telephone numbers, times, money, ids...)."""
     text = _PHONE.sub(lambda m: " " if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS else m.group(0), text)
+    text = _NANP_PHONE.sub(" ", text)
     text = _GROUPED_PHONE.sub(
         lambda m: (
             " "

@@ -108,10 +108,21 @@ def small_counts(text: str) -> str:
     return _SMALL_COUNT.sub(number, text)
 
 
+# "1k units", "2.5K pcs": thousands written with a k before a unit (not "the summer 10k shirts", "EUR 5k").
+_K_THOUSANDS = re.compile(
+    r"(?<![\w.,$\u20ac\u00a3])(\d{1,3})(?:[.,](\d))?\s?k(?=\s+(?:units?|pcs|pieces?|stueck|stuck|stk|ea|off|"
+    r"unidades|piezas|pieces|stuks)(?![\w]))"
+)
+
+
+def _thousands(match: re.Match[str]) -> str:
+    return str(int(match.group(1)) * 1000 + int(match.group(2) or 0) * 100)
+
+
 def spelled_numbers(text: str) -> str:
     """``text`` (folded) with hundreds and thousands spelled out written as digits: ``two hundred`` -> ``200``,
     ``ten thousand`` -> ``10000``, ``3 dozen`` -> ``36``."""
-    text = _dozens(_spelled_thousands(text))
+    text = _dozens(_spelled_thousands(_K_THOUSANDS.sub(_thousands, text)))
 
     def number(match: re.Match[str]) -> str:
         if match.group("spanish"):
