@@ -72,6 +72,35 @@ def fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
+_ENGLISH_WEEKDAYS = tuple(names[0] for names in _WEEKDAY_NAMES)
+_DAY_WORDS = frozenset({"today", "holiday", "birthday", "someday", "everyday", "midday", "payday", "yesterday",
+                        "weekday", "workday", "heyday", "doomsday", "noonday", "schooldays", "sundays"})  # fmt: skip
+_DAY_WORD = re.compile(r"(?<![a-z])[a-z]{3,9}day(?![a-z])")
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance between two short words."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
+
+
+def _weekday_of_typo(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word in WEEKDAY_NAMES or word in _DAY_WORDS:
+        return word
+    near = [d for d in _ENGLISH_WEEKDAYS if d[0] == word[0] and _distance(word, d) <= 2]
+    return near[0] if len(near) == 1 else word
+
+
+def weekday_typos(text: str) -> str:
+    """``text`` (folded) with English weekdays typed wrong written right: "wenesday", "thrusday", "firday"."""
+    return _DAY_WORD.sub(_weekday_of_typo, text)
+
+
 def _alternatives(names: object) -> str:
     return "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))  # type: ignore[attr-defined]
 
@@ -282,7 +311,7 @@ def resolve_due(phrase: str, anchor: date, *, day_first: bool | None = None) -> 
     lies past the end of the calendar (year 9999 and "tomorrow"). ``day_first``: a numeric date either way
     round (04/06/2027) is read day first (True) or month first (False), as the sender's country writes it;
     unknown (None), only a weekday said with it ("Fri 9/4") settles it."""
-    text = _LEAD.sub("", " ".join(fold(str(phrase)).split())).rstrip(",;!")
+    text = _LEAD.sub("", " ".join(weekday_typos(fold(str(phrase))).split())).rstrip(",;!")
     text = text if _DATE.match(text) else text.rstrip(".")
     match = _DATE.match(text)
     if match is None:

@@ -17,6 +17,7 @@ from .dates import (
     WEEK_END_EXPRESSION,
     fold,
     resolve_due,
+    weekday_typos,
 )
 from .numbers import ANY_DATE
 from .vocabulary import labels, prose
@@ -55,7 +56,7 @@ _DUE = re.compile(
 _ON_DUE = re.compile(
     r"(?<![\w'])(?:need\w*|requir\w*|want\w*|deliver\w*|ready|pick-?up|collect\w*|ship\w*|dispatch\w*|"
     r"in\s+store|on\s+site|brauchen|benoetig\w*|\w*liefer\w*|besoin|livr\w*|necesit\w*|entreg\w*|nodig|\w*lever\w*)"
-    r"(?:\s+(?!for\b|fuer\b|pour\b|para\b|voor\b|when\b|wenn\b|quand\b|cuando\b|als\b)[^\s.,;!?()]+){0,5}?"
+    r"(?:\s+(?!for\b|fuer\b|pour\b|para\b|voor\b|when\b|wenn\b|quand\b|cuando\b|als\b)[^\s.,;!?()]+){0,7}?"
     rf"\s+(?:on|am|le|el|op)\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})(?![\w'-])"
 )
 # A PO's line item: "1     2500   EA   FIT-BR12C brass fitting 1/2"  05/14/2027" (position, columns, the date last).
@@ -147,6 +148,7 @@ _INBOUND_THING = re.compile(
 )
 _INBOUND_COMING = re.compile(
     r"\b(?:will\s+(?:come|arrive|be\s+(?:sent|uploaded))|comes?|coming|arriv\w*|sen[dt]|upload\w*|schick\w*|"
+    r"e-?mail\w*|mail\w*|forward\w*|share|provide|supply|"
     r"send\w*|komm\w*|envo\w*|llega\w*|envi\w*|stur\w*|komen|komt)\b"
 )
 _NEEDED = re.compile(
@@ -179,7 +181,7 @@ def _without_inbound(folded: str) -> str:
 def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[date, str]:
     """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due); a
     reason's dates ("so the fitters can ... before the weekend") only when nothing else says one."""
-    folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", fold(text)))
+    folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", weekday_typos(fold(text))))
     reasons = _REASON.sub(lambda m: m.group(0) if _NEEDED.search(m.group(0)) else " ", folded)
     return _due_days(reasons, anchor, day_first) or _due_days(folded, anchor, day_first)
 
@@ -226,6 +228,9 @@ def read_due(text: str, anchor: date, day_first: bool | None, problems: list[str
         seen.setdefault(day.isoformat(), phrase)
     if not seen and unread:
         return unread[0]  # not a date: named by the resolver
+    # A labelled date this reader cannot settle ("Delivery date: 04/09/2027", from a sender whose order of day and
+    # month is unknown) is never outvoted by a date in a sentence: both are named.
+    seen.update({value: f"{value} (labelled)" for value in unread if ANY_DATE.search(fold(value))})
     if len(seen) > 1:
         problems.append(f"due date: the e-mail gives several ({'; '.join(seen.values())}); say which one")
         return None

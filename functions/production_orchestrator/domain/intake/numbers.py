@@ -54,7 +54,7 @@ def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     ranges = [n for m in _RANGE.finditer(plain) for n in m.groups() if n]
     if ranges:  # "entre 150 et 200", "150-200 pcs": how many is not said yet, both are named
         return list(dict.fromkeys(ranges))
-    plain = small_counts(_packed(plain))
+    plain = _SPEC_OR_PART.sub(" ", small_counts(_packed(plain)))
     found = [m.group(1) for m in _UNIT.finditer(plain)]
     for product in candidates:
         names = {w for n in names_of(product) for w in words(n) if len(w) >= 3 and not w[0].isdigit()}
@@ -70,6 +70,15 @@ def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
         found += [m.group(1) for m in re.finditer(window, plain)]
     return not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
+
+
+# How many colours a print has ("one color print", "2 Farben") and one of a lot ("one of your hoodies", "1 of the
+# 200") say nothing of how many are ordered.
+_SPEC_OR_PART = re.compile(
+    r"(?<![\w.,])\d{1,2}[ -](?:colou?rs?|colou?red|farbig|farben?|couleurs?|colores?|kleuren?|kleurig)\b|"
+    r"(?<![\w.,])1\s+(?:of|von|de|van)\s+(?:the|your|our|these|those|my|his|her|their|them|euren|ihren|unseren|vos|"
+    r"nos|tus|sus|jullie|onze)\b"
+)
 
 
 # "64 legs ... 16 tables x 4 legs": the working that gives a count is no second count.
@@ -181,6 +190,8 @@ _NOT_A_QUANTITY = re.compile(
 # A telephone number without its label: "+44 24 7655 0192", "06 12 34 56 78" (groups, 8 digits or more).
 _PHONE = re.compile(r"(?:\+|\b00|(?<![\w.,+])0)\d{1,4}(?:[ ./-]{1,2}\(?\d{1,5}\)?){2,6}(?![\w,.]\d|\w)")
 _PHONE_DIGITS = 8
+# A PO line item's position: "1    250   EA   printed tee" (the count follows it).
+_LINE_POSITION = re.compile(r"(?m)^[ \t]*\d{1,3}(?=[ \t]{2,}\d)")
 # A North American telephone number: "(503) 555-0164", "503-555-0164", "503.555.0164".
 _NANP_PHONE = re.compile(r"(?:\(\d{3}\)\s?|(?<![\w.,])\d{3}[-.])\d{3}[-.]\d{4}(?![\w.,]\d|\w)")
 
@@ -196,7 +207,7 @@ _SPELLED_AFTER = re.compile(r"(\d)\s*\(\s*[a-z][a-z -]{1,40}\)")
 def _not_quantities(text: str) -> str:
     """``text`` without the numbers that cannot be how many (telephone numbers, times, money, ids...)."""
     text = _PHONE.sub(lambda m: " " if sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS else m.group(0), text)
-    text = _NANP_PHONE.sub(" ", text)
+    text = _NANP_PHONE.sub(" ", _LINE_POSITION.sub(" ", text))
     text = _GROUPED_PHONE.sub(
         lambda m: (
             " "
