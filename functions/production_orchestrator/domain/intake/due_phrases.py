@@ -165,9 +165,7 @@ _INBOUND_GOODS = re.compile(
     r"chez\s+vous|a\s+vosotros|bij\s+jullie)\b"
 )
 # What a date is for, said after "so": "by 12 May so the fitters can put them up before the weekend".
-_REASON = re.compile(
-    r"(?<![\w'])(?:so\s+that|so|damit|sodass|afin\s+que|pour\s+que|para\s+que|zodat|omdat)\s[^.!?\n]*"
-)
+_REASON = re.compile(r"(?<![\w'])(?:so\s+that|so|damit|sodass|afin\s+que|pour\s+que|para\s+que|zodat|omdat)\s[^.!?\n]*")
 
 
 def _without_inbound(folded: str) -> str:

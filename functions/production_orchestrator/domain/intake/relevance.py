@@ -25,11 +25,13 @@ from .distinctive import MEASURE_UNITS, colours, other_variant
 from .numbers import ANY_DATE, NUMBER
 from .vocabulary import Catalogued, alike, joined_sizes, names_of, root, words
 
-# What a number counts: the words after it, up to the end of its clause.
-_COUNTED = re.compile(NUMBER + r"((?:[ \t]+[^\W\d_][\w'/&-]*|[ \t]*,[ \t]*[^\W\d_][\w'/&-]*){1,8})")
+# What a number counts: the words after it, up to the end of its clause (a line break within it too).
+_WORD_AFTER = r"(?:[ \t]*\n)?[ \t]+[^\W\d_][\w'/&-]*|\n[^\W\d_][\w'/&-]*|[ \t]*,[ \t]*[^\W\d_][\w'/&-]*"
+_COUNTED = re.compile(NUMBER + rf"((?:{_WORD_AFTER}){{1,8}})")
 _MEASURE = re.compile(rf"\s*(?:{MEASURE_UNITS}|m|%|x)(?![a-z])")
 _COUNTED_WEIGHT, _SUBJECT_WEIGHT, _SAID_WEIGHT = 3.0, 2.0, 1.0
 _MARGIN = 2.0
+_MOST_COUNTED = 40  # numbers counting something: more is a table or a list, which the reader asks about
 _AFTER_THING = re.compile(
     r"[,;:]|(?<![\w'])(?:for|to|with|from|by|as|that|which|so|because|fuer|zum|zur|mit|pour|avec|para|con|voor|"
     r"met|om)(?![\w'])"
@@ -99,8 +101,8 @@ def most_relevant(
     if len(candidates) < 2:
         return None
     counted = counted_words(f"{subject}\n.\n{text}")
-    if not counted:
-        return None
+    if not counted or len(counted) > _MOST_COUNTED:
+        return None  # nothing counted, or a table of numbers: no one thing the words are about
     weights = _weights(products)
     own = {p.code: _own(p, candidates) for p in candidates}
     places = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 from .dates import fold
@@ -122,6 +123,7 @@ _IRREGULAR = {
 }  # fmt: skip
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """``word`` folded, its plural ending dropped: bags -> bag, patches -> patch, hoodies -> hoody (and a
     singular in ``-ie`` meets its plural: hoodie -> hoody; French muraux -> mural, panneaux -> panneau)."""
@@ -172,6 +174,7 @@ def words(text: str) -> set[str]:
 _VERB_ENDING = re.compile(r"(?:ing|ed|er)\Z")
 
 
+@lru_cache(maxsize=1 << 16)
 def root(word: str) -> str:
     """A stem without an English verb ending, its doubled consonant single: coating, coated -> coat; stripped,
     stripping -> strip (at least four letters stay)."""
@@ -181,6 +184,7 @@ def root(word: str) -> str:
     return bare if len(bare) >= 4 else word
 
 
+@lru_cache(maxsize=1 << 16)
 def alike(a: str, b: str) -> bool:
     """True when two stems are one word inflected: equal, one the other plus ``n``/``en`` (Tasche, Taschen), with
     an English verb ending (coat, coating, coated), or the same stem of at least six letters with short endings
