@@ -81,6 +81,10 @@ def test_due_dates_as_customers_name_them(body: str, due: str) -> None:
          "hoodies, delivered by April 30th, 2027.", US, ("HOODIE", 150, "2027-04-30")),
         ("Please go ahead with 1000 printed tees for the summer 10k. Delivery by 17 June.", US,
          ("TEE", 1000, "2027-06-17")),
+        ("New one for you: two and a half thousand printed tees, by Wednesday 12 May please.", US,
+         ("TEE", 2500, "2027-05-12")),
+        ("We're down to about 300 printed tees. Please make 2000 printed tees by 16 April.", US,
+         ("TEE", 2000, "2027-04-16")),
     ],
 )  # fmt: skip
 def test_counts_as_customers_write_them(body: str, sender: str, facts: tuple[str, int, str]) -> None:
@@ -102,5 +106,8 @@ def test_a_repeat_whose_facts_only_an_old_message_holds_is_asked_about() -> None
     )
     with pytest.raises(IntakeError, match="same as an earlier order"):
         take_in(body, subject="Re: Your order is ready")
+    # A repeat changed is settled by a person, though every fact is said.
+    with pytest.raises(IntakeError, match="earlier order changed"):
+        take_in("Graag 1.500 printed tees voor 28 mei, zelfde als vorige keer maar dan met een grotere print.")
     # Said again in the newest message, the repeat is plain.
     assert facts_of(take_in("Same again please: 70 printed tees by 18 June.")) == ("TEE", 70, "2027-06-18")

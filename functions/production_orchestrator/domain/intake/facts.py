@@ -102,8 +102,23 @@ _REPEAT = re.compile(
     r"(?:the\s+|our\s+|that\s+)?(?:last|previous)|(?:wie|als)\s+(?:beim\s+)?(?:letzte[ns]?|vorige[ns]?)\s+mal|"
     r"nochmal\s+(?:das\s+)?gleiche|comme\s+la\s+(?:derniere|precedente)\s+fois|la\s+meme\s+(?:chose|commande)|"
     r"(?:igual|lo\s+mismo|el\s+mismo\s+pedido)\s+que\s+(?:la\s+)?(?:ultima|vez\s+pasada|anterior)|"
-    r"hetzelfde\s+als\s+(?:vorige|de\s+vorige|de\s+laatste|laatst)|nog\s+een\s+keer\s+hetzelfde)(?![\w'])"
+    r"(?:het\s+)?zelfde\s+als\s+(?:vorige|de\s+vorige|de\s+laatste|laatst)|nog\s+een\s+keer\s+hetzelfde)(?![\w'])"
 )
+# "same as last time but with longer hooks": a repeat changed is an order a person settles.
+_CHANGED = re.compile(r"[^.!?\n]{0,60}?(?<![\w'])(?:but|aber|jedoch|mais|pero|maar)(?![\w'])")
+
+
+def _repeated(body: str, earlier: set[str]) -> list[str]:
+    """What makes a repeat ("the same again") no plain order: changed, or its facts only in an old message."""
+    repeat = _REPEAT.search(fold(body))
+    if repeat is not None and _CHANGED.match(fold(body), repeat.end()):
+        return ["request: the e-mail asks for an earlier order changed; a person settles what is ordered"]
+    if repeat is not None and earlier:
+        return [
+            "request: the e-mail asks for the same as an earlier order, and only an earlier message says "
+            f"{' and '.join(sorted(earlier))}; a person confirms what is repeated (nothing was planned)"
+        ]
+    return []
 
 
 def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
@@ -171,11 +186,7 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
             break
     else:
         quantity = _bare_quantity(message.body, matched, problems)
-    if earlier and _REPEAT.search(fold(message.body)):
-        problems.append(
-            "request: the e-mail asks for the same as an earlier order, and only an earlier message says "
-            f"{' and '.join(sorted(earlier))}; a person confirms what is repeated (nothing was planned)"
-        )
+    problems += _repeated(message.body, earlier)
     for part in parts:
         due = read_due(part.text, part.anchor, part.day_first, problems)
         if due is not None or any(p.startswith("due date") for p in problems):

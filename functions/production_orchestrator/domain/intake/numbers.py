@@ -176,6 +176,9 @@ _NOT_A_QUANTITY = re.compile(
     r"centre\s+de\s+couts?|centro\s+de\s+costes?|kostenplaats)\b"
     r"(?:[ \t]*(?:is|ist|est|es|number|nummer|numero|nr|no|[.:#]))*[ \t]*\d+|"
     rf"(?<![\w.,]){_MONEY}\s*(?:{_COUNTED_NOT_MADE})\b|"
+    # Stock the customer holds: "we're down to about 300", "only 40 left", "150 still in stock".
+    rf"\bdown\s+to\s+(?:about\s+|around\s+|approx\w*\s+|roughly\s+)?{_MONEY}|"
+    rf"(?<![\w.,]){_MONEY}\s+(?:\w+\s+){{0,3}}?(?:left|remaining|in\s+stock|on\s+hand|on\s+the\s+shelf)\b|"
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
     r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
     r"\.?[ \t]+\d{1,4}[a-z]?\b|\b(?:rue|calle|avenida|via|carrer)[ \t]+(?:[a-z]+[ \t]+){0,3}\d{1,4}\b|"

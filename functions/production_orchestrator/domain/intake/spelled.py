@@ -42,19 +42,21 @@ _TEENS_WORDS = {
     "quinze": 15, "once": 11, "doce": 12, "quince": 15, "twaalf": 12, "vijftien": 15,
 }  # fmt: skip
 _THOUSANDS = {**_DIGIT_WORDS, **_TENS_WORDS, **_TEENS_WORDS}
-# "ten thousand", "a thousand", "zweitausend", "dix mille", "diez mil", "tienduizend" (mille and mil only with a
-# count before them: alone they are too many other things).
+# "ten thousand", "a thousand", "two and a half thousand", "zweitausend", "dix mille", "diez mil", "tienduizend"
+# (mille and mil only with a count before them: alone they are too many other things).
+_COUNT_WORDS = "|".join(sorted(_THOUSANDS, key=len, reverse=True))
 _SPELLED_THOUSANDS = re.compile(
-    rf"(?<![\w-])(?:(?P<count>{'|'.join(sorted(_THOUSANDS, key=len, reverse=True))})[\s-]?)?"
+    rf"(?<![\w-])(?:(?P<count>{_COUNT_WORDS})(?P<half>\s+and\s+a\s+half)?[\s-]?|(?<!half\s)(?<!half-))"
     r"(?P<thousand>thousand|tausend|duizend)(?![\w-])"
-    rf"|(?<![\w-])(?P<latin>{'|'.join(sorted(_THOUSANDS, key=len, reverse=True))})\s(?:mille|mil)(?![\w-])"
+    rf"|(?<![\w-])(?P<latin>{_COUNT_WORDS})\s(?:mille|mil)(?![\w-])"
 )
 
 
 def _spelled_thousands(text: str) -> str:
     def number(match: re.Match[str]) -> str:
         count = match.group("count") or match.group("latin")
-        return str((_THOUSANDS[count] if count else 1) * 1000)
+        half = 500 if match.group("half") else 0  # "two and a half thousand"
+        return str((_THOUSANDS[count] if count else 1) * 1000 + half)
 
     return _SPELLED_THOUSANDS.sub(number, text)
 
