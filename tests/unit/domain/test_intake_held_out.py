@@ -32,6 +32,8 @@ SHOP: ShopState = read_shop(
             _product("HOODIE", "screen printed hoodie", "printed hoodie"),
             _product("BOARD", "for sale board, double sided", "estate agent board"),
             _product("STICKER", "round vinyl sticker 80 mm", "logo sticker"),
+            _product("BANNER-S", "pvc banner 1500x700 mm with eyelets", "banner 1500"),
+            _product("BANNER-L", "pvc banner 2000x700 mm with eyelets", "banner 2000"),
         ],
         "orders": [],
     }
@@ -89,6 +91,16 @@ def test_due_dates_as_customers_name_them(body: str, due: str) -> None:
 )  # fmt: skip
 def test_counts_as_customers_write_them(body: str, sender: str, facts: tuple[str, int, str]) -> None:
     assert facts_of(take_in(body, sender=sender)) == facts
+
+
+def test_a_size_without_its_unit_settles_which_and_another_n_is_the_count() -> None:
+    assert facts_of(take_in("We need another 6 pvc banners, 1500 x 700 with eyelets, by Friday 12th March.")) == (
+        "BANNER-S",
+        6,
+        "2027-03-12",
+    )
+    body = "The first ten printed hoodies were perfect. Please print another 15, same artwork, for delivery on 2 April."
+    assert facts_of(take_in(body)) == ("HOODIE", 15, "2027-04-02")
 
 
 def test_a_labelled_date_the_reader_cannot_settle_is_never_outvoted_by_another() -> None:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from .dates import fold
-from .vocabulary import Catalogued, alike, names_of, words
+from .vocabulary import Catalogued, alike, joined_sizes, names_of, words
 
 # A size: a number and a unit of length, volume or weight ("40cm", "30 L", "100 ml", "2,5 kg").
 MEASURE_UNITS = r"mm|cm|ml|cl|kg|ltr|liters?|litres?|l|g"
@@ -158,8 +158,8 @@ _BESIDE = 2  # one word of a product's own, "walnut ... same size as your oak on
 
 
 def _near_mention(text: str, mention: str, near: int = _NEAR) -> set[str]:
-    """The words said within ``near`` words of a word of ``mention`` ("frames")."""
-    tokens = [words(t) for t in re.findall(r"[a-z0-9]+", fold(text))]
+    """The words said within ``near`` words of a word of ``mention`` ("frames"); a size as one word ("1500 x 700")."""
+    tokens = [words(t) for t in re.findall(r"[a-z0-9]+", joined_sizes(fold(text)))]
     wanted = words(mention)
     anchors = [i for i, said in enumerate(tokens) if any(alike(w, m) for w in said for m in wanted)]
     return {w for a in anchors for said in tokens[max(0, a - near) : a + near + 1] for w in said}

@@ -130,7 +130,18 @@ def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
     return found
 
 
+# "Please machine another 15", "12 more", "weitere 20", "encore 30", "otros 40", "nog 50": the count ordered now,
+# beside counts of what came before ("The first ten IP65 enclosures were perfect").
+_ANOTHER = re.compile(
+    r"(?<![\w'])(?:another|weitere|nochmals|encore|otr[oa]s|nog)\s+(\d{1,7})(?![\w.,]\d|\w)|"
+    r"(?<![\w.,])(\d{1,7})\s+(?:more|further|additional|mehr|de\s+plus|mas|meer|extra)(?![\w'])"
+)
+
+
 def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
+    more = {int(m.group(1) or m.group(2)) for m in _ANOTHER.finditer(fold(prose(part.text)))}
+    if len(more) == 1 and not labels(part.text).get("quantity"):
+        return more.pop()
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
         amount = labelled_number(value)
