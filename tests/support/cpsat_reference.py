@@ -27,6 +27,9 @@ from datetime import date, timedelta
 from typing import Any
 
 HORIZON = 90
+# CP-SAT's budget per objective stage, in its deterministic seconds (work, about a second of one core each).
+DEFAULT_WORK = 10.0
+WORKERS = 8  # interleaved, not threads: fixed so the search portfolio is the same on any machine
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Slot = tuple[str, str]  # (day, machine)
 Schedule = dict[Slot, int]
@@ -135,7 +138,8 @@ class Optimum:
     moved_cost_proven: bool
     moved_minutes: int | None  # least moved minutes (where on time), a separate solve
     moved_minutes_proven: bool
-    seconds: float
+    seconds: float  # wall time, for the reader only: what was proven depends on ``work``, never on it
+    work: float  # CP-SAT's deterministic time over every stage solved
 
 
 def reference(
@@ -144,30 +148,38 @@ def reference(
     planning_day: str,
     *,
     min_split: bool = True,
-    seconds: float = 20.0,
-    workers: int = 2,
+    work: float = DEFAULT_WORK,
 ) -> Optimum:
-    """The CP-SAT optimum for placing ``target_id`` (unscheduled) on the shop ``doc`` from ``planning_day``."""
+    """The CP-SAT optimum for placing ``target_id`` (unscheduled) on the shop ``doc`` from ``planning_day``,
+    each objective stage bounded by ``work`` deterministic seconds (see :meth:`_Model.solve`)."""
     from ortools.sat.python import cp_model
 
     shop = Shop(doc if min_split else {**doc, "min_split_minutes": 1}, planning_day)
     model = _Model(shop, target_id, cp_model)
-    status, value, took = model.solve(model.days_late, seconds, workers)
+    spent = _Spent()
+    status, value = model.solve(model.days_late, work, spent)
     if value is None:
-        return Optimum(None, False, None, None, False, None, False, took)
+        return Optimum(None, False, None, None, False, None, False, *spent.figures())
     days_proven = status == cp_model.OPTIMAL
     model.model.Add(model.days_late <= value)
-    _, minutes, took2 = model.solve(model.minutes_late, seconds, workers)
-    total = took + took2
+    _, minutes = model.solve(model.minutes_late, work, spent)
     cost = moved = None
     cost_proven = moved_proven = False
     if value == 0 and minutes is not None:
         model.model.Add(model.minutes_late <= minutes)
-        status3, cost, took3 = model.solve(model.moved_cost, seconds, workers)
-        status4, moved, took4 = model.solve(model.moved_minutes, seconds, workers)
+        status3, cost = model.solve(model.moved_cost, work, spent)
+        status4, moved = model.solve(model.moved_minutes, work, spent)
         cost_proven, moved_proven = status3 == cp_model.OPTIMAL, status4 == cp_model.OPTIMAL
-        total += took3 + took4
-    return Optimum(value, days_proven, minutes, cost, cost_proven, moved, moved_proven, round(total, 2))
+    return Optimum(value, days_proven, minutes, cost, cost_proven, moved, moved_proven, *spent.figures())
+
+
+@dataclass
+class _Spent:
+    wall: float = 0.0
+    work: float = 0.0
+
+    def figures(self) -> tuple[float, float]:
+        return round(self.wall, 2), round(self.work, 2)
 
 
 class _Model:
@@ -283,17 +295,24 @@ class _Model:
         m.Add(sum(splits) <= sum(1 for v in before.values() if v % unit))
         return gone
 
-    def solve(self, objective: Any, seconds: float, workers: int) -> tuple[int, int | None, float]:
+    def solve(self, objective: Any, work: float, spent: _Spent) -> tuple[int, int | None]:
+        """Minimize ``objective`` within ``work`` deterministic seconds: CP-SAT's work counter, not the clock,
+        with its workers interleaved in fixed batches (deterministic whatever the machine's cores or load),
+        a fixed worker count and seed, and no wall-time limit, so the same shop gives the same answer and
+        the same proofs on a loaded machine and an idle one."""
         cp = self.cp
         self.model.Minimize(objective)
         solver = cp.CpSolver()
-        solver.parameters.max_time_in_seconds = seconds
-        solver.parameters.num_workers = workers
+        solver.parameters.max_deterministic_time = work
+        solver.parameters.interleave_search = True
+        solver.parameters.num_workers = WORKERS
         solver.parameters.random_seed = 7
         status = solver.Solve(self.model)
+        spent.wall += solver.WallTime()
+        spent.work += solver.response_proto.deterministic_time
         if status not in (cp.OPTIMAL, cp.FEASIBLE):
-            return status, None, solver.WallTime()
-        return status, round(solver.ObjectiveValue()), solver.WallTime()
+            return status, None
+        return status, round(solver.ObjectiveValue())
 
 
 def broken_rules(doc: dict[str, Any], target_id: str, planning_day: str, after: Mapping[str, Schedule]) -> list[str]:

@@ -23,7 +23,7 @@ def _after(doc: dict[str, object]) -> tuple[dict[str, dict[tuple[str, str], int]
 def test_the_planner_meets_the_cp_sat_optimum_and_keeps_the_references_rules(family: str, seed: int) -> None:
     doc = shop(family, "s", seed)
     after, at_risk = _after(doc)
-    best = ref.reference(doc, "NEW", PLANNING_DAY, seconds=20, workers=1)
+    best = ref.reference(doc, "NEW", PLANNING_DAY, work=20)
     assert best.days_late is not None and best.days_late_proven
     assert ref.broken_rules(doc, "NEW", PLANNING_DAY, after) == []
     due = next(o["due"] for o in doc["orders"] if o["id"] == "NEW")
