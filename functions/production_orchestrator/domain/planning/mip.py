@@ -1,9 +1,9 @@
 """The mixed-integer model of :mod:`.rules` that :mod:`.solver` hands to HiGHS.
 
     neighbourhood  the orders the model may move: those the rules let move that hold the new order's
-                   machine-days up to a week past its due date (nearest first), then orders holding the
-                   days those could move to (chain moves; lowest priority first), at most MAX_CANDIDATES;
-                   every other booking is fixed capacity
+                   machine-days up to a week past its due date (nearest first), then, link by link, the
+                   orders holding the days the last link could move to (chain moves; lowest priority first
+                   within a link), at most MAX_CANDIDATES; every other booking is fixed capacity
     variables      per movable order and allowed machine-day: whole units + a remainder (< one unit,
                    flagged), so partial moves go in whole units and no unit is split further, and whether
                    it holds at least its minimum part (or, for an original part under it, exactly that);
@@ -107,15 +107,20 @@ def _candidates(
     for _, order in nearest:
         if len(chosen) < MAX_CANDIDATES:
             chosen.setdefault(order.id, order)
-    reach: set[rules.Slot] = set()
-    for order in list(chosen.values()):
-        reach.update(_allowed(state, order, planning_day))
-    chain = sorted(
-        (o for o in movable if o.id not in chosen and any((a.day, a.machine) in reach for a in o.schedule)),
-        key=lambda o: (o.priority, o.id),
-    )
-    for order in chain[: max(0, MAX_CANDIDATES - len(chosen))]:
-        chosen[order.id] = order
+    # Chain moves, link by link: the orders holding the days the last link could move to, lowest priority
+    # first. On a calendar booked all along, room for the new order is made by a chain of orders each moving
+    # into the next one's days, so one link is not enough (horizon-l-0: 84 days late with one, 5 with them all).
+    level = list(chosen.values())
+    while level and len(chosen) < MAX_CANDIDATES:
+        reach: set[rules.Slot] = set()
+        for order in level:
+            reach.update(_allowed(state, order, planning_day))
+        chain = sorted(
+            (o for o in movable if o.id not in chosen and any((a.day, a.machine) in reach for a in o.schedule)),
+            key=lambda o: (o.priority, o.id),
+        )
+        level = chain[: MAX_CANDIDATES - len(chosen)]
+        chosen.update((o.id, o) for o in level)
     return [chosen[k] for k in sorted(chosen)]
 
 
