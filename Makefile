@@ -87,8 +87,9 @@ week-model: $(STAMP)
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 
-# The planner against an independent OR-Tools CP-SAT model of the same rules on seeded shops of seven
-# families and three sizes: writes evidence/bench_planner.json (~15 min on 2 cores). OR-Tools is dev-only.
+# The planner against an independent OR-Tools CP-SAT model of the same rules on seeded shops of eight
+# families and three sizes: writes evidence/bench_planner.json. CP-SAT's budget is work, not time, so the figures
+# repeat on any machine (~31 min measured on 2 loaded cores, less idle). OR-Tools is dev-only.
 .PHONY: bench-planner
 bench-planner: $(STAMP)
 	$(PY) scripts/bench_planner.py
