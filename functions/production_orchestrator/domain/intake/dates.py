@@ -37,8 +37,8 @@ MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES, start=1) for
 _WEEKDAY_NAMES = (
     ("monday", "montag", "lundi", "lunes", "maandag"),
     ("tuesday", "tue", "tues", "dienstag", "mardi", "martes", "dinsdag"),
-    ("wednesday", "wensday", "wendsday", "wednsday", "mittwoch", "mercredi", "miercoles", "woensdag"),
-    ("thursday", "thu", "thurs", "thrusday", "thurday", "donnerstag", "jeudi", "jueves", "donderdag"),
+    ("wednesday", "mittwoch", "mercredi", "miercoles", "woensdag"),
+    ("thursday", "thu", "thurs", "donnerstag", "jeudi", "jueves", "donderdag"),
     ("friday", "fri", "freitag", "vendredi", "viernes", "vrijdag"),
     ("saturday", "samstag", "sonnabend", "samedi", "sabado", "zaterdag"),
     ("sunday", "sonntag", "dimanche", "domingo", "zondag"),
@@ -74,7 +74,7 @@ def fold(text: str) -> str:
 
 _ENGLISH_WEEKDAYS = tuple(names[0] for names in _WEEKDAY_NAMES)
 _DAY_WORDS = frozenset({"today", "holiday", "birthday", "someday", "everyday", "midday", "payday", "yesterday",
-                        "weekday", "workday", "heyday", "doomsday", "noonday", "schooldays", "sundays"})  # fmt: skip
+                        "weekday", "workday", "heyday", "doomsday", "noonday"})  # fmt: skip
 _DAY_WORD = re.compile(r"(?<![a-z])[a-z]{3,9}day(?![a-z])")
 
 

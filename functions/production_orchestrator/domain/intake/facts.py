@@ -178,7 +178,7 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     problems: list[str] = []
     parts = _thread(message, anchor)
     product = quantity = due = None
-    earlier = set()  # the facts read only from an earlier message of the thread
+    earlier: set[str] = set()  # the facts read only from an earlier message of the thread
     for index, part in enumerate(parts):
         product = read_product(part.text, part.subject, products, problems)
         if product is not None or problems:
@@ -193,7 +193,8 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     for index, part in enumerate(counted):
         quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
-            earlier |= {"quantity"} if index >= len(counted) - len(parts) + 1 else set()
+            # past the newest message (in a reply its body, then its subject and body)
+            earlier |= {"quantity"} if index > len(counted) - len(parts) else set()
             break
     else:
         quantity = _bare_quantity(message.body, matched, problems)

@@ -37,7 +37,8 @@ def _mentions(text: str, products: Sequence[Catalogued]) -> _Said:
     # "Item: Aluminium facade panels, powder coated RAL 7016 matt": a label's value no name matches is read as the
     # customer's sentences are.
     named = [v for v in found.get("product", []) if match_products(v, products)]
-    text = "\n".join([prose(text), *(v for v in found.get("product", []) if v not in named and v not in prose(text))])
+    sentences = prose(text)
+    text = "\n".join([sentences, *(v for v in found.get("product", []) if v not in named and v not in sentences)])
     mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*named, *said]]
     coded = [p.code for p in products if code_in(p.code, text)]
     mentions += [(code, {code}) for code in coded]
