@@ -145,12 +145,17 @@ MONTH_END_EXPRESSION = (
 # text that was folded (lower case, no accents).
 # A weekday written before the date it names ("Thursday 21 January", "Dienstag, 26.01.2027"): part of that date.
 # ("Friday week, the 16th", "this coming Wednesday (28th)": the weekday, and the date that settles which.)
+# "Wed 24 Feb", "Mon 1st March", "Sat. 3 April": a weekday's short name, read only before the date it names ("mon"
+# is also French for "my", "sat" and "wed" English words).
+SHORT_WEEKDAYS = {"mon": 0, "wed": 2, "sat": 5, "sun": 6, "mo": 0, "di": 1, "mi": 2, "fr": 4}
+_ANY_WEEKDAY = _alternatives({**WEEKDAY_NAMES, **SHORT_WEEKDAYS})
 _WEEKDAY_BEFORE = (
-    rf"(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?"
-    rf"(?=\d|(?:{_MONTH})\b))"
+    rf"(?:(?:(?:{_NEXT}\s+)?(?:{_WEEKDAY})(?:\s+week)?|(?:{_alternatives(SHORT_WEEKDAYS)})(?![\w']))\.?,?\s{{1,3}}\(?"
+    rf"(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?(?=\d|(?:{_MONTH})\b))"
 )
 _WEEKDAY_PREFIX = re.compile(
-    rf"^(?:{_NEXT}\s+)?(?P<weekday>{_WEEKDAY})(?:\s+week)?\.?,?\s{{1,3}}\(?(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?"
+    rf"^(?:{_NEXT}\s+)?(?P<weekday>{_ANY_WEEKDAY})(?![\w'])(?:\s+week)?\.?,?\s{{1,3}}\(?"
+    rf"(?:the\s+|den\s+|der\s+|le\s+|el\s+|de\s+)?"
 )
 # A weekday of a calendar week, or the week alone (its Friday): "Freitag KW 15", "week 14", "semaine 15/2027".
 _WEEK_NUMBER = r"(?:kw|cw|wk|week|woche|semaine|semana)\s*\.?\s*\d{1,2}(?!\d)(?:\s*/\s*(?:\d{4}|\d{2}))?"
@@ -325,7 +330,7 @@ def resolve_due(phrase: str, anchor: date, *, day_first: bool | None = None) -> 
         if said is None and kind in calendar:
             return _calendar(kind, text, anchor, day_first)
         if said is not None:
-            weekday = WEEKDAY_NAMES[said.group("weekday")]
+            weekday = {**WEEKDAY_NAMES, **SHORT_WEEKDAYS}[said.group("weekday")]
             rest = text[said.end() :]
             days = _numeric_days(rest, anchor) if kind == "numeric" else [_calendar(kind, rest, anchor)]
             # "Thursday 21 January" on a year where the 21st is a Wednesday: not a guess to make.

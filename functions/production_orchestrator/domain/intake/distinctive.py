@@ -74,15 +74,23 @@ def _sized_words(text: str) -> set[str]:
     return said | {n for w in said for n in re.findall(r"(?<![\d.])\d{1,5}(?![\d.])", w) if not w.isdigit()}
 
 
-def _own_words(product: Catalogued, products: Sequence[Catalogued]) -> set[str]:
+def _own_words(product: Catalogued, products: Sequence[Catalogued], *, short_heads: bool = False) -> set[str]:
     others = {w for p in products if p.code != product.code for name in names_of(p) for w in _sized_words(name)}
     mine = {w for name in names_of(product) for w in _sized_words(name)}
+    heads = {head for name in names_of(product) if (head := _head_noun(name))} if short_heads else set()
     # A word, or a size written as one ("80x80": the 80 mm bracket, where the 50 mm one shares every word).
-    return {w for w in mine if _telling(w) and not any(alike(w, o) for o in others)}
+    return {w for w in mine if (_telling(w) or w in heads) and not any(alike(w, o) for o in others)}
 
 
 def _telling(word: str) -> bool:
     return (word.isalpha() and len(word) >= 4) or _SIZE_WORD.fullmatch(word) is not None
+
+
+def _head_noun(name: str) -> str | None:
+    """The last word of a name when it is a short noun ("place mat", "tote bag", "coffee mug"): the thing itself,
+    told apart though it has only three letters."""
+    last = [w for w in re.findall(r"[a-z]+", fold(name))][-1:]
+    return next(iter(words(last[0])), None) if last and len(last[0]) == 3 else None
 
 
 def _said(word: str, said: set[str]) -> bool:
@@ -128,7 +136,8 @@ def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing
     given, coloured = measures(text), colours(text)
     found = []
     for product in products:
-        if not any(_said(w, said) for w in _own_words(product, products)):
+        # A short name's noun ("place mat") tells a product named by its words, never one named in passing.
+        if not any(_said(w, said) for w in _own_words(product, products, short_heads=not in_passing)):
             continue
         if in_passing:
             found.append(product)

@@ -191,21 +191,24 @@ def _due_days(folded: str, anchor: date, day_first: bool | None) -> dict[date, s
             by_day.setdefault(anchor + timedelta(days=_FRIDAY - anchor.weekday()), match.group(0))
     weak: dict[date, str] = {}
     plain: dict[date, str] = {}
+    alone: dict[date, str] = {}
     for match in _DUE.finditer(folded):
         phrase = match.group("phrase") or match.group("alone")
         day = resolve_due(phrase, anchor, day_first=day_first)
         if day is not None:
             # "el jueves", "le 4 mai", "op vrijdag": a date said with an article only, when another is said as due
-            # ("para el viernes 30"), is when something else happens.
+            # ("para el viernes 30"), is when something else happens; so is one said with no lead word ("two
+            # weddings on at the end of the month ... need them here by Saturday the 23rd").
             lead = " ".join((match.group("lead") or "").split())
-            (weak if lead in _WEAK_LEADS else plain if lead in _PLAIN_LEADS else by_day).setdefault(day, phrase)
+            kind = alone if match.group("alone") else weak if lead in _WEAK_LEADS else plain if lead in _PLAIN_LEADS else by_day
+            kind.setdefault(day, phrase)
     said = [(m.group("phrase"), m.group(0)) for p in (_LATEST, _WORKS, _ASKED, _ON_DUE) for m in p.finditer(folded)]
     for phrase, words in [*said, *((phrase, phrase) for phrase in _row_dates(folded))]:
         if (day := resolve_due(phrase, anchor, day_first=day_first)) is not None:
             by_day.setdefault(day, words)
     for day, phrase in _days_referred_to(folded, anchor, day_first).items():
         by_day.setdefault(day, phrase)
-    return by_day or plain or weak
+    return by_day or alone or plain or weak
 
 
 def read_due(text: str, anchor: date, day_first: bool | None, problems: list[str]) -> str | None:

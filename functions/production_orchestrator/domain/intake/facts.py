@@ -31,7 +31,7 @@ from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
 from .due_phrases import read_due
 from .intent import not_an_order
-from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, whole_number
+from .numbers import bare_quantities, counted_or_not_named, labelled_number, packs_as_units, quantities, whole_number
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .product_named import read_product, several
 from .thread import earlier_messages
@@ -145,11 +145,16 @@ def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list
     seen: dict[str, str] = {}
     for value in labels(part.text).get("quantity", []):
         amount = labelled_number(value)
+        if amount is None:  # "Quantity: 120 rolls" of labels sold by the roll
+            amount = labelled_number(packs_as_units(fold(value), candidates))
         if amount is None:
             return value  # not a whole number: named by the resolver
         seen.setdefault(str(amount), f"{amount} (labelled)")
     for value in quantities(prose(part.text), candidates):
         amount = whole_number(value)
+        if amount is None and value.startswith("about "):
+            problems.append(f"quantity: {value!r} is not a count yet; say how many")
+            return None
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
     if len(seen) > 1:
@@ -190,7 +195,13 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     # "Re: Delivery confirmation - 3 rack trolleys" / "another 2 of the same": a reply's subject is the old order's.
     replied = _REPLY.match(message.subject) is not None
     counted = [_Part(message.body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
+    newest = len(counted) - len(parts) + 1  # the parts of the newest message (in a reply: its body, its subject)
     for index, part in enumerate(counted):
+        if index == newest and (said := _bare_quantity(message.body, matched, [])) is not None:
+            # "Yes please go ahead. We'll go with 40 in the end" above the quote for 20: the newest message's one
+            # number says how many now.
+            quantity = said
+            break
         quantity = _read_quantity(part, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             # past the newest message (in a reply its body, then its subject and body)

@@ -28,9 +28,81 @@ UNITS = (
 )
 _UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{UNITS})(?!\w)")
 ANY_DATE = re.compile(DATE_EXPRESSION)
+# A count said roughly: "about 80", "ca. 30-35", "environ 200", "unos 80", "zo'n 50".
+_ROUGHLY = (
+    r"about|approx\.?|approximately|around|roughly|circa|ca\.?|ungefaehr|ungefahr|etwa|rund|zirka|environ|"
+    r"a\s+peu\s+pres|unos|unas|aproximadamente|alrededor\s+de|ongeveer|zo'n|rond\s+de"
+)
 
 
 _BRACKETS = re.compile(r"\([^()\n]{0,200}\)")
+
+
+# The packs a product is sold in, when its name says so ("round labels, roll of 500", "swing tags, pack of 100",
+# "paper tape, 50 m roll"): a count of those packs is a count of the product ("120 rolls", "50 pakjes van 100 stuks",
+# "150 rouleaux de 500 étiquettes", "30 Packungen à 100 Bogen").
+_PACK_WORDS = {
+    "roll": r"rolls?|rollen?|rouleaux?|rollos?|rol|rollen|rolletjes?",
+    "pack": r"packs?|packets?|packungen?|pakete?|paquets?|paquetes?|pakken?|pakjes?|pkts?",
+}
+_PACK_OF = {kind: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for kind, pattern in _PACK_WORDS.items()}
+
+
+def sold_in(candidates: Sequence[Catalogued]) -> str | None:
+    """The pattern of the pack words every candidate is sold by (None: not all in one kind of pack)."""
+    kinds = [{k for k, p in _PACK_OF.items() if any(p.search(fold(n)) for n in names_of(c))} for c in candidates]
+    shared = set.intersection(*kinds) if kinds else set()
+    return "|".join(_PACK_WORDS[k] for k in sorted(shared)) or None
+
+
+def packs_as_units(text: str, candidates: Sequence[Catalogued]) -> str:
+    """``text`` (folded) with a count of the packs the candidates are sold in written as a count of them: ``120
+    rolls`` -> ``120 pcs``, ``50 pakjes van 100 stuks`` -> ``50 pcs`` (what a pack holds is the product's)."""
+    packs = sold_in(candidates)
+    if packs is None:
+        return text
+    return re.sub(
+        NUMBER_CORE + rf"(?![.,]\d|\d)\s{{0,2}}(?:{packs})(?:\s{{1,3}}(?:of|a|zu|mit|je|de|van|met|with)\s{{1,3}}"
+        r"\d{1,6}(?:\s{1,3}[a-z]+)?)?(?![a-z])",
+        lambda m: f"{m.group(1)} pcs",
+        text,
+    )
+
+
+# What was ordered before, said beside what is ordered now: "The last lot of 20 (your ref ORD-2710) went down a
+# treat", "Previous PO 7712 (1,200 cartons) arrived perfectly", "de vorige bestelling (450 stuks)", "(that was 120 of
+# them)". Its counts are history; "same as last time, 200 caps" and "this time we'd want 150" are not.
+_PAST = re.compile(
+    r"(?<![\w'])(?:previous|prior|last\s+(?:lot|order|batch|delivery|run|shipment|time\s+(?:we|you|it|they))|"
+    r"(?:that|it|which)\s+was|were\s+delivered|arrived|went\s+down|vorige[n]?\s+(?:bestelling|levering|keer)|"
+    r"vorherige\w*|letzte[nrs]?\s+(?:bestellung|lieferung|auftrag)|derniere\s+(?:commande|livraison)|"
+    r"commande\s+precedente|pedido\s+anterior|ultimo\s+pedido|laatste\s+(?:bestelling|levering))(?![\w'])"
+)
+_NOW = re.compile(
+    r"(?<![\w'])(?:this\s+time|now|again|same\s+as|diesmal|dieses\s+mal|cette\s+fois|esta\s+vez|deze\s+keer|nu)(?![\w'])"
+)
+# A clause (up to a comma or a sentence's end; wrapped lines and brackets inside it): "Suite à notre commande
+# précédente (ORD-2718, 250 pièces), nous souhaitons commander 300 ..." tells of the old order in its first clause.
+_SENTENCE_PIECE = re.compile(
+    r"(?:[^.!?,;\n(]|[.!?,;](?![\s.!?,;]|\Z)|\([^()]{0,200}\)|\((?![^()]{0,200}\))|\n(?![ \t]*(?:\n|[-*\u2022]|\d+[.)])))+"
+    r"[.!?,;]*"
+)
+_BRACKET = re.compile(r"\([^()]{0,200}\)")
+
+
+def _past(piece: str) -> bool:
+    return _PAST.search(piece) is not None and _NOW.search(piece) is None
+
+
+def without_past_orders(text: str) -> str:
+    """``text`` (folded) without the clauses and brackets that tell of an earlier order (see ``_PAST``)."""
+
+    def sentence(match: re.Match[str]) -> str:
+        if _past(_BRACKET.sub(" ", match.group(0))):
+            return " "
+        return _BRACKET.sub(lambda b: " " if _past(b.group(0)) else b.group(0), match.group(0))
+
+    return _SENTENCE_PIECE.sub(sentence, text)
 
 
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
@@ -48,6 +120,7 @@ def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
     plain = spelled_numbers(
         _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(without_designations(text))))))
     )
+    plain = packs_as_units(without_past_orders(plain), candidates)
     totals = [m.group(1) or m.group(2) for m in _TOTAL.finditer(plain)]
     if len(set(totals)) == 1:  # "2 boxes of 500 - 1,000 pcs total": the total is how many
         return totals[:1]
@@ -69,7 +142,13 @@ def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
         code = re.escape(product.code.lower())
         window = NUMBER + rf"(?=(?:\s+[^\s.!?;:]+){{0,8}}?\s+\(?{code}(?![\w-]))"
         found += [m.group(1) for m in re.finditer(window, plain)]
-    return not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
+    counts = not_in_name(_not_factors(list(dict.fromkeys(found)), plain), candidates)
+    approximate = {m.group(1) for m in _APPROXIMATE.finditer(plain)}
+    return [f"about {n}" if n in approximate else n for n in counts]
+
+
+# A count said roughly is not yet how many: "about 80 smocks", "ca. 30 Gehäuse", "environ 200", "unos 80", "zo'n 50".
+_APPROXIMATE = re.compile(rf"(?<![\w'])(?:{_ROUGHLY})\s*" + NUMBER)
 
 
 # How many colours a print has ("one color print", "2 Farben") and one of a lot ("one of your hoodies", "1 of the
@@ -152,6 +231,12 @@ _RANGE_NUMBER = r"(\d{1,3}(?:[,.' ]\d{3}){1,4}|\d{1,8})"
 _RANGE = re.compile(
     rf"(?<![\w.,])(?:between|zwischen|entre|tussen)\s+{_RANGE_NUMBER}\s+(?:and|und|et|y|e|en)\s+{_RANGE_NUMBER}(?![\w])"
     rf"|(?<![\w.,-]){_RANGE_NUMBER}(?:[-\u2013]|\s+(?:to|bis|a|tot)\s+){_RANGE_NUMBER}\s*(?:{UNITS})\.?(?![\w])"
+    # "ca. 30-35 Briefkastengehäuse", "150 to 200 hoodies": a range before what is counted.
+    rf"|(?:(?<![\w'])(?:{_ROUGHLY})\s*{_RANGE_NUMBER}\s?[-\u2013]\s?|(?<![\w.,-]){_RANGE_NUMBER}\s+(?:to|bis|tot|or|oder|ou|o|of)\s+)"
+    rf"{_RANGE_NUMBER}(?=\s+[a-z]{{4,}})"
+    r"(?!\s+(?:days?|weeks?|months?|years?|hours?|minutes?|tage[n]?|wochen|jours|semaines|dias|semanas|dagen|weken|"
+    r"people|persons|guests|players|personen|gaeste|invites|invitados|gasten|januar\w*|februar\w*|march|april|"
+    r"june|july|august|september|october|november|december|mars|avril|juin|juillet|marzo|abril|junio|julio|maart|juni|juli))"
 )
 # Things people count that a shop does not make: "we are 30 people", "for 11 players", "in 2 hours".
 _COUNTED_NOT_MADE = (
@@ -179,6 +264,8 @@ _NOT_A_QUANTITY = re.compile(
     # Stock the customer holds: "we're down to about 300", "only 40 left", "150 still in stock".
     rf"\bdown\s+to\s+(?:about\s+|around\s+|approx\w*\s+|roughly\s+)?{_MONEY}|"
     rf"(?<![\w.,]){_MONEY}\s+(?:\w+\s+){{0,3}}?(?:left|remaining|in\s+stock|on\s+hand|on\s+the\s+shelf)\b|"
+    # How an order splits, not how many: "4 of each", "60 rolls each", "4 de chaque", "4 de cada", "4 van elk".
+    rf"(?<![\w.,]){_MONEY}\s+(?:[a-z]+\s+)?(?:(?:of\s+)?each|de\s+chaque|de\s+cada|van\s+(?:elk|ieder)\w*)\b|"
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
     r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
     r"\.?[ \t]+\d{1,4}[a-z]?\b|\b(?:rue|calle|avenida|via|carrer)[ \t]+(?:[a-z]+[ \t]+){0,3}\d{1,4}\b|"
@@ -276,6 +363,10 @@ def _packed(text: str) -> str:
     return _PACKS.sub(total, text)
 
 
+# A year is no bare count: "same as last year but with 2027 on them".
+_YEAR_SAID = re.compile(r"(?<![\w.,])(?:19[5-9]\d|20\d\d)(?![\w.,]\d|\w)")
+
+
 def bare_quantities(text: str) -> list[str]:
     """Every number in ``text`` that could be how many (none of a date, a time, money, a share or an id)."""
     plain = _packed(
@@ -283,6 +374,7 @@ def bare_quantities(text: str) -> list[str]:
             _not_quantities(without_sizes(ANY_DATE.sub(" ", fold(without_years(without_designations(text))))))
         )
     )
+    plain = _YEAR_SAID.sub(" ", without_past_orders(plain))
     return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
 
 

@@ -233,3 +233,35 @@ def decode_bytes(payload: bytes, declared: str | None) -> str:
     if charset.replace("_", "-") in ("utf-8", "utf8"):
         charset = "cp1252"  # declared UTF-8 but not UTF-8: the usual culprit is Windows-1252
     return payload.decode(charset, "replace")
+
+
+# A table typed in plain text (Markdown, or pasted from a spreadsheet): "| Item | Qty | Need by |", a rule of dashes
+# under it, then its rows.
+_PIPE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_PIPE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+
+
+def text_tables(text: str) -> str:
+    """``text`` with each plain-text table read as an HTML one is: under its header row, each cell labelled by its
+    header ("Qty: 500", "Need by: March 12, 2027"); a row of another width stays as written. One pass."""
+    lines = text.split("\n")
+    out: list[str] = []
+    header: list[str] | None = None
+    for index, line in enumerate(lines):
+        row = _PIPE_ROW.match(line)
+        if row is None:
+            header = None
+            out.append(line)
+            continue
+        cells = [" ".join(c.split()) for c in row.group(1).split("|")]
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if header is None and _PIPE_RULE.match(following):
+            header = cells
+            continue
+        if _PIPE_RULE.match(line):
+            continue
+        if header is not None and len(cells) == len(header):
+            out += [f"{h.rstrip(': ')}: {c}" for h, c in zip(header, cells, strict=True) if h and c]
+        else:
+            out.append(line)
+    return "\n".join(out)
