@@ -8,7 +8,8 @@ import pytest
 
 from production_orchestrator.domain.intake.customer_message import read_message
 from production_orchestrator.domain.intake.facts import read_facts
-from production_orchestrator.domain.intake.numbers import bare_quantities, whole_number
+from production_orchestrator.domain.intake.number_forms import whole_number
+from production_orchestrator.domain.intake.numbers import bare_quantities
 from tests.unit.domain.test_email_corpus import SHOP
 
 # The subject's number is never read with the body's product words or code ("Order 4411" / "1 200 TOTE-NAVY").

@@ -27,7 +27,7 @@ from ..errors import IntakeError, MimeTooDeepError, RequestTooLongError
 from ..shop.model import EMAIL_PATTERN, Language
 from .language import detect_language, writes_day_first
 from .thread import signature_name, split_signature, split_thread
-from .visible_text import decode_bytes, text_tables, visible_text
+from .visible_text import decode_bytes, visible_text
 
 MAX_REQUEST_CHARS = 20_000
 _KNOWN_HEADERS = ("from", "date", "subject", "to", "message-id")
@@ -121,7 +121,7 @@ def sent_day(value: str | None) -> date | None:
 
 def _clean(text: str) -> str:
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    return text_tables("\n".join(lines).strip("\n"))
+    return "\n".join(lines).strip("\n")
 
 
 def _parts(body: str) -> tuple[str, str, str]:

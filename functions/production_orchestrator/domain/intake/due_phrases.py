@@ -32,6 +32,7 @@ _DUE_LEAD = (
     r"(?:\s+(?:on|by|for|am|bis|zum|op|le|pour\s+le|el|para\s+el))?|"
     r"due\s+date\s+(?:\w+\s+){0,4}?is|"
     r"by|before|until|till|for|needed|required|wanted|no\s+later\s+than|need\s+(?:them|it|these|those)|"
+    r"need(?:ed)?\s+(?:(?:them|it|these|those)\s+)?(?:on\s+site|here|in\s+store|in\s+hand|delivered)(?:\s+(?:on|by))?|"
     r"delivery(?:\s+(?:on|by|date))?|deliver(?:ed)?(?:\s+(?:on|by|at))?|lieferung(?:\s+(?:am|bis(?:\s+zum)?))?|"
     r"liefern(?:\s+(?:am|bis))?|livraison(?:\s+(?:souhaitee\s+)?(?:le|pour\s+le))?|livrer(?:\s+le)?|"
     r"entrega(?:\s+el)?|entregar(?:\s+el)?|como\s+muy\s+tarde(?:\s+el)?|levering(?:\s+op)?|leveren(?:\s+op)?|on\s+or\s+before|due(?:\s+(?:on|by))?|deadline\s*:?|latest|"
@@ -144,12 +145,13 @@ _FRIDAY = 4
 # Daten schicken wir bis Montag"), that says nothing of what is needed: its dates are not due dates.
 _INBOUND_THING = re.compile(
     r"\b(?:artwork|files?|drawings?|proofs?|daten|druckdaten|fichiers?|maquettes?|archivos?|bestanden|"
-    r"materials?|materiaal)\b"
+    r"materials?|materiaal|(?:name\s+|guest\s+)?list|\w*liste|lista|\w*lijst|names|namen|noms|nombres)\b"
 )
 _INBOUND_COMING = re.compile(
     r"\b(?:will\s+(?:come|arrive|be\s+(?:sent|uploaded))|comes?|coming|arriv\w*|sen[dt]|upload\w*|schick\w*|"
     r"e-?mail\w*|mail\w*|forward\w*|share|provide|supply|"
-    r"send\w*|komm\w*|envo\w*|llega\w*|envi\w*|stur\w*|komen|komt)\b"
+    r"send\w*|komm\w*|envo\w*|llega\w*|envi\w*|stur\w*|komen|komt|follows?|will\s+follow|folgt|suivra|suit|"
+    r"seguira|sigue|volgt)\b"
 )
 _NEEDED = re.compile(
     r"\b(?:need|needed|require|required|want|brauchen|benoetig\w*|besoin|necesit\w*|nodig|ready|fertig|klaar|"
@@ -164,8 +166,12 @@ _INBOUND_GOODS = re.compile(
     r"(?:your\s+way|to\s+you|at\s+(?:your|the\s+coat\w*|the\s+shop|the\s+works)|with\s+you|bei\s+(?:euch|ihnen|dir)|"
     r"chez\s+vous|a\s+vosotros|bij\s+jullie)\b"
 )
-# What a date is for, said after "so": "by 12 May so the fitters can put them up before the weekend".
-_REASON = re.compile(r"(?<![\w'])(?:so\s+that|so|damit|sodass|afin\s+que|pour\s+que|para\s+que|zodat|omdat)\s[^.!?\n]*")
+# What a date is for, said after "so": "by 12 May so the fitters can put them up before the weekend" (over a
+# wrapped line; a blank line, a list item or a label ends it).
+_REASON = re.compile(
+    r"(?<![\w'])(?:so\s+that|so|damit|sodass|afin\s+que|pour\s+que|para\s+que|zodat|omdat)\s"
+    r"(?:[^.!?\n]|\n(?![ \t]*(?:\n|[-*\u2022]|\w[\w ]{0,30}:)))*"
+)
 
 
 def _without_inbound(folded: str) -> str:
@@ -200,7 +206,15 @@ def _due_days(folded: str, anchor: date, day_first: bool | None) -> dict[date, s
             # ("para el viernes 30"), is when something else happens; so is one said with no lead word ("two
             # weddings on at the end of the month ... need them here by Saturday the 23rd").
             lead = " ".join((match.group("lead") or "").split())
-            kind = alone if match.group("alone") else weak if lead in _WEAK_LEADS else plain if lead in _PLAIN_LEADS else by_day
+            kind = (
+                alone
+                if match.group("alone")
+                else weak
+                if lead in _WEAK_LEADS
+                else plain
+                if lead in _PLAIN_LEADS
+                else by_day
+            )
             kind.setdefault(day, phrase)
     said = [(m.group("phrase"), m.group(0)) for p in (_LATEST, _WORKS, _ASKED, _ON_DUE) for m in p.finditer(folded)]
     for phrase, words in [*said, *((phrase, phrase) for phrase in _row_dates(folded))]:

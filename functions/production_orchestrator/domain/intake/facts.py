@@ -27,14 +27,17 @@ from ..planning.drafts import GENERATED_ID_PREFIX
 from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import Order, Product, ShopState, parse_day
+from .count_context import packs_as_units
 from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
 from .due_phrases import read_due
 from .intent import not_an_order
-from .numbers import bare_quantities, counted_or_not_named, labelled_number, packs_as_units, quantities, whole_number
+from .number_forms import whole_number
+from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .product_named import read_product, several
 from .thread import earlier_messages
+from .visible_text import text_tables
 from .vocabulary import (
     Catalogued,
     labels,
@@ -86,9 +89,10 @@ def _thread(message: CustomerMessage, anchor: date) -> list[_Part]:
     # A line holding only "." keeps a number in the subject ("Order 4411") from being read with the body's words
     # ("60 x TOTE-NAVY"): no reading of a number and its product crosses it.
     day_first = message.day_first
-    parts = [_Part(f"{message.subject}\n.\n{message.body}", anchor, day_first, message.subject)]
+    # A table typed in plain text is read cell by cell under its header (the message itself stays as written).
+    parts = [_Part(f"{message.subject}\n.\n{text_tables(message.body)}", anchor, day_first, message.subject)]
     for text, dated in earlier_messages(message.earlier):
-        parts.append(_Part(text, sent_day(dated) or anchor, day_first))
+        parts.append(_Part(text_tables(text), sent_day(dated) or anchor, day_first))
     return parts
 
 
@@ -157,10 +161,17 @@ def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list
             return None
         if amount is not None:
             seen.setdefault(str(amount), str(amount))
+    if len(seen) > 1 and seen.get("1") == "1" and not _ONE_WRITTEN.search(fold(prose(part.text))):
+        # "un pedido de cajas", "a cada jugador un llavero", "een doos": an article read as a count of one gives
+        # way to a count in digits or words.
+        del seen["1"]
     if len(seen) > 1:
         several("quantity", seen, problems)
         return None
     return int(next(iter(seen))) if seen else None
+
+
+_ONE_WRITTEN = re.compile(r"(?<![\w.,])1(?![\w.,]\d|\d)")
 
 
 def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[str]) -> int | None:
@@ -182,7 +193,8 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     "avant le", "para el", "uiterlijk"... Due dates come back as ISO days, counted from their own message."""
     problems: list[str] = []
     parts = _thread(message, anchor)
-    product = quantity = due = None
+    product = due = None
+    quantity: int | str | None = None
     earlier: set[str] = set()  # the facts read only from an earlier message of the thread
     for index, part in enumerate(parts):
         product = read_product(part.text, part.subject, products, problems)
@@ -194,10 +206,12 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
         matched = list(products)
     # "Re: Delivery confirmation - 3 rack trolleys" / "another 2 of the same": a reply's subject is the old order's.
     replied = _REPLY.match(message.subject) is not None
-    counted = [_Part(message.body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
+    body = text_tables(message.body)
+    counted = [_Part(body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
     newest = len(counted) - len(parts) + 1  # the parts of the newest message (in a reply: its body, its subject)
     for index, part in enumerate(counted):
-        if index == newest and (said := _bare_quantity(message.body, matched, [])) is not None:
+        said = _bare_quantity(body, matched, []) if index == newest else None
+        if said is not None:
             # "Yes please go ahead. We'll go with 40 in the end" above the quote for 20: the newest message's one
             # number says how many now.
             quantity = said
@@ -208,8 +222,8 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
             earlier |= {"quantity"} if index > len(counted) - len(parts) else set()
             break
     else:
-        quantity = _bare_quantity(message.body, matched, problems)
-    problems += _repeated(message.body, earlier)
+        quantity = _bare_quantity(body, matched, problems)
+    problems += _repeated(body, earlier)
     for part in parts:
         due = read_due(part.text, part.anchor, part.day_first, problems)
         if due is not None or any(p.startswith("due date") for p in problems):

@@ -39,7 +39,7 @@ _FROM_TO = re.compile(
 )
 _ORDER_WORD = r"(?:po|order|bestellung|auftrag|commande|pedido|bestelling)"
 _CHANGE_OF_ORDER = re.compile(
-    rf"(?<![a-z])(?:change|changes|amend\w*|modif\w*|aenderung|wijziging|cambio)\s+(?:\w+\s+){{0,3}}?{_ORDER_WORD}(?![a-z])|"
+    rf"(?<![a-z])(?:change|changes|amend\w*|modif\w*|aenderung|wijziging|cambio)\s*[:,-]?\s+(?:\w+\s+){{0,3}}?{_ORDER_WORD}(?![a-z])|"
     rf"(?<![a-z]){_ORDER_WORD}\s+[\w/.-]+\s*[-:,]?\s*(?:change|amendment|aenderung|modification|wijziging|cambio)(?![a-z])"
 )
 # What a question about an order asks (lead time, price, a quote) and the hypothetical that marks one.

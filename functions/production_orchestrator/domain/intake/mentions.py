@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from .dates import fold
 from .distinctive import MEASURE_UNITS
-from .numbers import ANY_DATE, NUMBER, UNITS
+from .number_forms import NUMBER, UNITS
+from .numbers import ANY_DATE
 from .spelled import spelled_numbers
 from .vocabulary import Catalogued, covers, joined_sizes, names_of, words
 
@@ -72,7 +73,14 @@ def _longest_run(tokens: list[str], products: Sequence[Catalogued], common: set[
                 if best is None or size > best[0]:
                     best = (size, " ".join(kept), fits)
                 break
+        if best is not None and start == 0 and _names_in_full(tokens[: best[0]], products, common):
+            break  # "160 Flaschenöffner aus Eiche": the first words name a product whole; what follows describes it
     return (best[1], best[2]) if best is not None else None
+
+
+def _names_in_full(run: list[str], products: Sequence[Catalogued], common: set[str]) -> bool:
+    said = words(" ".join(run))
+    return any(covers(said, words(n) - common) and words(n) - common for p in products for n in names_of(p))
 
 
 def common_words(products: Sequence[Catalogued]) -> set[str]:

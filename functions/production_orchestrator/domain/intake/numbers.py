@@ -13,19 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .count_context import packs_as_units, without_past_orders
 from .dates import DATE_EXPRESSION, fold
+from .number_forms import NUMBER, NUMBER_CORE, UNITS, whole_number
 from .spelled import small_counts, spelled_numbers
 from .vocabulary import Catalogued, alike, names_of, words
 
-# A whole number as people write it: 1,200 / 1.200 / 1 200 (a space, no-break or narrow no-break) / 1'200.
-NUMBER_CORE = (
-    r"(?<![\w.,'#-])(\d{1,3}(?:,\d{3}){1,4}|\d{1,3}(?:\.\d{3}){1,4}|\d{1,3}(?:[ \u00a0\u202f']\d{3}){1,4}|\d{1,8})"
-)
-NUMBER = NUMBER_CORE + r"(?![\w-]|[.,]\d)"
-UNITS = (
-    r"x|\u00d7|pcs|pc|pieces|piece|units|unit|items|stueck|stuck|stk|st|pieces|pcs|exemplaires|ex|unites|"
-    r"unidades|unidad|uds|ud|piezas|pzas|ejemplares|stuks|stuk|ea|pairs|pair|paar|paires|pares|off(?!\s+(?:the|your|our|a|an|list|price)\b)"
-)
 _UNIT = re.compile(NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:{UNITS})(?!\w)")
 ANY_DATE = re.compile(DATE_EXPRESSION)
 # A count said roughly: "about 80", "ca. 30-35", "environ 200", "unos 80", "zo'n 50".
@@ -35,74 +28,7 @@ _ROUGHLY = (
 )
 
 
-_BRACKETS = re.compile(r"\([^()\n]{0,200}\)")
-
-
-# The packs a product is sold in, when its name says so ("round labels, roll of 500", "swing tags, pack of 100",
-# "paper tape, 50 m roll"): a count of those packs is a count of the product ("120 rolls", "50 pakjes van 100 stuks",
-# "150 rouleaux de 500 étiquettes", "30 Packungen à 100 Bogen").
-_PACK_WORDS = {
-    "roll": r"rolls?|rollen?|rouleaux?|rollos?|rol|rollen|rolletjes?",
-    "pack": r"packs?|packets?|packungen?|pakete?|paquets?|paquetes?|pakken?|pakjes?|pkts?",
-}
-_PACK_OF = {kind: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for kind, pattern in _PACK_WORDS.items()}
-
-
-def sold_in(candidates: Sequence[Catalogued]) -> str | None:
-    """The pattern of the pack words every candidate is sold by (None: not all in one kind of pack)."""
-    kinds = [{k for k, p in _PACK_OF.items() if any(p.search(fold(n)) for n in names_of(c))} for c in candidates]
-    shared = set.intersection(*kinds) if kinds else set()
-    return "|".join(_PACK_WORDS[k] for k in sorted(shared)) or None
-
-
-def packs_as_units(text: str, candidates: Sequence[Catalogued]) -> str:
-    """``text`` (folded) with a count of the packs the candidates are sold in written as a count of them: ``120
-    rolls`` -> ``120 pcs``, ``50 pakjes van 100 stuks`` -> ``50 pcs`` (what a pack holds is the product's)."""
-    packs = sold_in(candidates)
-    if packs is None:
-        return text
-    return re.sub(
-        NUMBER_CORE + rf"(?![.,]\d|\d)\s{{0,2}}(?:{packs})(?:\s{{1,3}}(?:of|a|zu|mit|je|de|van|met|with)\s{{1,3}}"
-        r"\d{1,6}(?:\s{1,3}[a-z]+)?)?(?![a-z])",
-        lambda m: f"{m.group(1)} pcs",
-        text,
-    )
-
-
-# What was ordered before, said beside what is ordered now: "The last lot of 20 (your ref ORD-2710) went down a
-# treat", "Previous PO 7712 (1,200 cartons) arrived perfectly", "de vorige bestelling (450 stuks)", "(that was 120 of
-# them)". Its counts are history; "same as last time, 200 caps" and "this time we'd want 150" are not.
-_PAST = re.compile(
-    r"(?<![\w'])(?:previous|prior|last\s+(?:lot|order|batch|delivery|run|shipment|time\s+(?:we|you|it|they))|"
-    r"(?:that|it|which)\s+was|were\s+delivered|arrived|went\s+down|vorige[n]?\s+(?:bestelling|levering|keer)|"
-    r"vorherige\w*|letzte[nrs]?\s+(?:bestellung|lieferung|auftrag)|derniere\s+(?:commande|livraison)|"
-    r"commande\s+precedente|pedido\s+anterior|ultimo\s+pedido|laatste\s+(?:bestelling|levering))(?![\w'])"
-)
-_NOW = re.compile(
-    r"(?<![\w'])(?:this\s+time|now|again|same\s+as|diesmal|dieses\s+mal|cette\s+fois|esta\s+vez|deze\s+keer|nu)(?![\w'])"
-)
-# A clause (up to a comma or a sentence's end; wrapped lines and brackets inside it): "Suite à notre commande
-# précédente (ORD-2718, 250 pièces), nous souhaitons commander 300 ..." tells of the old order in its first clause.
-_SENTENCE_PIECE = re.compile(
-    r"(?:[^.!?,;\n(]|[.!?,;](?![\s.!?,;]|\Z)|\([^()]{0,200}\)|\((?![^()]{0,200}\))|\n(?![ \t]*(?:\n|[-*\u2022]|\d+[.)])))+"
-    r"[.!?,;]*"
-)
-_BRACKET = re.compile(r"\([^()]{0,200}\)")
-
-
-def _past(piece: str) -> bool:
-    return _PAST.search(piece) is not None and _NOW.search(piece) is None
-
-
-def without_past_orders(text: str) -> str:
-    """``text`` (folded) without the clauses and brackets that tell of an earlier order (see ``_PAST``)."""
-
-    def sentence(match: re.Match[str]) -> str:
-        if _past(_BRACKET.sub(" ", match.group(0))):
-            return " "
-        return _BRACKET.sub(lambda b: " " if _past(b.group(0)) else b.group(0), match.group(0))
-
-    return _SENTENCE_PIECE.sub(sentence, text)
+_BRACKETS = re.compile(r"\((?:[^()\n]|\n(?![ \t]*\n)){0,200}\)")  # a wrapped line may break a bracket
 
 
 def quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
@@ -269,6 +195,8 @@ _NOT_A_QUANTITY = re.compile(
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
     r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
     r"\.?[ \t]+\d{1,4}[a-z]?\b|\b(?:rue|calle|avenida|via|carrer)[ \t]+(?:[a-z]+[ \t]+){0,3}\d{1,4}\b|"
+    # Opening hours: "we're open from 8", "geöffnet ab 7".
+    r"\b(?:open|opens|opened|geoeffnet|geoffnet|ouvert|abierto|open\s+vanaf)\s+(?:from|at|until|till|ab|bis|des|a\s+partir\s+de|desde|vanaf)\s+\d{1,2}(?:[.:]\d\d)?\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
     r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
     # What a pack holds is no count of packs: "500 per box", "1000 pcs/carton", "(à 500 Stück)".
@@ -410,7 +338,10 @@ _LABELLED_WORDS = re.compile(
 def labelled_number(value: str) -> int | None:
     """A labelled quantity's number, its unit allowed after it: ``1,500 pcs``, ``500 Stück``, ``2.000 unidades``,
     and what is counted after it (``860 bars``, ``6 (six)``)."""
-    folded = fold(value).strip()
+    # "ochenta (80)", "10 (ten) units", "Two hundred and forty": the count, spelled or not.
+    folded = _SPELLED_AFTER.sub(r"\1", spelled_numbers(fold(value).strip()))
+    folded = re.sub(r"^[a-z][a-z -]{1,40}\((\d{1,6})\)", r"\1", folded)
+    folded = small_counts(f"{folded} x")[:-2].strip() if re.fullmatch(r"[a-z]+(?:[- ][a-z]+)?", folded) else folded
     match = re.fullmatch(NUMBER_CORE + rf"\s*(?:(?:{UNITS})\.?)?", folded)
     if match is None:
         match = re.fullmatch(
@@ -418,12 +349,3 @@ def labelled_number(value: str) -> int | None:
             folded,
         )
     return whole_number(match.group(1)) if match else whole_number(value)
-
-
-def whole_number(text: str) -> int | None:
-    """A whole number as written (``1,000``, ``1.000``, ``1 000``, ``1'000``); None for anything else."""
-    text = text.strip()
-    if re.fullmatch(r"[+-]?\d{1,12}", text):
-        return int(text)
-    grouped = re.fullmatch(r"\d{1,3}(?P<sep>[,.\u00a0\u202f' ])\d{3}(?:(?P=sep)\d{3}){0,3}", text)
-    return int(re.sub(r"\D", "", text)) if grouped else None

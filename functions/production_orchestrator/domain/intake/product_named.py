@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..shop.model import ID_PATTERN
+from .count_context import without_past_orders
+from .dates import fold
 from .distinctive import best_named, distinctively_named, other_variant
 from .mentions import Mentions, counted_first, shortened
 from .relevance import most_relevant
@@ -37,7 +39,7 @@ def _mentions(text: str, products: Sequence[Catalogued]) -> _Said:
     # "Item: Aluminium facade panels, powder coated RAL 7016 matt": a label's value no name matches is read as the
     # customer's sentences are.
     named = [v for v in found.get("product", []) if match_products(v, products)]
-    sentences = prose(text)
+    sentences = without_past_orders(fold(prose(text)))  # "Our last order (PO LG-2198, 300 small jars)": history
     text = "\n".join([sentences, *(v for v in found.get("product", []) if v not in named and v not in sentences)])
     mentions = [(v, {p.code for p in match_products(v, products)}) for v in [*named, *said]]
     coded = [p.code for p in products if code_in(p.code, text)]

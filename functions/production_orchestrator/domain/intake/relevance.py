@@ -22,7 +22,8 @@ from collections.abc import Sequence
 
 from .dates import fold
 from .distinctive import MEASURE_UNITS, colours, other_variant
-from .numbers import ANY_DATE, NUMBER
+from .number_forms import NUMBER
+from .numbers import ANY_DATE
 from .vocabulary import Catalogued, alike, joined_sizes, names_of, root, words
 
 # What a number counts: the words after it, up to the end of its clause (a line break within it too).

@@ -235,10 +235,17 @@ def decode_bytes(payload: bytes, declared: str | None) -> str:
     return payload.decode(charset, "replace")
 
 
-# A table typed in plain text (Markdown, or pasted from a spreadsheet): "| Item | Qty | Need by |", a rule of dashes
-# under it, then its rows.
-_PIPE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
-_PIPE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+# A table typed in plain text (Markdown, or pasted from a spreadsheet): "| Item | Qty | Need by |" or "Item | Qty",
+# a rule of dashes under it ("|---|---|", "-----+-----"), then its rows.
+_RULE = re.compile(r"^[ \t]*[|+]?(?:[ \t]*:?-{3,}:?[ \t]*[|+])+(?:[ \t]*:?-{3,}:?[ \t]*)?\Z")
+
+
+def _cells(line: str) -> list[str] | None:
+    if "|" not in line:
+        return None
+    cells = [" ".join(c.split()) for c in line.strip().split("|")]
+    cells = cells[1:] if line.strip().startswith("|") else cells
+    return cells[:-1] if line.strip().endswith("|") else cells
 
 
 def text_tables(text: str) -> str:
@@ -248,17 +255,18 @@ def text_tables(text: str) -> str:
     out: list[str] = []
     header: list[str] | None = None
     for index, line in enumerate(lines):
-        row = _PIPE_ROW.match(line)
-        if row is None:
+        cells = _cells(line) if not _RULE.match(line) else []
+        if cells is None:
             header = None
             out.append(line)
             continue
-        cells = [" ".join(c.split()) for c in row.group(1).split("|")]
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if header is None and _PIPE_RULE.match(following):
-            header = cells
+        if not cells:  # the rule under a header
+            if header is None:
+                out.append(line)
             continue
-        if _PIPE_RULE.match(line):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if header is None and _RULE.match(following):
+            header = cells
             continue
         if header is not None and len(cells) == len(header):
             out += [f"{h.rstrip(': ')}: {c}" for h, c in zip(header, cells, strict=True) if h and c]

@@ -15,7 +15,8 @@ from .dates import fold
 
 # "Label: value" lines; the label is matched folded (lower case, no accents), in any of the five languages.
 _LABEL = re.compile(
-    r"^[ \t]{0,40}\*{0,2}([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,3}\.?)\*{0,2}[ \t]{0,40}:\s*(.+)"
+    r"^[ \t]{0,40}(?:[-*\u2022\u00b7\u2013>][ \t]{1,3})?\*{0,2}"  # a list item's mark, bold
+    r"([^\W\d_][^\W\d_ ./-]{0,24}(?:[ ./-]{1,2}[^\W\d_]+){0,4}\.?)\*{0,2}[ \t]{0,40}:\s*(.+)"
 )
 LABELS = {
     "product": (
@@ -32,7 +33,8 @@ LABELS = {
         "gewuenschter liefertermin", "date de livraison", "date limite", "echeance", "livraison", "pour le",
         "fecha de entrega", "fecha limite", "entrega", "plazo", "leverdatum", "leveringsdatum", "uiterlijk",
         "deadline datum", "gewenste leverdatum", "required date", "date required", "required delivery",
-        "requested date", "requested delivery", "required delivery date", "requested delivery date",
+        "requested date", "requested delivery", "required delivery date", "requested delivery date", "dock date",
+        "in-hands date", "arrival date", "date souhaitee", "date de livraison souhaitee", "fecha deseada",
     ),
     "priority": ("priority", "prioritaet", "prioritat", "priorite", "prioridad", "prioriteit"),
     "customer": (
