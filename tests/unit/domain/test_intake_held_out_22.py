@@ -44,8 +44,8 @@ SHOP: ShopState = read_shop(
 )
 
 
-def take_in(body: str, subject: str = "order") -> Order:
-    return _take_in(body, subject, SHOP, "buyer@client.co.uk")
+def take_in(body: str, subject: str = "order", sender: str = "buyer@client.co.uk") -> Order:
+    return _take_in(body, subject, SHOP, sender)
 
 
 @pytest.mark.parametrize(
@@ -81,10 +81,32 @@ def take_in(body: str, subject: str = "order") -> Order:
         ("Can you send 50 mailer boxes? We need them on site Monday 22nd March.", "2027-03-22"),
         ("Order:\n- Producto: mailer box\n- Cantidad: 80\n- Fecha de entrega en obra: 7 de mayo de 2027", "2027-05-07"),
         ("PO 6610\nPart: mailer box\nQty: 75\nDock date: April 23, 2027", "2027-04-23"),
+        (
+            "Can we get 200 mailer boxes, delivered a fortnight today please? Not for the Wimbledon fortnight.",
+            "2027-03-15",
+        ),
+        ("Could I order 30 mailer boxes please, ready for a week tomorrow?", "2027-03-09"),
+        # A telephone number with a trunk 0 is a day-first country's; "CC" above it is no US state.
+        (
+            "Please book in 35 mailer boxes for 12/03/27.\n\nDave\n--\nDave Rowe, Quantock Riders CC\n07700 900 884",
+            "2027-03-12",
+        ),
     ],
 )
 def test_due_dates_as_the_strangers_wrote_them(body: str, due: str) -> None:
     assert take_in(body).due == due
+
+
+def test_a_date_either_way_round_from_a_sender_nothing_places_is_asked_about() -> None:
+    with pytest.raises(IntakeError, match="due date"):
+        take_in("Please book in 35 mailer boxes for 12/03/27.\n\nDave\nQuantock Riders CC", sender="d@q.example")
+
+
+def test_a_us_state_and_zip_say_month_first() -> None:
+    order = take_in(
+        "Please book 35 mailer boxes for 04/09/27.\nShip to: 61 NW Oregon Ave, Bend, OR 97703", sender="d@q.example"
+    )
+    assert order.due == "2027-04-09"
 
 
 def test_a_short_weekday_that_is_not_the_dates_is_not_guessed() -> None:

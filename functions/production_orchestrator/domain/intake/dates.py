@@ -108,7 +108,8 @@ def _alternatives(names: object) -> str:
 _MONTH = _alternatives(MONTHS)
 _WEEKDAY = _alternatives(WEEKDAY_NAMES)
 _COUNT = r"\d{1,3}|" + _alternatives(NUMBER_WORDS)
-_UNIT = _alternatives(_DAY_UNITS + _WEEK_UNITS)
+_FORTNIGHT_UNITS = ("fortnights", "fortnight")
+_UNIT = _alternatives(_DAY_UNITS + _WEEK_UNITS + _FORTNIGHT_UNITS)
 _ORDINAL = r"(?:st|nd|rd|th|er|e|eme|o|a|ste)?\.?"
 _NEXT = (
     r"(?:this\s+coming|next|this|coming|naechsten|nachsten|naechster|kommenden|kommender|diesen|prochain|el\s+proximo|"
@@ -131,7 +132,8 @@ RELATIVE_EXPRESSION = rf"{_RELATIVE_LEAD}\s+(?:{_COUNT})\s+(?:{_UNIT})\b"
 # "end of next week", "Ende nächster Woche", "fin de la semaine prochaine", "eind volgende week" (no group names).
 WEEK_END_EXPRESSION = rf"(?:the\s+)?(?:end|ende|fin|finales|eind)\s+(?:of\s+|de\s+(?:la\s+)?)?(?:{_WEEK_OF})\b"
 # "two weeks from today", "10 days from now" (no group names).
-FROM_NOW_EXPRESSION = rf"(?:{_COUNT})\s+(?:days?|weeks?)\s+(?:from\s+(?:now|today)|today)(?![\w'])"
+# "a fortnight today", "a week tomorrow".
+FROM_NOW_EXPRESSION = rf"(?:{_COUNT})\s+(?:days?|weeks?|fortnights?)\s+(?:from\s+(?:now|today)|today|tomorrow)(?![\w'])"
 # "end of March", "end of next month", "Ende April", "Monatsende", "fin avril", "fin du mois", "finales de mayo",
 # "eind mei", "einde van de maand": the month's last day (no group names: it is embedded in other patterns).
 _MONTH_WORDS = r"month|monats|mois|mes|maand"
@@ -307,8 +309,9 @@ def _relative(kind: str, text: str, anchor: date) -> date | None:
         ahead = (target - anchor.weekday()) % 7 or 7
         return anchor + timedelta(days=ahead)
     number = next(_count(w) for w in (tokens[1:] if kind == "relative" else tokens) if w.isdigit() or w in NUMBER_WORDS)
-    unit = 7 if any(w in _WEEK_UNITS for w in tokens) else 1
-    return anchor + timedelta(days=number * unit)
+    unit = 14 if any(w in _FORTNIGHT_UNITS for w in tokens) else 7 if any(w in _WEEK_UNITS for w in tokens) else 1
+    # "a week tomorrow": a week from tomorrow.
+    return anchor + timedelta(days=number * unit + (1 if kind == "from_now" and tokens[-1] in _TOMORROW else 0))
 
 
 def resolve_due(phrase: str, anchor: date, *, day_first: bool | None = None) -> date | None:

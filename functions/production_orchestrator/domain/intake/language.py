@@ -43,7 +43,8 @@ def detect_language(text: str) -> Language:
 _MONTH_FIRST_TLDS = frozenset({"us", "ca", "ph"})
 _GENERIC_TLDS = frozenset({"com", "net", "org", "io", "co", "biz", "info", "example", "app", "dev", "shop", "store"})
 _MONTH_FIRST_SIGNS = re.compile(
-    r"(?<![\w+])\+1[\s.(-]|\(\d{3}\)\s?\d{3}-\d{4}|\b(?:Inc|LLC|Corp)\b\.?|\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b"
+    r"(?<![\w+])\+1[\s.(-]|\(\d{3}\)\s?\d{3}-\d{4}|\b(?:Inc|LLC|Corp)\b\.?"
+    r"|\b[A-Z]{2}[ \t]\d{5}(?:-\d{4})?\b(?![ \t]?\d)"  # a state and ZIP ("OR 97703"), not "CC\n07700 900 884"
 )
 _DAY_FIRST_SIGNS = re.compile(
     r"(?<![\w+])\+(?!1[\s.(-])\d{2,3}[\s.(-]|\b(?:Ltd|Limited|GmbH|AG|B\.?V|N\.?V|S\.?A|SARL|SAS|S\.?L|S\.?p\.?A|"
@@ -51,17 +52,27 @@ _DAY_FIRST_SIGNS = re.compile(
 )
 
 
+# A telephone number written with a trunk 0 ("07700 900 884", "0113 496 0877", "06 12 34 56 78"): every country that
+# dials one writes the day first; North American numbers never start with 0.
+_TRUNK_PHONE = re.compile(r"(?<![\w+.,/-])0\d{1,4}(?:[ .-]\d{2,4}){1,4}(?![\w.,/-]?\d)")
+_PHONE_DIGITS = 9
+
+
+def _trunk_phone(text: str) -> bool:
+    return any(sum(c.isdigit() for c in m.group(0)) >= _PHONE_DIGITS for m in _TRUNK_PHONE.finditer(text))
+
+
 def writes_day_first(language: Language, sender: str, text: str) -> bool | None:
     """Whether the sender writes a numeric date day first (04/06/2027: 4 June; True) or month first (April 6;
     False): anyone writing German, French, Spanish or Dutch writes day first; in English the sender's own address,
-    phone or company tells, month first where anything says so. Unknown is None: an ambiguous date is then asked
-    about, never guessed."""
+    phone (a country code, or a trunk 0) or company tells, month first where anything says so. Unknown is None:
+    an ambiguous date is then asked about, never guessed."""
     if language != "en":
         return True
     domain = sender.rsplit("@", 1)[-1].lower().rstrip(".") if "@" in sender else ""
     tld = domain.rsplit(".", 1)[-1] if "." in domain else ""
     if tld in _MONTH_FIRST_TLDS or _MONTH_FIRST_SIGNS.search(text):
         return False
-    if (tld and tld not in _GENERIC_TLDS) or _DAY_FIRST_SIGNS.search(text):
+    if (tld and tld not in _GENERIC_TLDS) or _DAY_FIRST_SIGNS.search(text) or _trunk_phone(text):
         return True
     return None
