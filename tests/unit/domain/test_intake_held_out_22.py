@@ -38,6 +38,12 @@ SHOP: ShopState = read_shop(
             _product("BO-OAK", "engraved oak bottle opener", "bottle opener", "Flaschenöffner"),
             _product("CB-OAK", "engraved oak serving board", "Schneidebrett aus Eiche"),
             _product("NC-BRC", "birch wood place name card", "place card"),
+            _product("BP-120", "bench pad, 120 cm", "120 bench pad"),
+            _product("BP-180", "bench pad, 180 cm", "180 bench pad"),
+            _product("OP-WPF", "outdoor seat pad, waterproof", "garden seat pad"),
+            _product("ST-070", "70 mm stem, 31.8 mm bar clamp", "70mm stem"),
+            _product("ES-CUP", "espresso cup", "espresso cups"),
+            _product("ES-SAU", "espresso saucer", "saucer"),
         ],
         "orders": [],
     }
@@ -197,6 +203,7 @@ def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
         "We'd like the mailer boxes again, same as last year but with 2027 on them. We'd need them by 27 May.",
         "wir benötigen ca. 30\u201335 mailer boxes bis 12.03.2027",
         "We need about 80 mailer boxes by 12 March.",
+        "Do you do reed diffusers? We'd want around 300 of them, ideally delivered by April 1.",
         "We need 30 or 40 mailer boxes by 12 March.",
         "Petite modification : pour la commande des 4 mailer boxes, pouvez-vous plutôt en faire 5 et livrer le "
         "12 mars ?",
@@ -229,6 +236,44 @@ def test_a_postcode_is_no_range() -> None:
 )
 def test_the_product_ordered(body: str, product: str) -> None:
     assert take_in(body).product == product
+
+
+@pytest.mark.parametrize(
+    ("body", "facts"),
+    [
+        # The size a name gives, said with its unit, tells the product; said whole, it is meant over one half said.
+        (
+            "Bench pads for the beer garden benches - the 120cm ones - we need 16 of them by Friday 23 April.",
+            ("BP-120", 16, "2027-04-23"),
+        ),
+        # "60x 70mm stems": 60 of them, and the house number before its street is no count.
+        (
+            "Please accept PO# 55821:\n60x 70mm stems, black anodized\nRequired delivery date: 15/03/2027\n"
+            "Ship to: High Desert Bike Co., 61 NW Oregon Ave, Bend",
+            ("ST-070", 60, "2027-03-15"),
+        ),
+        # What comes from another supplier is not ordered here.
+        (
+            "Please take this as our order:\n* espresso saucers, 12 cm, white\n* 180 pcs\n* needed 2027-05-10\n"
+            "The 180 espresso cups are coming from our other supplier, so saucers only.",
+            ("ES-SAU", 180, "2027-05-10"),
+        ),
+        # The day something starts is not the day it is needed.
+        (
+            "We need 250 espresso cups for the 28th April. It is for our new menu, the chef want to start with it on "
+            "1st May.",
+            ("ES-CUP", 250, "2027-04-28"),
+        ),
+    ],
+)
+def test_what_a_careful_clerk_reads(body: str, facts: tuple[str, int, str]) -> None:
+    assert facts_of(take_in(body)) == facts
+
+
+def test_a_size_said_without_its_unit_names_no_product() -> None:
+    # "160 -> 180": the adapter goes from one rotor to the other; only "180mm" is said as a size.
+    order = take_in("Need 15 bench pads for 180cm benches by 28/05. These are for the front, 160 -> 180.")
+    assert facts_of(order) == ("BP-180", 15, "2027-05-28")
 
 
 def test_a_short_head_noun_named_in_passing_names_nothing() -> None:

@@ -62,8 +62,16 @@ _SENTENCE_PIECE = re.compile(
 _BRACKET = re.compile(r"\([^()]{0,200}\)")
 
 
+# Goods that come from elsewhere: "The 180 espresso cups are coming from our other supplier, so saucers only".
+_ELSEWHERE = re.compile(
+    r"(?<![\w'])(?:coming|come|comes|bought|ordered|sourced|supplied|getting|get)\s+(?:\w+\s+){0,2}?from\s+"
+    r"(?:our|another|a|an|the)\s+(?:other\s+|different\s+|usual\s+)?(?:supplier|vendor|company|manufacturer|source)"
+)
+
+
 def _past(piece: str) -> bool:
-    return _PAST.search(piece) is not None and _NOW.search(piece) is None
+    """A clause telling of what is not ordered now: an earlier order, or goods from another supplier."""
+    return (_PAST.search(piece) is not None and _NOW.search(piece) is None) or _ELSEWHERE.search(piece) is not None
 
 
 def without_past_orders(text: str) -> str:

@@ -78,8 +78,10 @@ def _own_words(product: Catalogued, products: Sequence[Catalogued], *, short_hea
     others = {w for p in products if p.code != product.code for name in names_of(p) for w in _sized_words(name)}
     mine = {w for name in names_of(product) for w in _sized_words(name)}
     heads = {head for name in names_of(product) if (head := _head_noun(name))} if short_heads else set()
+    # "bench pad, 120 cm": the size its name gives tells it from the 180 cm one.
+    sizes = {number for name in names_of(product) for _, number in measures(name) if number.isdigit()}
     # A word, or a size written as one ("80x80": the 80 mm bracket, where the 50 mm one shares every word).
-    return {w for w in mine if (_telling(w) or w in heads) and not any(alike(w, o) for o in others)}
+    return {w for w in mine if (_telling(w) or w in heads or w in sizes) and not any(alike(w, o) for o in others)}
 
 
 def _telling(word: str) -> bool:
@@ -134,10 +136,12 @@ def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing
     reading from part of a name unclear)."""
     said = _sized_words(_compounds_joined(text, products) if in_passing else text)
     given, coloured = measures(text), colours(text)
-    found = []
+    found, whole = [], []
+    sized = {number for _, number in given}  # "120cm", "180 mm": a size said with its unit (not "160 -> 180")
     for product in products:
         # A short name's noun ("place mat") tells a product named by its words, never one named in passing.
-        if not any(_said(w, said) for w in _own_words(product, products, short_heads=not in_passing)):
+        own = _own_words(product, products, short_heads=not in_passing)
+        if not any(_said(w, said) for w in own if not w.isdigit() or w in sized):
             continue
         if in_passing:
             found.append(product)
@@ -147,7 +151,17 @@ def distinctively_named(text: str, products: Sequence[Catalogued], *, in_passing
         half = any(n >= 2 and 2 * n >= len(name) for n, name in zip(hits, names, strict=True))
         if half and _variant_fits(product, given, coloured):
             found.append(product)
-    return found
+            whole += [product] if any(n == len(name) for n, name in zip(hits, names, strict=True)) else []
+    # "Bench pads for the beer garden benches - the 120cm ones": every word of the 120 cm bench pad's name is said,
+    # two of the garden seat pad's three; the one said whole is meant.
+    return whole if len(found) > 1 and len(whole) == 1 else found
+
+
+def said_whole(text: str, product: Catalogued) -> bool:
+    """True when every word of one of ``product``'s names is said in ``text`` ("bench pads ... the 120cm ones"), as
+    it is written or in its plural (not merely alike: "banqueting chairs" say no "banquette cover")."""
+    said = _sized_words(text)
+    return any(name and name <= said for name in (_sized_words(n) for n in names_of(product)))
 
 
 def other_variant(text: str, product: Catalogued) -> bool:

@@ -57,7 +57,9 @@ _DUE = re.compile(
 _ON_DUE = re.compile(
     r"(?<![\w'])(?:need\w*|requir\w*|want\w*|deliver\w*|ready|pick-?up|collect\w*|ship\w*|dispatch\w*|"
     r"in\s+store|on\s+site|brauchen|benoetig\w*|\w*liefer\w*|besoin|livr\w*|necesit\w*|entreg\w*|nodig|\w*lever\w*)"
-    r"(?:\s+(?!for\b|fuer\b|pour\b|para\b|voor\b|when\b|wenn\b|quand\b|cuando\b|als\b)[^\s.,;!?()]+){0,7}?"
+    # Not what starts then: "the chef want to start with it on 1st May" is when the menu opens.
+    r"(?:\s+(?!for\b|fuer\b|pour\b|para\b|voor\b|when\b|wenn\b|quand\b|cuando\b|als\b|start\w*\b|begin\w*\b|"
+    r"launch\w*\b|open\w*\b|us(?:e|ing)\b|serv\w*\b)[^\s.,;!?()]+){0,7}?"
     rf"\s+(?:on|am|le|el|op)\s+(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})(?![\w'-])"
 )
 # A PO's line item: "1     2500   EA   FIT-BR12C brass fitting 1/2"  05/14/2027" (position, columns, the date last).

@@ -33,7 +33,7 @@ from .dates import fold, resolve_due
 from .due_phrases import read_due
 from .intent import not_an_order
 from .number_forms import whole_number
-from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities
+from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, said_roughly
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
 from .product_named import read_product, several
 from .thread import earlier_messages
@@ -179,6 +179,10 @@ def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[s
     message's sentences (not its subject, which often carries an order or ticket number) that can be how
     many ("Can you do 300 by Friday?"); several are named, none is None."""
     found = counted_or_not_named(bare_quantities(prose(body)), body, candidates)  # "hopper 200 L": the hopper
+    rough = said_roughly(prose(body)) & set(found)
+    if rough:  # "would want around 300 of them": not a count yet
+        problems.append(f"quantity: 'about {sorted(rough)[0]}' is not a count yet; say how many")
+        return None
     seen = {str(whole_number(value)): str(whole_number(value)) for value in found}
     if len(seen) > 1:
         several("quantity", seen, problems)

@@ -77,6 +77,11 @@ def _quantities(text: str, candidates: Sequence[Catalogued]) -> list[str]:
 _APPROXIMATE = re.compile(rf"(?<![\w'])(?:{_ROUGHLY})\s*" + NUMBER)
 
 
+def said_roughly(text: str) -> set[str]:
+    """The numbers ``text`` says roughly ("would want around 300 of them")."""
+    return {m.group(1) for m in _APPROXIMATE.finditer(fold(text))}
+
+
 # How many colours a print has ("one color print", "2 Farben") and one of a lot ("one of your hoodies", "1 of the
 # 200") say nothing of how many are ordered.
 _SPEC_OR_PART = re.compile(
@@ -195,6 +200,9 @@ _NOT_A_QUANTITY = re.compile(
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
     r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
     r"\.?[ \t]+\d{1,4}[a-z]?\b|\b(?:rue|calle|avenida|via|carrer)[ \t]+(?:[a-z]+[ \t]+){0,3}\d{1,4}\b|"
+    # A house number before its street: "61 NW Oregon Ave", "12 Kirkgate Road".
+    r"(?<![\w.,])\d{1,5}[ \t]+(?:(?!(?:for|of|the|to|and|from|with|our|your|by|on|in)\b)[a-z]+[ \t]+){1,3}?"
+    r"(?:street|st|avenue|ave|road|rd|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|parkway|pkwy|square|sq)\b|"
     # Opening hours: "we're open from 8", "geöffnet ab 7".
     r"\b(?:open|opens|opened|geoeffnet|geoffnet|ouvert|abierto|open\s+vanaf)\s+(?:from|at|until|till|ab|bis|des|a\s+partir\s+de|desde|vanaf)\s+\d{1,2}(?:[.:]\d\d)?\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
@@ -308,7 +316,8 @@ def bare_quantities(text: str) -> list[str]:
 
 # A size or a material grade is no count: "6 x 30 mm", "16 h6 x 250", "M6", "1.4305", "20 mm", "bore 12 H7".
 _SIZE = re.compile(
-    r"(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?(?:\s{0,3}[a-z]{1,2}\d{1,2})?(?:\s{0,3}[x\u00d7*]\s{0,3}\d{1,4}(?:[.,]\d{1,2})?)+"
+    # "60x 70mm stems" is 60 of the 70 mm stem: a size's "x" has spaces on both sides or none.
+    r"(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?(?:\s{0,3}[a-z]{1,2}\d{1,2})?(?:(?:[x\u00d7*]|\s{1,3}[x\u00d7*]\s{0,3})\d{1,4}(?:[.,]\d{1,2})?)+"
     r"(?:\s{0,3}(?:mm|cm|m)\b)?|(?<![\w.,])\d{1,4}(?:[.,]\d{1,2})?\s{0,3}(?:mm|cm)\b"
 )
 

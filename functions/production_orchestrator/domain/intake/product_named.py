@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..shop.model import ID_PATTERN
 from .count_context import without_past_orders
 from .dates import fold
-from .distinctive import best_named, distinctively_named, other_variant
+from .distinctive import best_named, distinctively_named, other_variant, said_whole
 from .mentions import Mentions, counted_first, shortened
 from .relevance import most_relevant
 from .vocabulary import Catalogued, code_in, labels, match_products, named_in, prose
@@ -110,7 +110,10 @@ def _from_part_of_a_name(
         )
         return None
     passing = distinctively_named(text, products, in_passing=True)
-    others = {p.code: p.code for p in passing if p.code not in codes}
+    # One named whole is not made unclear by another named in passing ("Bench pads for the beer garden benches -
+    # the 120cm ones": the 120 cm bench pad, not the garden seat pad).
+    whole = len(matched) == 1 and said_whole(text, matched[0])
+    others = {p.code: p.code for p in passing if p.code not in codes and not whole}
     if others and len(codes) == 1 and weighed(codes | set(others)) not in codes:
         several("product", {next(iter(codes)): chosen, **others}, problems)
         return None
