@@ -110,12 +110,15 @@ def _unit(doc: dict[str, Any], order: dict[str, Any]) -> int:
     return int(next(p for p in doc["products"] if p["code"] == order["product"])["minutes_per_unit"])
 
 
-def one_shop(family: str, size: str, seed: int, work: float) -> dict[str, Any]:
-    """Planner, greedy and both CP-SAT optima on one shop."""
+def one_shop(family: str, size: str, seed: int, work: float, known: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Planner, greedy and both CP-SAT optima on one shop (``known``: the optima a run with the same ``work`` found
+    for it, reused: the reference never depends on the planner, and CP-SAT's deterministic time repeats them)."""
     doc = shop(family, size, seed)
     state = read_shop(doc)
     planner = _figures(doc, _plan(state, DEFAULT_NODES))
     greedy = _figures(doc, _plan(state, 0))
+    if known is not None:
+        return {**known, "planner": planner, "greedy": greedy}
     with_split = ref.reference(doc, "NEW", PLANNING_DAY, work=work)
     without = ref.reference(doc, "NEW", PLANNING_DAY, min_split=False, work=work)
     return {
@@ -234,7 +237,19 @@ def main(argv: list[str] | None = None) -> int:
         "--shop", action="append", default=[], help="FAMILY-SIZE-SEED alone (repeatable); written only with --out"
     )
     parser.add_argument("--out", type=Path, default=None, help="default evidence/bench_planner.json (not with --shop)")
+    parser.add_argument(
+        "--reuse-reference",
+        type=Path,
+        default=None,
+        help="take the CP-SAT optima from this earlier report (same --work) for the shops it holds; run the planner",
+    )
     args = parser.parse_args(argv)
+    known: dict[str, Any] = {}
+    if args.reuse_reference is not None:
+        earlier = json.loads(args.reuse_reference.read_text(encoding="utf-8"))
+        if f"--work {args.work}" not in earlier["how"]:
+            parser.error(f"{args.reuse_reference} was not run with --work {args.work}")
+        known = {r["shop"]: {k: v for k, v in r.items() if k not in ("planner", "greedy")} for r in earlier["shops"]}
     chosen = [(family, size, int(seed)) for family, size, seed in (name.rsplit("-", 2) for name in args.shop)] or [
         (family, size, seed)
         for family in args.families.split(",")
@@ -244,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or (None if args.shop else ROOT / "evidence" / "bench_planner.json")
     rows = []
     for family, size, seed in chosen:
-        row = one_shop(family, size, seed, args.work)
+        row = one_shop(family, size, seed, args.work, known.get(f"{family}-{size}-{seed}"))
         rows.append(row)
         print(
             f"{row['shop']}: planner {row['planner']['days_late']}d ({row['planner']['planned_by']}), "
@@ -258,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
             " ".join(f"--shop {name}" for name in args.shop)
             or f"--seeds {args.seeds} --first-seed {args.first_seed} --sizes {args.sizes} --families {args.families}"
         )
-        + f" --work {args.work}",
+        + f" --work {args.work}"
+        + (f" --reuse-reference {args.reuse_reference} (the CP-SAT optima of that run)" if known else ""),
         "reference": "OR-Tools CP-SAT (tests/support/cpsat_reference.py), written from the rules, not the planner",
         "planner_solver_nodes": DEFAULT_NODES,
         "summary": summarize(rows),
