@@ -280,3 +280,27 @@ def test_the_repair_model_keeps_the_relaxed_plans_full_parts_and_leaves_none_sho
     assert not short_parts(model.model, found) and all(found[col] == 1 for col in kept)
     plan = Plan(state, target, FAMILY_DAY, FAMILY_DAY, _read(model, state, target, found))
     assert violations(plan) == []
+
+
+def test_the_moved_work_stages_nodes_shrink_with_the_model_and_lateness_keeps_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from production_orchestrator.domain.planning import highs_model
+
+    budgets: list[tuple[int, int, int]] = []
+    run = highs_model.StageSolver.run
+
+    def recording(self: highs_model.StageSolver, index: int, start: list[float] | None) -> Any:
+        result = run(self, index, start)
+        budgets.append((index, self.highs.getNumRow(), int(self.highs.getOptionValue("mip_max_nodes")[1])))
+        return result
+
+    monkeypatch.setattr(highs_model.StageSolver, "run", recording)
+    monkeypatch.setattr(highs_model, "TIE_BREAK_ROWS", 10)  # every model here is larger
+    scenario = SCENARIOS["team-jerseys"]
+    build_proposal(scenario.taken_in(), scenario.target_order_id, scenario.planning_day, solver_nodes=200)
+    assert budgets, "the solver ran"
+    for index, rows, nodes in budgets:
+        share = highs_model.STAGE_SHARES[index]
+        full = 200 * share[0] // share[1]
+        assert nodes == (full if index == 0 else max(1, min(full, full * 10 // rows)))
