@@ -258,6 +258,27 @@ def test_the_product_ordered(body: str, product: str) -> None:
             "The 180 espresso cups are coming from our other supplier, so saucers only.",
             ("ES-SAU", 180, "2027-05-10"),
         ),
+        # How it is packed is no second count; a count of packs spelled counts its units.
+        (
+            "Pos. | Artikel | Menge | Liefertermin\n-----+---------+-------+-------------\n"
+            " 1 | mailer box | 150 Stück | 26.03.2027\nBitte wie gewohnt in Kartons zu je 25 Stück verpacken.",
+            ("MB-PRT", 150, "2027-03-26"),
+        ),
+        (
+            "We need 300 units of the mailer box for 16 April latest. If possible, we prefer two boxes of 150\nunits.",
+            ("MB-PRT", 300, "2027-04-16"),
+        ),
+        # Print data the shop receives by a day is not what is needed by it.
+        (
+            "benötigen wir 250 mailer boxes. Anliefertermin spätestens 9. April 2027.\nDie Druckdaten erhalten Sie bis "
+            "Ende dieser Woche von unserer Grafik.",
+            ("MB-PRT", 250, "2027-04-09"),
+        ),
+        (
+            "We need 90 mailer boxes. It must be ready for pick-up next Friday, we come with our van.",
+            ("MB-PRT", 90, "2027-03-05"),
+        ),
+        ("Les confirmo el pedido de 40 mailer boxes para el día 12 de abril.", ("MB-PRT", 40, "2027-04-12")),
         # The day something starts is not the day it is needed.
         (
             "We need 250 espresso cups for the 28th April. It is for our new menu, the chef want to start with it on "

@@ -28,6 +28,7 @@ _DUE_LEAD = (
     r"date\s+(?:required|needed|wanted)|ship\s+date|leverdatum|leveringsdatum|lieferdatum|liefertermin|"
     r"wunschtermin|date\s+de\s+livraison(?:\s+souhaitee)?|fecha\s+de\s+entrega(?:\s+deseada)?|"
     r"(?:ready\s+to\s+)?ship(?:ped)?(?:\s+(?:on|by))?|"
+    r"ready\s+for\s+(?:pick-?up|collection|delivery|dispatch|shipping)(?:\s+(?:on|by))?|"
     r"(?:ready|done|finished|completed|back|klaar|gereed|fertig|pret|prets|prete|listos?|listas?|terminados?)"
     r"(?:\s+(?:on|by|for|am|bis|zum|op|le|pour\s+le|el|para\s+el))?|"
     r"due\s+date\s+(?:\w+\s+){0,4}?is|"
@@ -47,7 +48,8 @@ _WEAK_LEADS = frozenset({"le", "el", "op", "am", "zum", "on", "the"})
 _PLAIN_LEADS = frozenset({"for", "pour", "pour le", "para", "para el", "voor", "tegen"})
 _DUE = re.compile(
     rf"(?<![\w'])(?P<lead>{_DUE_LEAD})(?:\s*:\s*|\s+)(?:(?:is|ist|est|es|wird|will\s+be|sera|ser[aá])\s+)?"
-    rf"(?:the\s+)?(?P<phrase>{DATE_EXPRESSION})"
+    # "para el día 12 de abril", "le jour 4 mai", "on the day 2 of April": the word "day" before the date.
+    rf"(?:the\s+)?(?:(?:dia|jour|tag|dag|day)\s+)?(?P<phrase>{DATE_EXPRESSION})"
     r"(?![\w'-]|\s+(?:after|following|afterwards|danach|darauf|apres|suivant|despues|siguiente|daarna|erna)\b)"
     rf"|(?<![\w'])(?P<alone>{RELATIVE_EXPRESSION}|{WEEK_END_EXPRESSION}|{MONTH_END_EXPRESSION}|{FROM_NOW_EXPRESSION})",
 )
@@ -153,7 +155,7 @@ _INBOUND_COMING = re.compile(
     r"\b(?:will\s+(?:come|arrive|be\s+(?:sent|uploaded))|comes?|coming|arriv\w*|sen[dt]|upload\w*|schick\w*|"
     r"e-?mail\w*|mail\w*|forward\w*|share|provide|supply|"
     r"send\w*|komm\w*|envo\w*|llega\w*|envi\w*|stur\w*|komen|komt|follows?|will\s+follow|folgt|suivra|suit|"
-    r"seguira|sigue|volgt)\b"
+    r"seguira|sigue|volgt|(?:will\s+)?receive|erhalten|recevrez|recibir\w*|ontvang\w*)\b"
 )
 _NEEDED = re.compile(
     r"\b(?:need|needed|require|required|want|brauchen|benoetig\w*|besoin|necesit\w*|nodig|ready|fertig|klaar|"

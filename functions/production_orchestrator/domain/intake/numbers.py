@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from .count_context import packs_as_units, without_past_orders
-from .dates import DATE_EXPRESSION, fold
+from .dates import DATE_EXPRESSION, NUMBER_WORDS, fold
 from .number_forms import NUMBER, NUMBER_CORE, UNITS, whole_number
 from .spelled import small_counts, spelled_numbers
 from .vocabulary import Catalogued, alike, names_of, words
@@ -195,6 +195,9 @@ _NOT_A_QUANTITY = re.compile(
     # Stock the customer holds: "we're down to about 300", "only 40 left", "150 still in stock".
     rf"\bdown\s+to\s+(?:about\s+|around\s+|approx\w*\s+|roughly\s+)?{_MONEY}|"
     rf"(?<![\w.,]){_MONEY}\s+(?:\w+\s+){{0,3}}?(?:left|remaining|in\s+stock|on\s+hand|on\s+the\s+shelf)\b|"
+    # How it is packed, not how many: "in Kartons zu je 25 Stück verpacken", "packed in boxes of 50", "en cajas de 25".
+    r"\b(?:in|en|par|per)\s+(?:boxes|cartons|kartons?|cajas|boites|cartones|dozen|doosjes|packs|bags|bundles)\s+"
+    rf"(?:zu\s+)?(?:je\s+|of\s+|de\s+|van\s+|a\s+|met\s+)?{_MONEY}|"
     # How an order splits, not how many: "4 of each", "60 rolls each", "4 de chaque", "4 de cada", "4 van elk".
     rf"(?<![\w.,]){_MONEY}\s+(?:[a-z]+\s+)?(?:(?:of\s+)?each|de\s+chaque|de\s+cada|van\s+(?:elk|ieder)\w*)\b|"
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
@@ -282,10 +285,14 @@ _TOTAL = re.compile(
 
 
 # Packs of a count: "3 boxes of 50", "4 Kartons à 25", "2 cajas de 100", "5 dozen van 20" -> how many in all.
+# "two boxes of 150": a count of packs spelled (two to ten, in the five languages).
+_PACK_WORDS_SPELLED = {w: n for w, n in NUMBER_WORDS.items() if 2 <= n <= 10}
 _PACKS = re.compile(
-    NUMBER_CORE + r"\s{1,3}(?:boxes|box|packs|pack|packages|cartons|carton|bundles|bags\s+of|sets|rolls|"
+    rf"(?:{NUMBER_CORE}|(?<![\w'])({'|'.join(sorted(_PACK_WORDS_SPELLED, key=len, reverse=True))}))"
+    r"\s{1,3}(?:boxes|box|packs|pack|packages|cartons|carton|bundles|bags\s+of|sets|rolls|"
     r"kartons?|packungen|pakete|schachteln|boites|paquets|lots|cajas|caja|paquetes|lotes|dozen|doosjes|pakken)"
     r"\s{1,3}(?:of|a|zu|mit|je|de|van|met)\s{1,3}" + NUMBER_CORE + r"(?![.,]?\d)"
+    rf"(?:\s{{0,2}}(?:{UNITS})(?!\w))?"  # "two boxes of 150 units": the unit is the pack's, not a second count
 )
 
 
@@ -293,7 +300,8 @@ def _packed(text: str) -> str:
     """``text`` with each count of packs written as the number of units: ``3 boxes of 50`` -> ``150``."""
 
     def total(match: re.Match[str]) -> str:
-        packs, each = whole_number(match.group(1)), whole_number(match.group(2))
+        packs = whole_number(match.group(1)) if match.group(1) else _PACK_WORDS_SPELLED[match.group(2)]
+        each = whole_number(match.group(3))
         return match.group(0) if packs is None or each is None else str(packs * each)
 
     return _PACKS.sub(total, text)
