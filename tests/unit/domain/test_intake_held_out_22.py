@@ -205,6 +205,8 @@ def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
         "We need about 80 mailer boxes by 12 March.",
         "Do you do reed diffusers? We'd want around 300 of them, ideally delivered by April 1.",
         "We need 30 or 40 mailer boxes by 12 March.",
+        "Wij zouden graag 60 mailer boxes bestellen. Geen haast, ergens eind\nmei.",
+        "We need 60 mailer boxes sometime around the end of May.",
         "Petite modification : pour la commande des 4 mailer boxes, pouvez-vous plutôt en faire 5 et livrer le "
         "12 mars ?",
     ],

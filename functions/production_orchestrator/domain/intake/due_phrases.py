@@ -186,10 +186,19 @@ def _without_inbound(folded: str) -> str:
     return _SENTENCE.sub(lambda m: " " if inbound(m.group(0)) else m.group(0), folded)
 
 
+# A month's or week's end said vaguely is no day: "sometime around the end of May", "ergens eind mei", "irgendwann
+# Ende Mai", "vers la fin mai", "hacia finales de mayo" (the reader asks).
+_VAGUE_END = re.compile(
+    r"(?<![\w'])(?:sometime|some\s+time|around|roughly|ergens|omstreeks|rond|irgendwann|gegen|etwa|vers|hacia|sobre|"
+    r"alrededor\s+de)\s+(?:(?:the|in|de|het|la|le|los)\s+){0,2}(?=(?:end|ende|fin|finales|eind|einde)\b)"
+)
+
+
 def due_days(text: str, anchor: date, day_first: bool | None = None) -> dict[date, str]:
     """The due dates ``text`` states, each with the words that state it (``day_first``: see resolve_due); a
     reason's dates ("so the fitters can ... before the weekend") only when nothing else says one."""
-    folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", weekday_typos(fold(text))))
+    folded = _VAGUE_END.sub(lambda m: f"{m.group(0)}_", weekday_typos(fold(text)))
+    folded = _without_inbound(_VALID_UNTIL.sub(lambda m: f"{m.group(1)}{m.group(2)}_", folded))
     reasons = _REASON.sub(lambda m: m.group(0) if _NEEDED.search(m.group(0)) else " ", folded)
     return _due_days(reasons, anchor, day_first) or _due_days(folded, anchor, day_first)
 
