@@ -66,8 +66,7 @@ def take_in(body: str, subject: str = "order", sender: str = "buyer@client.co.uk
             "2027-03-20",
         ),
         (
-            "Pour le mariage (fin mai), voici notre commande : 140 étiquettes rondes, à livrer au plus tard le "
-            "30/04/2027.",
+            "Pour le mariage (fin mai), voici notre commande : 140 mailer boxes, à livrer au plus tard le 30/04/2027.",
             "2027-04-30",
         ),
         (
@@ -170,7 +169,7 @@ def test_a_count_of_the_packs_a_product_is_sold_in_counts_the_product(body: str,
             2000,
         ),
         (
-            "Suite à notre commande précédente (250 pièces), nous souhaitons commander 300 étiquettes rondes, livrées "
+            "Suite à notre commande précédente (250 pièces), nous souhaitons commander 300 mailer boxes, livrées "
             "pour le 12 mars 2027.",
             300,
         ),
@@ -186,6 +185,12 @@ def test_a_count_of_the_packs_a_product_is_sold_in_counts_the_product(body: str,
 )
 def test_the_count_ordered_now(body: str, quantity: int) -> None:
     assert take_in(body).quantity == quantity
+
+
+def test_a_count_of_what_a_pack_holds_is_asked_about() -> None:
+    # Sold by the roll of 500: 140 labels, or 140 rolls? The clerk asks.
+    with pytest.raises(IntakeError, match="sold by the pack"):
+        take_in("We need 140 round labels by 30/04/2027.")
 
 
 def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
@@ -207,6 +212,8 @@ def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
         "We need 30 or 40 mailer boxes by 12 March.",
         "Wij zouden graag 60 mailer boxes bestellen. Geen haast, ergens eind\nmei.",
         "We need 60 mailer boxes sometime around the end of May.",
+        "We'd like mailer boxes of the three designs by April 2. Maybe somewhere between 50 and 100 of each?",
+        "We'd love 150 mailer boxes. Our wedding is June 12 -- we just need them well before then, obviously!",
         "Petite modification : pour la commande des 4 mailer boxes, pouvez-vous plutôt en faire 5 et livrer le "
         "12 mars ?",
     ],

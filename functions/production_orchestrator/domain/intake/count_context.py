@@ -16,7 +16,10 @@ from .vocabulary import Catalogued, names_of
 _PACK_WORDS = {
     "roll": r"rolls?|rollen?|rouleaux?|rollos?|rol|rollen|rolletjes?",
     "pack": r"packs?|packets?|packungen?|pakete?|paquets?|paquetes?|pakken?|pakjes?|pkts?",
+    "crate": r"crates?|kratten?|krat|kisten?|kiste|caisses?|cagettes?|cajas?",
 }
+# A name that says how many a pack holds: "roll of 500", "pack of 100 sheets", "crate of 12".
+_PACK_SIZE = re.compile(rf"(?<![a-z])(?:{'|'.join(_PACK_WORDS.values())})\s+(?:of|de|van|von|mit|a)\s+\d{{1,6}}(?!\d)")
 _PACK_OF = {kind: re.compile(rf"(?<![a-z])(?:{pattern})(?![a-z])") for kind, pattern in _PACK_WORDS.items()}
 
 
@@ -39,6 +42,17 @@ def packs_as_units(text: str, candidates: Sequence[Catalogued]) -> str:
         lambda m: f"{m.group(1)} pcs",
         text,
     )
+
+
+def counted_inside(text: str, candidates: Sequence[Catalogued]) -> set[str]:
+    """The numbers of ``text`` (folded) that count what a pack holds where the product is sold by a pack of a size
+    ("96 pots" of the yoghurt sold in crates of 12: 96 pots, or 96 crates?), not the packs ("8 crates")."""
+    packs = sold_in(candidates)
+    if packs is None or not any(_PACK_SIZE.search(fold(n)) for c in candidates for n in names_of(c)):
+        return set()
+    said_packs = {m.group(1) for m in re.finditer(NUMBER_CORE + rf"\s{{0,2}}(?:{packs})(?![a-z])", text)}
+    inside = re.finditer(NUMBER_CORE + rf"(?![.,]\d|\d)\s{{0,2}}(?!(?:{packs}|of|x)(?![a-z]))[a-z]{{3,}}", text)
+    return {m.group(1) for m in inside} - said_packs
 
 
 # What was ordered before, said beside what is ordered now: "The last lot of 20 (your ref ORD-2710) went down a

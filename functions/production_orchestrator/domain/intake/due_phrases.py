@@ -115,7 +115,9 @@ def one_day_in(value: str, anchor: date, day_first: bool | None = None) -> date 
 # A due date said by pointing back at a date just written: "assembly starts on 18 January, so we need them by
 # then", "Montage beginnt am 25.01., daher ... bis dahin".
 _THEN = re.compile(
-    r"(?<![\w'])(?:(?:by|before|until|till)\s+then|by\s+that\s+(?:date|day|time)|bis\s+dahin|"
+    # ("well before then", "long before then": some time before, no day.)
+    r"(?<![\w'])(?<!well )(?<!long )(?<!way )(?:(?:by|before|until|till)\s+then|by\s+that\s+(?:date|day|time)|"
+    r"bis\s+dahin|"
     r"bis\s+zu\s+diesem\s+(?:tag|termin|datum)|d'ici\s+la|avant\s+cette\s+date|pour\s+cette\s+date|"
     r"para\s+entonces|antes\s+de\s+esa\s+fecha|para\s+esa\s+fecha|tegen\s+die\s+tijd|voor\s+die\s+datum|"
     r"op\s+die\s+datum)(?![\w'])"

@@ -27,22 +27,19 @@ from ..planning.drafts import GENERATED_ID_PREFIX
 from ..planning.greedy import HORIZON_DAYS
 from ..planning.proposal import GivenFacts
 from ..shop.model import Order, Product, ShopState, parse_day
-from .count_context import packs_as_units
 from .customer_message import CustomerMessage, sent_day
 from .dates import fold, resolve_due
 from .due_phrases import read_due
+from .how_many import bare_quantity, read_quantity
 from .intent import not_an_order
-from .number_forms import whole_number
-from .numbers import bare_quantities, counted_or_not_named, labelled_number, quantities, said_roughly
 from .order_labels import customer_reference, in_order_id_form, labelled, priority_of, trusts_priority
-from .product_named import read_product, several
+from .product_named import read_product
 from .thread import earlier_messages
 from .visible_text import text_tables
 from .vocabulary import (
     Catalogued,
     labels,
     match_products,
-    prose,
 )
 
 MAX_QUANTITY = 10_000_000
@@ -134,62 +131,6 @@ def thread_labels(message: CustomerMessage) -> dict[str, list[str]]:
     return found
 
 
-# "Please machine another 15", "12 more", "weitere 20", "encore 30", "otros 40", "nog 50": the count ordered now,
-# beside counts of what came before ("The first ten IP65 enclosures were perfect").
-_ANOTHER = re.compile(
-    r"(?<![\w'])(?:another|weitere|nochmals|encore|otr[oa]s|nog)\s+(\d{1,7})(?![\w.,]\d|\w)|"
-    r"(?<![\w.,])(\d{1,7})\s+(?:more|further|additional|mehr|de\s+plus|mas|meer|extra)(?![\w'])"
-)
-
-
-def _read_quantity(part: _Part, candidates: Sequence[Catalogued], problems: list[str]) -> int | str | None:
-    more = {int(m.group(1) or m.group(2)) for m in _ANOTHER.finditer(fold(prose(part.text)))}
-    if len(more) == 1 and not labels(part.text).get("quantity"):
-        return more.pop()
-    seen: dict[str, str] = {}
-    for value in labels(part.text).get("quantity", []):
-        amount = labelled_number(value)
-        if amount is None:  # "Quantity: 120 rolls" of labels sold by the roll
-            amount = labelled_number(packs_as_units(fold(value), candidates))
-        if amount is None:
-            return value  # not a whole number: named by the resolver
-        seen.setdefault(str(amount), f"{amount} (labelled)")
-    for value in quantities(prose(part.text), candidates):
-        amount = whole_number(value)
-        if amount is None and value.startswith("about "):
-            problems.append(f"quantity: {value!r} is not a count yet; say how many")
-            return None
-        if amount is not None:
-            seen.setdefault(str(amount), str(amount))
-    if len(seen) > 1 and seen.get("1") == "1" and not _ONE_WRITTEN.search(fold(prose(part.text))):
-        # "un pedido de cajas", "a cada jugador un llavero", "een doos": an article read as a count of one gives
-        # way to a count in digits or words.
-        del seen["1"]
-    if len(seen) > 1:
-        several("quantity", seen, problems)
-        return None
-    return int(next(iter(seen))) if seen else None
-
-
-_ONE_WRITTEN = re.compile(r"(?<![\w.,])1(?![\w.,]\d|\d)")
-
-
-def _bare_quantity(body: str, candidates: Sequence[Catalogued], problems: list[str]) -> int | None:
-    """With no number next to a unit or the product anywhere in the thread: the one number of the newest
-    message's sentences (not its subject, which often carries an order or ticket number) that can be how
-    many ("Can you do 300 by Friday?"); several are named, none is None."""
-    found = counted_or_not_named(bare_quantities(prose(body)), body, candidates)  # "hopper 200 L": the hopper
-    rough = said_roughly(prose(body)) & set(found)
-    if rough:  # "would want around 300 of them": not a count yet
-        problems.append(f"quantity: 'about {sorted(rough)[0]}' is not a count yet; say how many")
-        return None
-    seen = {str(whole_number(value)): str(whole_number(value)) for value in found}
-    if len(seen) > 1:
-        several("quantity", seen, problems)
-        return None
-    return int(next(iter(seen))) if seen else None
-
-
 def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor: date) -> RequestFacts:
     """The rule-based reader (the deterministic provider). Each fact from the newest message of the thread that
     states it: labels and sentences both (disagreeing, the fact is unclear and both are named), codes,
@@ -214,19 +155,19 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     counted = [_Part(body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
     newest = len(counted) - len(parts) + 1  # the parts of the newest message (in a reply: its body, its subject)
     for index, part in enumerate(counted):
-        said = _bare_quantity(body, matched, []) if index == newest else None
+        said = bare_quantity(body, matched, []) if index == newest else None
         if said is not None:
             # "Yes please go ahead. We'll go with 40 in the end" above the quote for 20: the newest message's one
             # number says how many now.
             quantity = said
             break
-        quantity = _read_quantity(part, matched, problems)
+        quantity = read_quantity(part.text, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
             # past the newest message (in a reply its body, then its subject and body)
             earlier |= {"quantity"} if index > len(counted) - len(parts) else set()
             break
     else:
-        quantity = _bare_quantity(body, matched, problems)
+        quantity = bare_quantity(body, matched, problems)
     problems += _repeated(body, earlier)
     for part in parts:
         due = read_due(part.text, part.anchor, part.day_first, problems)

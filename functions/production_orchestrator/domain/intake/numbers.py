@@ -199,6 +199,8 @@ _NOT_A_QUANTITY = re.compile(
     r"\b(?:in|en|par|per)\s+(?:boxes|cartons|kartons?|cajas|boites|cartones|dozen|doosjes|packs|bags|bundles)\s+"
     rf"(?:zu\s+)?(?:je\s+|of\s+|de\s+|van\s+|a\s+|met\s+)?{_MONEY}|"
     # How an order splits, not how many: "4 of each", "60 rolls each", "4 de chaque", "4 de cada", "4 van elk".
+    # (Not the end of a range: "between 50 and 100 of each" stays a range, asked about.)
+    r"(?<!and )(?<!to )(?<!und )(?<!et )(?<!en )(?<!y )(?<![-\u2013])"
     rf"(?<![\w.,]){_MONEY}\s+(?:[a-z]+\s+)?(?:(?:of\s+)?each|de\s+chaque|de\s+cada|van\s+(?:elk|ieder)\w*)\b|"
     # A house number: "Nieuwe Binnenweg 141", "Landsberger Str. 301", "12 rue", "Calle Mayor 5".
     r"(?:\b[a-z]*(?:weg|straat|strasse|laan|plein|gracht|kade|platz|gasse|allee)|\b(?:str|street|road|rd|lane|avenue|ave))"
