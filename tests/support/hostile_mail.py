@@ -57,6 +57,8 @@ HOSTILE: dict[str, str] = {
     "a wrapped reason": _fill("so we\n") + ASK,
     "rough counts": _fill("about ") + ASK,
     "short weekdays": _fill("wed ") + ASK,
+    "postcodes": _fill(", 12345 Lyon") + "\n" + ASK,
+    "telephone numbers after a slash": "Tel. " + _fill("12 34 / ") + "\n" + ASK,
     "deep divs": html(_fill("<div>") + ASK),
     "deep tables": html(_fill("<table><tr><td>") + ASK),
     "deep styled spans": html(_fill('<span style="color:red">') + ASK),

@@ -10,6 +10,8 @@ from __future__ import annotations
 MAX_REASON_CHARS = 2000
 # The planning solver's budget in work, never in time: branch-and-bound nodes per objective stage.
 DEFAULT_NODES = 200
+# The most units one order holds (a number past it in an e-mail is no count: a telephone number in groups).
+MAX_QUANTITY = 10_000_000
 # Who decides on a local run started without --approvers.
 DEFAULT_APPROVER = "shop-owner"
 # When approvers who have not voted are reminded (domain/approval/reminders.py reads the points).

@@ -223,6 +223,21 @@ def test_a_count_not_yet_settled_is_asked_about(body: str) -> None:
         take_in(body)
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "Lieferanschrift: Verlag Nordlicht, Schanzenstraße 41, 20357 Hamburg",
+        "Factuur graag naar Uitgeverij De Meeuw, Oudegracht 210, 3511 NS Utrecht.",
+        "Livraison : 14 rue des Marronniers, 69002 Lyon",
+        "Envío a: Delicatessen Ibáñez, calle de Colón 19, 46004 Valencia.\nTel. 963 51 27 40 / 655 123 987",
+        "Große Elbstraße 59\n22767 Hamburg",
+    ],
+)
+def test_an_address_and_its_telephone_numbers_are_no_counts(address: str) -> None:
+    order = take_in(f"Bitte 32 mailer boxes bis 30.03.2027.\n{address}")
+    assert facts_of(order) == ("MB-PRT", 32, "2027-03-30")
+
+
 def test_a_postcode_is_no_range() -> None:
     body = "We need 30 mailer boxes by 12 March.\nInvoice to: ul. Legnicka 55, 54-203 Wroclaw"
     assert facts_of(take_in(body)) == ("MB-PRT", 30, "2027-03-12")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..limits import MAX_QUANTITY as MOST
 from .count_context import packs_as_units, without_past_orders
 from .dates import DATE_EXPRESSION, NUMBER_WORDS, fold
 from .number_forms import NUMBER, NUMBER_CORE, UNITS, whole_number
@@ -211,7 +212,10 @@ _NOT_A_QUANTITY = re.compile(
     # Opening hours: "we're open from 8", "geöffnet ab 7".
     r"\b(?:open|opens|opened|geoeffnet|geoffnet|ouvert|abierto|open\s+vanaf)\s+(?:from|at|until|till|ab|bis|des|a\s+partir\s+de|desde|vanaf)\s+\d{1,2}(?:[.:]\d\d)?\b|"
     r"\b(?:tel|phone|fax|mob|mobil|mobile|telefon|telefono|telephone|gsm|t|m|p)\b\.?\s{0,3}:?\s{0,3}"
-    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)|"
+    r"\(?\+?\d{1,5}\)?(?:[ ./-]{1,2}\(?\d{1,5}\)?){0,6}(?!\w)"
+    r"(?:[ \t]{0,2}[/,][ \t]{0,2}\(?\+?\d{1,5}\)?(?:[ .-]{1,2}\(?\d{1,5}\)?){1,6}(?!\w)){0,3}|"  # "... / 655 123 987"
+    # A house number before its street: "14 rue des Marronniers", "12 avenue Foch".
+    r"(?<![\w.,])\d{1,4}(?:[ \t]?(?:bis|ter))?,?[ \t]+(?:rue|avenue|boulevard|chemin|allee|impasse|quai)\b|"
     # What a pack holds is no count of packs: "500 per box", "1000 pcs/carton", "(à 500 Stück)".
     rf"(?<![\w.,]){_MONEY}\s*(?:(?:pcs|pieces|pc|stueck|stuck|stk|units|unites|unidades|stuks)\.?\s*)?"
     r"(?:per|/|pro|par|por|je|each\s+in\s+a)\s*(?:an?\s+|the\s+)?(?:box|boxes|carton|cartons|karton|kartons|boite|"
@@ -273,9 +277,17 @@ _DESIGNATION = re.compile(
 _SLASHED_ID = re.compile(r"(?<![\w/-])(?=[\w/-]*[A-Za-z])(?=[\w/-]*\d)[A-Za-z0-9]+(?:[/-][A-Za-z0-9]+)+(?![\w/-])")
 
 
+# A postcode before its town, after the street's comma or on the line under it: ", 69002 Lyon", ", 3511 NS Utrecht",
+# "Große Elbstraße 59\n22767 Hamburg" (read as written: the town's capital letter).
+_POSTCODE = re.compile(
+    r"(?:(?<=,)|(?<=\d\n))[ \t]*(?:[A-Z]{1,2}-)?\d{4,5}(?:[ \t]?[A-Z]{2})?[ \t]+[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?"
+    r"(?=[ \t]*(?:[.,;)]|\n|\Z))"
+)
+
+
 def without_designations(text: str) -> str:
-    """``text`` (as written, before folding) without numbers that name a colour, a standard or a code."""
-    return _DESIGNATION.sub(" ", _SLASHED_ID.sub(" ", text))
+    """``text`` (as written, before folding) without numbers that name a colour, a standard, a code or a postcode."""
+    return _DESIGNATION.sub(" ", _SLASHED_ID.sub(" ", _POSTCODE.sub(" ", text)))
 
 
 # A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
@@ -321,7 +333,10 @@ def bare_quantities(text: str) -> list[str]:
         )
     )
     plain = _YEAR_SAID.sub(" ", without_past_orders(plain))
-    return list(dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if (whole_number(m.group(1)) or 0) >= 1))
+    # A number past any order's size ("655 123 987", a telephone number in thousands' groups) is none.
+    return list(
+        dict.fromkeys(m.group(1) for m in re.finditer(NUMBER, plain) if 1 <= (whole_number(m.group(1)) or 0) <= MOST)
+    )
 
 
 # A size or a material grade is no count: "6 x 30 mm", "16 h6 x 250", "M6", "1.4305", "20 mm", "bore 12 H7".

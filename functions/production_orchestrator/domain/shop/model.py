@@ -1,8 +1,7 @@
 """The shop: machines with their calendars, materials, products, orders with their schedules, a revision.
 
-Time is kept in integer machine-minutes and days as ISO dates, so hashed content never holds a float. Every list
-is kept sorted by its id (schedules by day and machine), so two shop files that differ only in the order of
-their JSON arrays build equal states with the same digest."""
+Time is integer machine-minutes and ISO days, so hashed content never holds a float. Every list is sorted by its
+id (schedules by day and machine): shop files that differ only in their arrays' order build equal states, one digest."""
 
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ from pydantic import (
 )
 
 from ..canonical import content_hash, without_empty
+from ..limits import MAX_QUANTITY
 from .days import add_days as add_days
 from .days import check_day as check_day
 from .days import day_range as day_range
@@ -165,7 +165,7 @@ class Order(_Frozen):
     customer: str = Field(min_length=1, max_length=120)
     customer_email: OptionalEmail = ""
     product: Id
-    quantity: int = Field(ge=1, le=10_000_000)
+    quantity: int = Field(ge=1, le=MAX_QUANTITY)
     due: Day
     priority: int = Field(ge=1, le=100)
     schedule: tuple[Allocation, ...] = ()
