@@ -44,6 +44,9 @@ SHOP: ShopState = read_shop(
             _product("ST-070", "70 mm stem, 31.8 mm bar clamp", "70mm stem"),
             _product("ES-CUP", "espresso cup", "espresso cups"),
             _product("ES-SAU", "espresso saucer", "saucer"),
+            _product("SC-LMB", "woven lambswool scarf", "lamswollen sjaal"),
+            _product("SC-MER", "woven merino scarf", "merino sjaal"),
+            _product("TH-WOL", "woven wool throw", "wollen plaid"),
         ],
         "orders": [],
     }
@@ -181,6 +184,13 @@ def test_a_count_of_the_packs_a_product_is_sold_in_counts_the_product(body: str,
         ("Order:\n- Product: mailer box\n- Cantidad: ochenta (80)\n- Needed by: 2027-05-07", 80),
         ("Product: mailer box\nQuantity: 10 (ten) units\nNeeded by: 2027-05-07", 10),
         ("Product: mailer box\nQuantity: Two hundred and forty\nNeeded by: 2027-05-07", 240),
+        (
+            "I write you for order 5 boxes of the mailer box with Celtic knot design (50 units each box, so 250 mailer "
+            "boxes total). We need it for the 20th of May.",
+            250,
+        ),
+        ("Let's go with 160 mailer boxes rather than the 100 we talked about, with us by 5 March.", 160),
+        ("Make it 30 not 20 pls. Same date: 30 mailer boxes by Thursday 11 March.", 30),
     ],
 )
 def test_the_count_ordered_now(body: str, quantity: int) -> None:
@@ -212,6 +222,12 @@ def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
         "We need 30 or 40 mailer boxes by 12 March.",
         "Wij zouden graag 60 mailer boxes bestellen. Geen haast, ergens eind\nmei.",
         "We need 60 mailer boxes sometime around the end of May.",
+        "Could we have 12 mailer boxes towards the end of April?",
+        # One each for thirty-four rooms: the count is the rooms', which the reader does not multiply.
+        "We'd like the same mailer boxes for the west wing: that's thirty-four rooms, one mailer box each, by 1st "
+        "March at the very latest.",
+        # "wollen" is a word of no box; the scarves are two products: asked, never read as the plaid.
+        "Wij willen graag 100 wollen sjaals bestellen, vóór 21 mei binnen.",
         "We'd like mailer boxes of the three designs by April 2. Maybe somewhere between 50 and 100 of each?",
         "We'd love 150 mailer boxes. Our wedding is June 12 -- we just need them well before then, obviously!",
         "Petite modification : pour la commande des 4 mailer boxes, pouvez-vous plutôt en faire 5 et livrer le "

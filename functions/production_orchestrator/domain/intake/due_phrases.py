@@ -191,7 +191,8 @@ def _without_inbound(folded: str) -> str:
 # A month's or week's end said vaguely is no day: "sometime around the end of May", "ergens eind mei", "irgendwann
 # Ende Mai", "vers la fin mai", "hacia finales de mayo" (the reader asks).
 _VAGUE_END = re.compile(
-    r"(?<![\w'])(?:sometime|some\s+time|around|roughly|ergens|omstreeks|rond|irgendwann|gegen|etwa|vers|hacia|sobre|"
+    r"(?<![\w'])(?:sometime|some\s+time|around|roughly|towards|toward|ergens|omstreeks|rond|irgendwann|gegen|etwa|vers|"
+    r"hacia|sobre|"
     r"alrededor\s+de)\s+(?:(?:the|in|de|het|la|le|los)\s+){0,2}(?=(?:end|ende|fin|finales|eind|einde)\b)"
 )
 

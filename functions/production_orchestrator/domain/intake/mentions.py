@@ -70,12 +70,24 @@ def _longest_run(tokens: list[str], products: Sequence[Catalogued], common: set[
             fits = {p.code for p in products if said and any(covers(words(n), said) for n in names_of(p))}
             if fits:
                 kept = [t for t in run if not words(t) or not words(t) <= common]
-                if best is None or size > best[0]:
+                # One word each way: the thing a name ends in, not the word before it ("100 wollen sjaals": the
+                # scarves, "lamswollen sjaal", though "wollen" alone is a word of the "wollen plaid").
+                if (
+                    best is None
+                    or size > best[0]
+                    or (size == best[0] == 1 and start == 1 and _heads(run, tokens, products))
+                ):
                     best = (size, " ".join(kept), fits)
                 break
         if best is not None and start == 0 and _names_in_full(tokens[: best[0]], products, common):
             break  # "160 Flaschenöffner aus Eiche": the first words name a product whole; what follows describes it
     return (best[1], best[2]) if best is not None else None
+
+
+def _heads(run: list[str], tokens: list[str], products: Sequence[Catalogued]) -> bool:
+    """True when ``run`` (the word after the first) ends a product's name and the first word ends none."""
+    heads = {w for p in products for n in names_of(p) for w in words(n.split()[-1])} if products else set()
+    return bool(words(run[0]) & heads) and not words(tokens[0]) & heads
 
 
 def _names_in_full(run: list[str], products: Sequence[Catalogued], common: set[str]) -> bool:

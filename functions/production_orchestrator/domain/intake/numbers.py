@@ -199,6 +199,12 @@ _NOT_A_QUANTITY = re.compile(
     # How it is packed, not how many: "in Kartons zu je 25 Stück verpacken", "packed in boxes of 50", "en cajas de 25".
     r"\b(?:in|en|par|per)\s+(?:boxes|cartons|kartons?|cajas|boites|cartones|dozen|doosjes|packs|bags|bundles)\s+"
     rf"(?:zu\s+)?(?:je\s+|of\s+|de\s+|van\s+|a\s+|met\s+)?{_MONEY}|"
+    # One for each of something: "thirty-four rooms, one throw each", "one per guest", "un par invité".
+    r"(?<![\w'])(?:one|1|a|an|un|une|uno|una|ein|eine|een)\s+(?:[a-z-]+\s+){0,3}?(?:each|per\s+[a-z]+|for\s+each|par\s+[a-z]+|"
+    r"por\s+[a-z]+|pro\s+[a-z]+|je\s+[a-z]+|voor\s+elke?|per\s+stuk)\b|"
+    # A count turned down: "160 rather than the 100 we talked about", "make it 30 not 20", "statt 20", "au lieu de 20".
+    rf"(?<![\w'])(?:rather\s+than|instead\s+of|not|statt|anstatt|au\s+lieu\s+de|en\s+lugar\s+de|en\s+vez\s+de|"
+    rf"in\s+plaats\s+van|niet)\s+(?:the\s+|die\s+|les?\s+|los\s+|las\s+|de\s+)?{_MONEY}|"
     # How an order splits, not how many: "4 of each", "60 rolls each", "4 de chaque", "4 de cada", "4 van elk".
     # (Not the end of a range: "between 50 and 100 of each" stays a range, asked about.)
     r"(?<!and )(?<!to )(?<!und )(?<!et )(?<!en )(?<!y )(?<![-\u2013])"
@@ -293,7 +299,8 @@ def without_designations(text: str) -> str:
 # A number said to be the total: "1,000 pcs total", "total 1,000", "insgesamt 1.000", "en total 1 000".
 _TOTAL_WORD = r"(?:total|insgesamt|gesamt|au\s+total|en\s+total|in\s+totaal|totaal)"
 _TOTAL = re.compile(
-    NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:(?:{UNITS})\.?\s*)?(?:in\s+)?{_TOTAL_WORD}\b"
+    # "250 tea towels total", "1,000 pcs in total"
+    NUMBER_CORE + rf"(?![.,]\d|\d)\s*(?:(?:{UNITS})\.?\s*|(?:[a-z][\w-]*\s+){{1,3}}?)?(?:in\s+)?{_TOTAL_WORD}\b"
     rf"|\b{_TOTAL_WORD}\s*:?\s*(?:of\s+)?" + NUMBER_CORE
 )
 
