@@ -212,6 +212,16 @@ def test_a_reply_says_how_many_over_the_quote_it_answers() -> None:
     assert take_in(body, "RE: Mailer box quote").quantity == 40
 
 
+def test_a_reply_with_several_numbers_of_its_own_is_asked_about_never_read_from_the_quote() -> None:
+    body = (
+        "Yes please go ahead, we have 3 shops now so maybe 45. By the 21st May?\n\n-----Original Message-----\n"
+        "From: Shop <orders@shop.example>\nSent: 21 April 2027 15:02\nSubject: RE: quote\n\n"
+        "For 20 mailer boxes it would be EUR 38.00 each."
+    )
+    with pytest.raises(IntakeError, match="quantity: the e-mail gives several"):
+        take_in(body, "RE: Mailer box quote")
+
+
 @pytest.mark.parametrize(
     "body",
     [

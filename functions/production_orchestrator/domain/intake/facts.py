@@ -155,11 +155,14 @@ def read_facts(message: CustomerMessage, products: Sequence[Catalogued], anchor:
     counted = [_Part(body, parts[0].anchor, parts[0].day_first), *parts] if replied else parts
     newest = len(counted) - len(parts) + 1  # the parts of the newest message (in a reply: its body, its subject)
     for index, part in enumerate(counted):
-        said = bare_quantity(body, matched, []) if index == newest else None
-        if said is not None:
+        unclear: list[str] = []
+        said = bare_quantity(body, matched, unclear) if index == newest else None
+        if said is not None or unclear:
             # "Yes please go ahead. We'll go with 40 in the end" above the quote for 20: the newest message's one
-            # number says how many now.
+            # number says how many now; several there ("make it 30, the 20 below") are asked about, never left
+            # to the quote.
             quantity = said
+            problems += unclear
             break
         quantity = read_quantity(part.text, matched, problems)
         if quantity is not None or any(p.startswith("quantity") for p in problems):
