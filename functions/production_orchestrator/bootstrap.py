@@ -130,7 +130,7 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
     The notifier and the workflow callback are the command's own (stdout, a resume in a fresh process): the
     CLI sets them with ``dataclasses.replace``.
     """
-    from .adapters.local.clock_mark import check_and_keep
+    from .adapters.local.clock_mark import WALL_CLOCK_SLACK, check_and_keep
     from .adapters.local.file_sessions import FileSessionStore
     from .adapters.local.mac_key import KEY_FILE, FileMacKey
     from .adapters.local.sqlite_approvals import SqliteApprovalStore
@@ -154,7 +154,7 @@ def local(data_dir: Path, *, create: bool = False) -> Runtime:
         approvals = SqliteApprovalStore(db)
     except Exception as exc:  # sqlite3.DatabaseError on a file that is not a database
         raise ValidationError(f"data dir {data_dir} does not hold a readable shop ({DB_NAME}: {exc})") from None
-    check_and_keep(data_dir, now)
+    check_and_keep(data_dir, now, slack=timedelta(0) if os.environ.get(ENV_NOW, "").strip() else WALL_CLOCK_SLACK)
     return Runtime(
         store=store,
         approvals=approvals,

@@ -189,8 +189,8 @@ class GuidanceRefusedError(ValidationError):
 
 
 class ClockBehindError(ValidationError):
-    """A rehearsal clock (``--now`` / ``PO_NOW``) earlier than the latest time the data dir has seen. Nothing
-    written."""
+    """A rehearsal clock (``--now`` / ``PO_NOW``) earlier than the latest time the data dir has seen, or the
+    wall clock more than a minute behind it. Nothing written."""
 
     code = "CLOCK_BEHIND"
 

@@ -36,3 +36,26 @@ def test_threads_moving_the_mark_at_once_all_succeed(tmp_path: Path) -> None:
     assert failures == []
     assert latest(tmp_path) is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clock.json"]  # no temporary file left behind
+
+
+def test_the_wall_clock_a_moment_behind_another_commands_is_taken_a_rehearsal_days_behind_is_not(
+    tmp_path: Path,
+) -> None:
+    check_and_keep(tmp_path, T0 + timedelta(seconds=2))
+    # Two commands read the wall clock in either order: the one that reads a second earlier is no rehearsal.
+    check_and_keep(tmp_path, T0 + timedelta(seconds=1), slack=timedelta(minutes=1))
+    assert latest(tmp_path) == T0 + timedelta(seconds=2)  # the mark never moves back
+    # A rehearsal clock gets no slack, and the wall clock none past a rehearsal that moved the mark a day ahead.
+    try:
+        check_and_keep(tmp_path, T0 + timedelta(seconds=1))
+    except ClockBehindError:
+        pass
+    else:
+        raise AssertionError("a rehearsal clock a second behind the mark was taken")
+    check_and_keep(tmp_path, T0 + timedelta(days=1))
+    try:
+        check_and_keep(tmp_path, T0 + timedelta(seconds=3), slack=timedelta(minutes=1))
+    except ClockBehindError:
+        pass
+    else:
+        raise AssertionError("the wall clock a day behind a rehearsal was taken")
